@@ -1,0 +1,1 @@
+//! ndnlab-app (placeholder, filled in by its issue).

@@ -1,0 +1,1 @@
+//! ndnlab-core (placeholder, filled in by its issue).

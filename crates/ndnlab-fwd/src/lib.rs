@@ -1,0 +1,1 @@
+//! ndnlab-fwd (placeholder, filled in by its issue).

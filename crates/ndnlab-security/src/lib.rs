@@ -1,0 +1,1 @@
+//! ndnlab-security (placeholder, filled in by its issue).

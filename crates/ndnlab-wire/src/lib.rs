@@ -1,0 +1,1 @@
+//! ndnlab-wire (placeholder, filled in by its issue).
