@@ -1,1 +1,18 @@
-//! ndnlab-app (placeholder, filled in by its issue).
+//! ndnlab-app: the application layer of ndnlab (above the wire, security and
+//! forwarder crates; below the `ndnlab` binary).
+//!
+//! - [`client`]: the NDN client library (Unix/TCP/UDP/in-process transports,
+//!   Interest/Data/Nack, prefix registration through NFD management; async on
+//!   tokio plus a blocking layer).
+//! - [`pipeline`]: consumer pipelines (fixed, AIMD, CUBIC windows, RFC 6298 RTO),
+//!   sans-IO and unit-tested with a fake clock.
+//! - [`stats`]: latency histograms and CPU accounting for the tools.
+//! - [`tools`]: `perf` (NDNperf-style), `put`/`get` (ndnputchunks /
+//!   ndncatchunks with RDR version discovery), `ping` (ndnping naming),
+//!   `traffic` (Poisson/constant/burst request generator), and the
+//!   producer side (signing pool, pre-signed cache).
+
+pub mod client;
+pub mod pipeline;
+pub mod stats;
+pub mod tools;

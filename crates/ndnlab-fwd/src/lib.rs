@@ -1,1 +1,28 @@
-//! ndnlab-fwd (placeholder, filled in by its issue).
+//! # ndnlab-fwd: the forwarder daemon (`ndnlab fwd`)
+//!
+//! This crate turns the sans-IO core (`ndnlab-core`) into a forwarder that NDN
+//! software (python-ndn, ndn-cxx, another `ndnlab fwd`) uses in place of NFD:
+//!
+//! * [`config`]: `fwd.toml` (serde, unknown keys rejected, `validate()` names the key);
+//! * [`face`]: transports (Unix, TCP v4/v6, UDP unicast v4/v6 and multicast, in-process
+//!   app faces) under an NDNLPv2 link service ([`face::lp`]: LpPacket fields in
+//!   increasing type order, fragmentation/reassembly on datagram faces, Nack, PitToken,
+//!   local fields, CoDel-style congestion marks), per-face counters and bounded queues;
+//! * [`runtime`]: tokio I/O tasks feeding forwarding shards, each a thread owning one
+//!   core `Forwarder`, by the Name Dispatch Table and PIT tokens, over bounded queues
+//!   with counted drops;
+//! * [`mgmt`]: the NFD management protocol (commands, RIB with CHILD_INHERIT/CAPTURE,
+//!   status datasets, face notifications), served only to local faces;
+//! * [`metrics`]: an optional Prometheus text endpoint.
+//!
+//! What is not implemented: LP reliability (Ack/TxSequence are ignored), WebSocket
+//! faces, IPv6 multicast, Ethernet faces, prefix announcements (`rib/announce`).
+
+pub mod config;
+pub mod face;
+pub mod metrics;
+pub mod mgmt;
+pub mod runtime;
+
+pub use config::FwdConfig;
+pub use runtime::Daemon;

@@ -1,1 +1,39 @@
-//! ndnlab-security (placeholder, filled in by its issue).
+//! ndnlab-security: the security layer above the wire codec.
+//!
+//! * every NDN v0.3 signature type: DigestSha256 (from `ndnlab-wire`),
+//!   SignatureSha256WithRsa (RSA 1024 to 4096, PKCS#1 v1.5),
+//!   SignatureSha256WithEcdsa (P-256, P-384; DER signatures),
+//!   SignatureHmacWithSha256 and SignatureEd25519;
+//! * [`PrivateKey`] / [`PublicKey`]: keys parsed once and kept in memory,
+//!   [`KeySigner`] implementing the wire crate's [`Signer`] with the
+//!   KeyLocator pre-built, [`InterestSigner`] for signed Interests v0.3;
+//! * [`Certificate`]: NDN certificates v2;
+//! * [`Keychain`]: a directory of PKCS#8 keys and certificates;
+//! * [`Validator`]: trust anchors, the hierarchical rule, certificate
+//!   fetching through a caller-provided [`CertFetcher`];
+//! * [`SigningPool`]: batches signed on N threads, in order when asked.
+//!
+//! The crypto backend is aws-lc-rs (the fastest measured on the target CPU,
+//! SHA-NI included), with RustCrypto `rsa` for RSA-1024 keys which
+//! aws-lc-rs refuses. No tokio here: the validator's fetch callback returns
+//! a boxed future that any executor can drive.
+
+mod cert;
+mod error;
+mod key_type;
+pub mod naming;
+mod oid;
+mod private_key;
+mod public_key;
+mod signer;
+mod verify;
+
+pub use error::KeyError;
+pub use key_type::{KeyType, UnknownKeyType};
+pub use private_key::{PrivateKey, HMAC_KEY_LEN};
+pub use cert::{validity_from, CertError, Certificate, CERT_FRESHNESS};
+pub use public_key::{BadSignature, PublicKey};
+pub use signer::{InterestSigner, KeySigner};
+pub use verify::{verify_data, verify_interest, verify_signature, Rejection};
+
+pub use ndnlab_wire::{DigestSha256, SignError, Signer};

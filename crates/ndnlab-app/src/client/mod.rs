@@ -1,0 +1,547 @@
+//! The NDN client library: connect to a forwarder, express Interests, serve
+//! Interests, register prefixes.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), ndnlab_app::client::ClientError> {
+//! use ndnlab_app::client::{Client, Outcome};
+//! use ndnlab_wire::Interest;
+//! let client = Client::connect_default().await?;
+//! let interest = Interest::builder("/example/data".parse().unwrap()).can_be_prefix(true).build_view().unwrap();
+//! match client.express(interest).await? {
+//!     Outcome::Data(r) => println!("{} bytes in {:?}", r.data.content().len(), r.rtt),
+//!     Outcome::Nack(reason) => println!("nack {}", reason.as_str()),
+//!     Outcome::Timeout => println!("timeout"),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Structure: [`uri`] (where the forwarder is), [`framing`] (TLV streams,
+//! NDNLPv2 reassembly), `io` (reader/writer tasks), [`pit`] (pending
+//! Interests), [`mgmt`] (NFD management commands), [`link`] (in-process
+//! links), [`blocking`] (a synchronous wrapper).
+//!
+//! Every Interest carries a PitToken (8 bytes) so its answer is found
+//! without a name lookup; names are matched too, for forwarders that do not
+//! echo tokens. Interests arriving for a registered prefix go to the
+//! [`Producer`] of the longest registered prefix through a bounded queue
+//! (overflow is dropped and counted in [`Counters::interest_drops`]).
+
+pub mod blocking;
+pub mod framing;
+mod io;
+pub mod link;
+pub mod mgmt;
+pub mod pit;
+pub mod uri;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use ndnlab_wire::{Data, Interest, LpPacket, Name, Nack, NackReason, Packet};
+use tokio::sync::{mpsc, oneshot};
+
+pub use link::Link;
+pub use mgmt::{ControlParameters, ControlResponse, MgmtError};
+pub use pit::{Outcome, Received, Waiter};
+pub use uri::FaceUri;
+
+/// Packets queued toward the forwarder before senders wait.
+pub const SEND_QUEUE: usize = 8192;
+/// Interests queued toward one producer before they are dropped.
+pub const PRODUCER_QUEUE: usize = 65536;
+
+/// Client failures.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The forwarder URI is unusable.
+    #[error(transparent)]
+    BadUri(#[from] uri::BadUri),
+    /// Connecting failed.
+    #[error("cannot connect to {uri}: {source}")]
+    Connect { uri: String, source: std::io::Error },
+    /// The connection is gone.
+    #[error("connection to the forwarder is closed")]
+    Closed,
+    /// A management command failed.
+    #[error("{what}: {source}")]
+    Mgmt {
+        what: String,
+        #[source]
+        source: MgmtError,
+    },
+    /// A management command got no answer.
+    #[error("{what}: {outcome}")]
+    NoAnswer { what: String, outcome: String },
+    /// Building or signing a packet failed.
+    #[error("cannot build packet: {0}")]
+    Build(String),
+}
+
+/// Counters of one connection.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub rx_packets: AtomicU64,
+    pub tx_packets: AtomicU64,
+    /// Packets that did not decode.
+    pub malformed: AtomicU64,
+    /// Data that matched no pending Interest (late or unsolicited).
+    pub unsolicited: AtomicU64,
+    /// Interests for no registered prefix.
+    pub no_producer: AtomicU64,
+    /// Interests dropped because a producer's queue was full.
+    pub interest_drops: AtomicU64,
+    pub send_errors: AtomicU64,
+}
+
+/// An Interest delivered to a producer.
+#[derive(Debug, Clone)]
+pub struct IncomingInterest {
+    pub interest: Interest,
+    /// PitToken to echo on the answer.
+    pub pit_token: Option<Bytes>,
+    /// The forwarder's face id of the requester (IncomingFaceId).
+    pub incoming_face_id: Option<u64>,
+}
+
+type ProducerTable = Vec<(Name, mpsc::Sender<IncomingInterest>)>;
+
+pub(crate) struct Inner {
+    out: mpsc::Sender<Bytes>,
+    pit: Mutex<pit::Pit>,
+    producers: RwLock<ProducerTable>,
+    closed: AtomicBool,
+    pub(crate) counters: Counters,
+    uri: String,
+}
+
+/// A connection to a forwarder. Cheap to clone; all clones share it.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("uri", &self.inner.uri).finish()
+    }
+}
+
+impl Client {
+    fn new(uri: String) -> (Client, mpsc::Receiver<Bytes>) {
+        let (tx, rx) = mpsc::channel(SEND_QUEUE);
+        let inner = Arc::new(Inner {
+            out: tx,
+            pit: Mutex::new(pit::Pit::default()),
+            producers: RwLock::new(Vec::new()),
+            closed: AtomicBool::new(false),
+            counters: Counters::default(),
+            uri,
+        });
+        let weak = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(5));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { break };
+                if inner.closed.load(Relaxed) {
+                    break;
+                }
+                let expired = {
+                    let mut pit = inner.pit.lock().expect("pit lock");
+                    pit.compact();
+                    pit.expire(Instant::now())
+                };
+                for e in expired {
+                    e.waiter.deliver(Outcome::Timeout);
+                }
+            }
+        });
+        (Client { inner }, rx)
+    }
+
+    /// Connects to `uri`. Must run inside a tokio runtime.
+    pub async fn connect(uri: &FaceUri) -> Result<Client, ClientError> {
+        let err = |source| ClientError::Connect {
+            uri: uri.to_string(),
+            source,
+        };
+        match uri {
+            FaceUri::Unix(path) => {
+                let s = tokio::net::UnixStream::connect(path).await.map_err(err)?;
+                let (rd, wr) = s.into_split();
+                let (c, rx) = Client::new(uri.to_string());
+                io::spawn_stream(c.inner.clone(), rd, wr, rx);
+                Ok(c)
+            }
+            FaceUri::Tcp(hp) => {
+                let s = tokio::net::TcpStream::connect(hp.as_str()).await.map_err(err)?;
+                let _ = s.set_nodelay(true);
+                let (rd, wr) = s.into_split();
+                let (c, rx) = Client::new(uri.to_string());
+                io::spawn_stream(c.inner.clone(), rd, wr, rx);
+                Ok(c)
+            }
+            FaceUri::Udp(hp) => {
+                let remote = tokio::net::lookup_host(hp.as_str())
+                    .await
+                    .map_err(err)?
+                    .next()
+                    .ok_or_else(|| err(std::io::Error::other("no address")))?;
+                let local = if remote.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
+                let s = tokio::net::UdpSocket::bind(local).await.map_err(err)?;
+                s.connect(remote).await.map_err(err)?;
+                let (c, rx) = Client::new(uri.to_string());
+                io::spawn_udp(c.inner.clone(), s, rx);
+                Ok(c)
+            }
+        }
+    }
+
+    /// Connects to the default forwarder (see [`FaceUri::default_transport`]).
+    pub async fn connect_default() -> Result<Client, ClientError> {
+        Client::connect(&FaceUri::default_transport()?).await
+    }
+
+    /// Runs over any byte stream (e.g. `tokio::io::duplex`).
+    pub fn from_stream<S>(stream: S, label: &str) -> Client
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
+        let (rd, wr) = tokio::io::split(stream);
+        let (c, rx) = Client::new(label.to_string());
+        io::spawn_stream(c.inner.clone(), rd, wr, rx);
+        c
+    }
+
+    /// Runs over an in-process [`Link`].
+    pub fn from_link(link: Link) -> Client {
+        let (c, rx) = Client::new("inproc://".to_string());
+        io::spawn_link(c.inner.clone(), link, rx);
+        c
+    }
+
+    pub fn uri(&self) -> &str {
+        &self.inner.uri
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.inner.counters
+    }
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Relaxed)
+    }
+    /// Pending Interests.
+    pub fn pending(&self) -> usize {
+        self.inner.pit.lock().expect("pit lock").len()
+    }
+
+    /// Expresses an Interest and waits for its outcome (Data, Nack, or
+    /// Timeout at the Interest lifetime). An Interest without Nonce gets one.
+    pub async fn express(&self, interest: Interest) -> Result<Outcome, ClientError> {
+        let (tx, rx) = oneshot::channel();
+        self.express_with(interest, Waiter::Once(tx)).await?;
+        rx.await.map_err(|_| ClientError::Closed)
+    }
+
+    /// Expresses an Interest whose outcome goes to `waiter`; returns its
+    /// token (for [`Client::cancel`]).
+    pub async fn express_with(&self, mut interest: Interest, waiter: Waiter) -> Result<u64, ClientError> {
+        let (token, pkt) = self.prepare(&mut interest, waiter)?;
+        self.send(pkt).await.inspect_err(|_| {
+            self.cancel(token);
+        })?;
+        Ok(token)
+    }
+
+    fn prepare(&self, interest: &mut Interest, waiter: Waiter) -> Result<(u64, Bytes), ClientError> {
+        if self.is_closed() {
+            return Err(ClientError::Closed);
+        }
+        if interest.nonce().is_none() {
+            interest.set_nonce(rand::random());
+        }
+        let token = self
+            .inner
+            .pit
+            .lock()
+            .expect("pit lock")
+            .insert(interest, Instant::now(), waiter);
+        let pkt = LpPacket::builder()
+            .pit_token(Bytes::copy_from_slice(&pit::token_bytes(token)))
+            .fragment(interest.wire().clone())
+            .build();
+        Ok((token, pkt))
+    }
+
+    /// Forgets a pending Interest (its outcome will not be delivered).
+    pub fn cancel(&self, token: u64) {
+        self.inner.pit.lock().expect("pit lock").remove(token);
+    }
+
+    /// Sends a whole packet to the forwarder (waits while the queue is full).
+    pub async fn send(&self, pkt: Bytes) -> Result<(), ClientError> {
+        self.inner.counters.tx_packets.fetch_add(1, Relaxed);
+        self.inner.out.send(pkt).await.map_err(|_| ClientError::Closed)
+    }
+
+    /// Sends from a non-async thread (e.g. a signing worker).
+    pub fn blocking_send(&self, pkt: Bytes) -> Result<(), ClientError> {
+        self.inner.counters.tx_packets.fetch_add(1, Relaxed);
+        self.inner.out.blocking_send(pkt).map_err(|_| ClientError::Closed)
+    }
+
+    /// Answers an Interest with a Data (echoing its PitToken).
+    pub async fn put_data(&self, data: Bytes, pit_token: Option<&Bytes>) -> Result<(), ClientError> {
+        self.send(wrap_token(data, pit_token)).await
+    }
+
+    /// Answers an Interest with a Nack.
+    pub async fn put_nack(&self, interest: &IncomingInterest, reason: NackReason) -> Result<(), ClientError> {
+        let mut b = Nack::new(interest.interest.clone(), reason).to_lp_builder();
+        if let Some(t) = &interest.pit_token {
+            b = b.pit_token(t.clone());
+        }
+        self.send(b.build()).await
+    }
+
+    /// Registers `prefix` with the forwarder (rib/register, origin app,
+    /// CHILD_INHERIT) and returns the stream of Interests under it.
+    pub async fn register(&self, prefix: &Name) -> Result<Producer, ClientError> {
+        let (tx, rx) = mpsc::channel(PRODUCER_QUEUE);
+        self.inner
+            .producers
+            .write()
+            .expect("producer lock")
+            .push((prefix.clone(), tx));
+        let cp = ControlParameters {
+            name: Some(prefix.clone()),
+            origin: Some(mgmt::ORIGIN_APP),
+            cost: Some(0),
+            flags: Some(mgmt::ROUTE_CHILD_INHERIT),
+            ..Default::default()
+        };
+        if let Err(e) = self.command("rib", "register", &cp).await {
+            self.remove_producer(prefix);
+            return Err(e);
+        }
+        Ok(Producer {
+            client: self.clone(),
+            prefix: prefix.clone(),
+            rx,
+        })
+    }
+
+    /// Stops serving `prefix` and unregisters it.
+    pub async fn unregister(&self, prefix: &Name) -> Result<(), ClientError> {
+        self.remove_producer(prefix);
+        let cp = ControlParameters {
+            name: Some(prefix.clone()),
+            origin: Some(mgmt::ORIGIN_APP),
+            ..Default::default()
+        };
+        self.command("rib", "unregister", &cp).await.map(|_| ())
+    }
+
+    fn remove_producer(&self, prefix: &Name) {
+        self.inner
+            .producers
+            .write()
+            .expect("producer lock")
+            .retain(|(p, _)| p != prefix);
+    }
+
+    /// Sends a management command and checks its ControlResponse.
+    pub async fn command(
+        &self,
+        module: &str,
+        verb: &str,
+        params: &ControlParameters,
+    ) -> Result<ControlResponse, ClientError> {
+        let what = format!("{module}/{verb}");
+        let wire = mgmt::command_interest(module, verb, params).map_err(|source| ClientError::Mgmt {
+            what: what.clone(),
+            source,
+        })?;
+        let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
+        match self.express(interest).await? {
+            Outcome::Data(r) => {
+                let resp = ControlResponse::decode(r.data.content_slice())
+                    .map_err(|source| ClientError::Mgmt { what: what.clone(), source })?;
+                if resp.code != 200 {
+                    return Err(ClientError::Mgmt {
+                        what,
+                        source: MgmtError::Refused {
+                            code: resp.code,
+                            text: resp.text,
+                        },
+                    });
+                }
+                Ok(resp)
+            }
+            Outcome::Nack(r) => Err(ClientError::NoAnswer {
+                what,
+                outcome: format!("nack {}", r.as_str()),
+            }),
+            Outcome::Timeout => Err(ClientError::NoAnswer {
+                what,
+                outcome: "timeout (is the forwarder's management enabled?)".into(),
+            }),
+        }
+    }
+}
+
+/// `data` in an LpPacket carrying `pit_token`, or bare without one.
+pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {
+    match pit_token {
+        Some(t) => LpPacket::builder().pit_token(t.clone()).fragment(data).build(),
+        None => data,
+    }
+}
+
+impl Inner {
+    pub(crate) fn close(&self, why: &str) {
+        if self.closed.swap(true, Relaxed) {
+            return;
+        }
+        tracing::debug!(uri = %self.uri, why, "client connection closed");
+        let pending = self.pit.lock().expect("pit lock").drain();
+        for e in pending {
+            e.waiter.deliver(Outcome::Timeout);
+        }
+        // dropping the producer senders ends their streams
+        self.producers.write().expect("producer lock").clear();
+    }
+
+    /// One packet from the forwarder; `lp` holds the link fields when the
+    /// packet came out of a reassembled LpPacket.
+    pub(crate) fn on_packet(&self, pkt: Bytes, lp: Option<&LpPacket>) {
+        self.counters.rx_packets.fetch_add(1, Relaxed);
+        let Ok(p) = Packet::decode(pkt) else {
+            self.counters.malformed.fetch_add(1, Relaxed);
+            return;
+        };
+        match p {
+            Packet::Lp(outer) => {
+                if outer.is_fragmented() {
+                    // streams are not fragmented by forwarders
+                    self.counters.malformed.fetch_add(1, Relaxed);
+                    return;
+                }
+                let Some(frag) = outer.fragment() else { return }; // idle/ack
+                self.on_network(frag, Some(&outer));
+            }
+            Packet::Interest(i) => self.on_interest(i, lp),
+            Packet::Data(d) => self.on_data(d, lp),
+        }
+    }
+
+    fn on_network(&self, frag: Bytes, lp: Option<&LpPacket>) {
+        if let Some(reason) = lp.and_then(|l| l.nack()) {
+            match Interest::decode(frag) {
+                Ok(i) => {
+                    let token = lp.and_then(|l| l.pit_token());
+                    let e = self.pit.lock().expect("pit lock").take_for_nack(token, &i);
+                    match e {
+                        Some(e) => e.waiter.deliver(Outcome::Nack(reason)),
+                        None => {
+                            self.counters.unsolicited.fetch_add(1, Relaxed);
+                        }
+                    }
+                }
+                Err(_) => {
+                    self.counters.malformed.fetch_add(1, Relaxed);
+                }
+            }
+            return;
+        }
+        match Packet::decode(frag) {
+            Ok(Packet::Interest(i)) => self.on_interest(i, lp),
+            Ok(Packet::Data(d)) => self.on_data(d, lp),
+            _ => {
+                self.counters.malformed.fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    fn on_data(&self, data: Data, lp: Option<&LpPacket>) {
+        let token = lp.and_then(|l| l.pit_token());
+        let mark = lp.and_then(|l| l.congestion_mark()).unwrap_or(0);
+        let hits = self.pit.lock().expect("pit lock").take_for_data(token, &data);
+        if hits.is_empty() {
+            self.counters.unsolicited.fetch_add(1, Relaxed);
+            return;
+        }
+        let now = Instant::now();
+        for e in hits {
+            e.waiter.deliver(Outcome::Data(Received {
+                data: data.clone(),
+                congestion_mark: mark,
+                rtt: now.saturating_duration_since(e.sent_at),
+            }));
+        }
+    }
+
+    fn on_interest(&self, interest: Interest, lp: Option<&LpPacket>) {
+        let producers = self.producers.read().expect("producer lock");
+        let best = producers
+            .iter()
+            .filter(|(p, _)| p.is_prefix_of(interest.name()))
+            .max_by_key(|(p, _)| p.len());
+        let Some((_, tx)) = best else {
+            self.counters.no_producer.fetch_add(1, Relaxed);
+            return;
+        };
+        let inc = IncomingInterest {
+            interest,
+            pit_token: lp.and_then(|l| l.pit_token_bytes()),
+            incoming_face_id: lp.and_then(|l| l.incoming_face_id()),
+        };
+        if tx.try_send(inc).is_err() {
+            self.counters.interest_drops.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// Interests under a registered prefix.
+#[derive(Debug)]
+pub struct Producer {
+    client: Client,
+    prefix: Name,
+    rx: mpsc::Receiver<IncomingInterest>,
+}
+
+impl Producer {
+    /// The next Interest (`None` once the connection closed).
+    pub async fn recv(&mut self) -> Option<IncomingInterest> {
+        self.rx.recv().await
+    }
+    /// Non-blocking receive.
+    pub fn try_recv(&mut self) -> Option<IncomingInterest> {
+        self.rx.try_recv().ok()
+    }
+    pub fn prefix(&self) -> &Name {
+        &self.prefix
+    }
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Answers every Interest with `handler`'s Data (or nothing) until the
+    /// connection closes.
+    pub async fn serve<F>(mut self, handler: F) -> Result<(), ClientError>
+    where
+        F: Fn(&IncomingInterest) -> Option<Bytes>,
+    {
+        while let Some(inc) = self.recv().await {
+            if let Some(data) = handler(&inc) {
+                self.client.put_data(data, inc.pit_token.as_ref()).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

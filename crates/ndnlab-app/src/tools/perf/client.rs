@@ -1,0 +1,423 @@
+//! `ndnlab perf client`: one windowed pipeline per flow, periodic reports.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ndnlab_wire::{Interest, Name};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::{DEFAULT_PREFIX, SATURATED};
+use crate::client::{Client, Outcome, Waiter};
+use crate::pipeline::{FetchOptions, Fetcher, NackKind, RttOptions, WindowKind, WindowOptions};
+use crate::stats::{mbps, process_cpu_time, Latency};
+use crate::tools::{parse_name, print_json, ConnectArgs};
+
+/// Options of `ndnlab perf client`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClientArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Prefix the server serves.
+    #[arg(long, default_value = DEFAULT_PREFIX, value_parser = parse_name)]
+    pub prefix: Name,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    pub duration: f64,
+    /// Fixed window: Interests outstanding per flow.
+    #[arg(long, default_value_t = 8, value_name = "N", conflicts_with = "cc")]
+    pub window: usize,
+    /// Congestion control instead of a fixed window.
+    #[arg(long, value_parser = ["aimd", "cubic"])]
+    pub cc: Option<String>,
+    /// Initial window of --cc.
+    #[arg(long, default_value_t = 2.0)]
+    pub init_cwnd: f64,
+    /// Do not react to congestion marks.
+    #[arg(long)]
+    pub ignore_marks: bool,
+    /// Report interval in seconds.
+    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    pub interval: f64,
+    /// Parallel flows, each with its own window.
+    #[arg(long, default_value_t = 1)]
+    pub flows: usize,
+    /// InterestLifetime in milliseconds.
+    #[arg(long, default_value_t = 4000, value_name = "MS")]
+    pub lifetime: u64,
+    /// Lower bound of the retransmission timeout, in milliseconds.
+    #[arg(long, default_value_t = 200, value_name = "MS")]
+    pub min_rto: u64,
+    /// Cycle through N distinct names (to exercise `perf server --cache`).
+    #[arg(long, value_name = "N")]
+    pub names: Option<u64>,
+    /// One JSON object per interval, then a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Default)]
+struct Counts {
+    data: u64,
+    bytes: u64,
+    sent: u64,
+    retx: u64,
+    timeouts: u64,
+    nacks: u64,
+    marks: u64,
+    rtt: Latency,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.data += o.data;
+        self.bytes += o.bytes;
+        self.sent += o.sent;
+        self.retx += o.retx;
+        self.timeouts += o.timeouts;
+        self.nacks += o.nacks;
+        self.marks += o.marks;
+        self.rtt.merge(&o.rtt);
+    }
+}
+
+/// Window and in-flight gauges of one flow (for the limit statement).
+#[derive(Default)]
+struct Gauge {
+    in_flight: AtomicU64,
+    window: AtomicU64,
+    full_samples: AtomicU64,
+    samples: AtomicU64,
+}
+
+/// Runs the client; returns the summary as JSON.
+pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
+    anyhow::ensure!(args.flows >= 1, "--flows must be at least 1");
+    anyhow::ensure!(args.window >= 1, "--window must be at least 1");
+    anyhow::ensure!(args.interval > 0.0 && args.duration > 0.0, "--interval and --duration must be positive");
+    let client = args.connect.connect().await?;
+    let kind = match args.cc.as_deref() {
+        Some("aimd") => WindowKind::Aimd,
+        Some("cubic") => WindowKind::Cubic,
+        _ => WindowKind::Fixed,
+    };
+    let opts = FetchOptions {
+        window: WindowOptions {
+            kind,
+            fixed_size: args.window,
+            init_cwnd: args.init_cwnd,
+            ..Default::default()
+        },
+        rtt: RttOptions {
+            min_rto: Duration::from_millis(args.min_rto),
+            ..Default::default()
+        },
+        max_retries: None,
+        ignore_marks: args.ignore_marks,
+        disable_cwa: false,
+    };
+    let shared = Arc::new(Mutex::new(Counts::default()));
+    let gauges: Arc<Vec<Gauge>> = Arc::new((0..args.flows).map(|_| Gauge::default()).collect());
+    let deadline = Instant::now() + Duration::from_secs_f64(args.duration);
+    let mut flows = Vec::new();
+    for f in 0..args.flows {
+        let ctx = FlowCtx {
+            client: client.clone(),
+            prefix: args.prefix.clone(),
+            flow: f as u64,
+            flows: args.flows as u64,
+            names: args.names,
+            lifetime: args.lifetime,
+            opts,
+            shared: shared.clone(),
+            gauges: gauges.clone(),
+            deadline,
+        };
+        flows.push(tokio::spawn(flow(ctx)));
+    }
+    if !args.json {
+        let w = match kind {
+            WindowKind::Fixed => format!("window {}", args.window),
+            k => format!("cc {k}"),
+        };
+        println!(
+            "perf client on {} prefix {} {} flows {} duration {} s",
+            client.uri(),
+            args.prefix,
+            w,
+            args.flows,
+            args.duration
+        );
+        println!(
+            "{:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}  limit",
+            "time_s", "Mbit/s", "Data/s", "rtt_mean", "rtt_p50", "rtt_p99", "loss%", "nacks", "marks", "retx"
+        );
+    }
+    let start = Instant::now();
+    let interval = Duration::from_secs_f64(args.interval);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    let mut total = Counts::default();
+    let mut cpu_prev = process_cpu_time();
+    let mut last = Instant::now();
+    let ctx = LimitCtx {
+        kind,
+        window: args.window,
+        flows: args.flows,
+    };
+    loop {
+        tick.tick().await;
+        let now = Instant::now();
+        let dt = now - last;
+        last = now;
+        let c = std::mem::take(&mut *shared.lock().expect("stats lock"));
+        let cpu = process_cpu_time();
+        let cpu_pct = (cpu - cpu_prev).as_secs_f64() / dt.as_secs_f64() * 100.0;
+        cpu_prev = cpu;
+        let limit = ctx.limit(&c, &gauges, cpu_pct);
+        let t = start.elapsed().as_secs_f64();
+        if args.json {
+            print_json(&row_json("interval", t, dt, &c, cpu_pct, &limit));
+        } else {
+            print_row(t, dt, &c, &limit);
+        }
+        total.add(&c);
+        if now >= deadline || client.is_closed() {
+            break;
+        }
+    }
+    for f in flows {
+        let _ = f.await;
+    }
+    let rest = std::mem::take(&mut *shared.lock().expect("stats lock"));
+    total.add(&rest);
+    let elapsed = start.elapsed();
+    let cpu_pct = process_cpu_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
+    let limit = ctx.limit(&total, &gauges, cpu_pct);
+    let summary = row_json("summary", elapsed.as_secs_f64(), elapsed, &total, cpu_pct, &limit);
+    if args.json {
+        print_json(&summary);
+    } else {
+        println!("--- summary over {:.1} s", elapsed.as_secs_f64());
+        print_row(elapsed.as_secs_f64(), elapsed, &total, &limit);
+        let s = total.rtt.summary();
+        println!(
+            "{} Data, {} Interests ({} retransmitted), {} timeouts, {} Nacks, {} marks; rtt min/avg/max = {:.3}/{:.3}/{:.3} ms",
+            total.data, total.sent, total.retx, total.timeouts, total.nacks, total.marks, s.min_ms, s.mean_ms, s.max_ms
+        );
+    }
+    if total.data == 0 {
+        anyhow::bail!("no Data received: is `ndnlab perf server --prefix {}` running?", args.prefix);
+    }
+    Ok(summary)
+}
+
+fn row_json(kind: &str, t: f64, dt: Duration, c: &Counts, cpu_pct: f64, limit: &str) -> serde_json::Value {
+    let s = c.rtt.summary();
+    json!({
+        "type": kind, "time_s": t, "mbps": mbps(c.bytes, dt),
+        "data_per_s": c.data as f64 / dt.as_secs_f64().max(1e-9),
+        "data": c.data, "bytes": c.bytes, "interests": c.sent, "retransmissions": c.retx,
+        "rtt_mean_ms": s.mean_ms, "rtt_p50_ms": s.p50_ms, "rtt_p99_ms": s.p99_ms,
+        "loss_percent": loss(c), "timeouts": c.timeouts, "nacks": c.nacks, "marks": c.marks,
+        "cpu_percent": cpu_pct, "limit": limit,
+    })
+}
+
+fn loss(c: &Counts) -> f64 {
+    if c.sent == 0 {
+        0.0
+    } else {
+        c.timeouts as f64 * 100.0 / c.sent as f64
+    }
+}
+
+fn print_row(t: f64, dt: Duration, c: &Counts, limit: &str) {
+    let s = c.rtt.summary();
+    println!(
+        "{:>7.1} {:>9.1} {:>9.0} {:>9.3} {:>8.3} {:>8.3} {:>7.2} {:>6} {:>6} {:>6}  {}",
+        t,
+        mbps(c.bytes, dt),
+        c.data as f64 / dt.as_secs_f64().max(1e-9),
+        s.mean_ms,
+        s.p50_ms,
+        s.p99_ms,
+        loss(c),
+        c.nacks,
+        c.marks,
+        c.retx,
+        limit
+    );
+}
+
+struct LimitCtx {
+    kind: WindowKind,
+    window: usize,
+    flows: usize,
+}
+
+impl LimitCtx {
+    fn limit(&self, c: &Counts, gauges: &[Gauge], cpu_pct: f64) -> String {
+        let (full, samples) = gauges.iter().fold((0, 0), |(f, s), g| {
+            (f + g.full_samples.swap(0, Relaxed), s + g.samples.swap(0, Relaxed))
+        });
+        if c.data == 0 && c.sent == 0 {
+            return "idle".into();
+        }
+        if c.data == 0 {
+            return "no Data: server down or prefix unreachable".into();
+        }
+        if cpu_pct >= SATURATED * 100.0 {
+            return format!("client CPU saturated ({cpu_pct:.0}%)");
+        }
+        if c.timeouts > 0 || c.nacks > 0 {
+            return format!(
+                "losses ({} timeouts, {} Nacks): server or forwarder overloaded",
+                c.timeouts, c.nacks
+            );
+        }
+        let cwnd: u64 = gauges.iter().map(|g| g.window.load(Relaxed)).sum();
+        let p50 = c.rtt.summary().p50_ms;
+        match self.kind {
+            WindowKind::Fixed if samples > 0 && full * 10 >= samples * 9 => format!(
+                "window-bound: {}x{} outstanding at rtt {:.2} ms (raise --window if the server has headroom)",
+                self.flows, self.window, p50
+            ),
+            WindowKind::Fixed => "window not full: server or forwarder answers slower than requested".into(),
+            _ if c.marks > 0 => format!("congestion marks ({}): cwnd {} at rtt {:.2} ms", c.marks, cwnd, p50),
+            _ => format!("cwnd {cwnd} growing at rtt {p50:.2} ms"),
+        }
+    }
+}
+
+struct FlowCtx {
+    client: Client,
+    prefix: Name,
+    flow: u64,
+    flows: u64,
+    names: Option<u64>,
+    lifetime: u64,
+    opts: FetchOptions,
+    shared: Arc<Mutex<Counts>>,
+    gauges: Arc<Vec<Gauge>>,
+    deadline: Instant,
+}
+
+async fn flow(ctx: FlowCtx) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
+    let mut fetcher = Fetcher::new(ctx.opts, 0);
+    let base = Instant::now();
+    let mut tokens: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let gauge = &ctx.gauges[ctx.flow as usize];
+    let mut last_stats = *fetcher.stats();
+    loop {
+        let now = base.elapsed();
+        if Instant::now() >= ctx.deadline || ctx.client.is_closed() {
+            break;
+        }
+        while let Some(req) = fetcher.poll_request(now) {
+            let mut seq = req.seg * ctx.flows + ctx.flow;
+            if let Some(n) = ctx.names {
+                seq %= n.max(1);
+            }
+            let mut b = Name::builder();
+            b.extend_name(&ctx.prefix).push_sequence(seq);
+            let Ok(interest) = Interest::builder(b.build())
+                .must_be_fresh(true)
+                .nonce(rand::random())
+                .lifetime_ms(ctx.lifetime)
+                .build_view()
+            else {
+                return;
+            };
+            if let Some(old) = tokens.remove(&req.seg) {
+                ctx.client.cancel(old);
+            }
+            match ctx
+                .client
+                .express_with(interest, Waiter::Sink { tag: req.seg, tx: tx.clone() })
+                .await
+            {
+                Ok(t) => {
+                    tokens.insert(req.seg, t);
+                }
+                Err(_) => return,
+            }
+        }
+        gauge.in_flight.store(fetcher.in_flight() as u64, Relaxed);
+        gauge.window.store(fetcher.window().size() as u64, Relaxed);
+        gauge.samples.fetch_add(1, Relaxed);
+        if fetcher.in_flight() >= fetcher.window().size() {
+            gauge.full_samples.fetch_add(1, Relaxed);
+        }
+        let wake = fetcher
+            .poll_timeout()
+            .map_or(ctx.deadline, |t| base + t)
+            .min(ctx.deadline);
+        let mut counts = Counts::default();
+        tokio::select! {
+            m = rx.recv() => {
+                let Some((seg, outcome)) = m else { break };
+                let now = base.elapsed();
+                handle(&mut fetcher, &mut tokens, &mut counts, now, seg, outcome);
+                // drain what else is ready, to amortize the stats lock
+                while let Ok((seg, outcome)) = rx.try_recv() {
+                    handle(&mut fetcher, &mut tokens, &mut counts, now, seg, outcome);
+                }
+            }
+            _ = tokio::time::sleep_until(wake.into()) => {
+                let _ = fetcher.handle_timeout(base.elapsed());
+            }
+        }
+        let st = *fetcher.stats();
+        counts.sent = st.sent - last_stats.sent;
+        counts.retx = st.retransmissions - last_stats.retransmissions;
+        counts.timeouts = st.timeouts - last_stats.timeouts;
+        last_stats = st;
+        ctx.shared.lock().expect("stats lock").add(&counts);
+    }
+    for (_, t) in tokens {
+        ctx.client.cancel(t);
+    }
+}
+
+fn handle(
+    f: &mut Fetcher,
+    tokens: &mut std::collections::HashMap<u64, u64>,
+    c: &mut Counts,
+    now: Duration,
+    seg: u64,
+    outcome: Outcome,
+) {
+    match outcome {
+        Outcome::Data(r) => {
+            tokens.remove(&seg);
+            let marked = r.congestion_mark > 0;
+            if marked {
+                c.marks += 1;
+            }
+            if let crate::pipeline::DataVerdict::New { .. } = f.on_data(now, seg, marked) {
+                c.data += 1;
+                c.bytes += r.data.content_slice().len() as u64;
+                c.rtt.record(r.rtt);
+            }
+        }
+        Outcome::Nack(reason) => {
+            tokens.remove(&seg);
+            c.nacks += 1;
+            let _ = f.on_nack(now, seg, nack_kind(reason));
+        }
+        // the pipeline's RTO handles it
+        Outcome::Timeout => {}
+    }
+}
+
+/// Maps a wire Nack reason to the pipeline's.
+pub fn nack_kind(r: ndnlab_wire::NackReason) -> NackKind {
+    match r {
+        ndnlab_wire::NackReason::Congestion => NackKind::Congestion,
+        ndnlab_wire::NackReason::Duplicate => NackKind::Duplicate,
+        ndnlab_wire::NackReason::NoRoute => NackKind::NoRoute,
+        _ => NackKind::Other,
+    }
+}

@@ -1,0 +1,270 @@
+//! `ndnlab perf server`: answers every Interest under the prefix with fresh
+//! signed Data from a signing pool (or from pre-signed Data with `--cache`).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use ndnlab_wire::{Data, Name};
+use serde_json::json;
+
+use super::{DEFAULT_PREFIX, SATURATED};
+use crate::stats::{mbps, process_cpu_time};
+use crate::tools::producer::{DataCache, MakeData, SigningPool};
+use crate::tools::signing::{make_identity, SignKind};
+use crate::tools::{parse_name, print_json, ConnectArgs};
+
+/// Options of `ndnlab perf server`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Prefix to serve.
+    #[arg(long, default_value = DEFAULT_PREFIX, value_parser = parse_name)]
+    pub prefix: Name,
+    /// Content bytes per Data (large Data is fragmented by the forwarder's UDP faces).
+    #[arg(long, default_value_t = 8192, value_name = "BYTES")]
+    pub payload: usize,
+    /// FreshnessPeriod of the Data, in milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub freshness: u64,
+    /// Signature: digest, rsa-1024, rsa-2048, rsa-3072, ecdsa-p256, ecdsa-p384, ed25519, hmac.
+    #[arg(long, default_value = "digest")]
+    pub sign: SignKind,
+    /// Signing threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Serve pre-signed Data: each name is signed once and kept in memory.
+    #[arg(long)]
+    pub cache: bool,
+    /// With --cache: sign `/<prefix>/seq=0..N` before serving.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub presign: u64,
+    /// Report interval in seconds.
+    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    pub interval: f64,
+    /// Stop after this many seconds (default: run until interrupted).
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+    /// One JSON object per interval, then a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Snapshot {
+    interests: u64,
+    data: u64,
+    signed: u64,
+    busy_ns: u64,
+    cpu: Duration,
+    drops: u64,
+    hits: u64,
+}
+
+/// Runs the server until `--duration` elapses or the connection closes.
+pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
+    anyhow::ensure!(args.interval > 0.0, "--interval must be positive");
+    let client = args.connect.connect().await?;
+    let id = make_identity(args.sign, &args.prefix)?;
+    let payload: Bytes = (0..args.payload).map(|i| (i * 7 + 13) as u8).collect::<Vec<u8>>().into();
+    let freshness = Duration::from_millis(args.freshness);
+    let signer = id.signer.clone();
+    let make: Arc<MakeData> = Arc::new(move |name: &Name| {
+        Data::builder(name.clone())
+            .freshness(freshness)
+            .content(payload.clone())
+            .sign(signer.as_ref())
+    });
+    let cache = args.cache.then(|| Arc::new(DataCache::new(4_000_000)));
+    if let Some(c) = &cache {
+        for seq in 0..args.presign {
+            let mut b = Name::builder();
+            b.extend_name(&args.prefix).push_sequence(seq);
+            let n = b.build();
+            c.insert(&n, make(&n)?);
+        }
+    }
+    let pool = Arc::new(SigningPool::start(args.threads, 1024, client.clone(), make, cache.clone()));
+    let mut producer = client.register(&args.prefix).await?;
+    if !args.json {
+        println!(
+            "perf server on {} prefix {} payload {} B sign {} threads {}{}",
+            client.uri(),
+            args.prefix,
+            args.payload,
+            args.sign,
+            args.threads,
+            if args.cache { " cache" } else { "" }
+        );
+        println!(
+            "{:>7} {:>10} {:>10} {:>9} {:>11} {:>9} {:>6} {:>7}  limit",
+            "time_s", "Interest/s", "Data/s", "Mbit/s", "sign_us/pkt", "sign_busy", "cpu%", "drops"
+        );
+    }
+
+    let cert_name = id.key_name.clone();
+    let cert = id.certificate.clone();
+    let data_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let interests = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let serve = {
+        let (client, pool, cache, data_out, interests) =
+            (client.clone(), pool.clone(), cache.clone(), data_out.clone(), interests.clone());
+        tokio::spawn(async move {
+            while let Some(inc) = producer.recv().await {
+                interests.fetch_add(1, Relaxed);
+                let name = inc.interest.name();
+                if let (Some(k), Some(c)) = (&cert_name, &cert) {
+                    if k.is_prefix_of(name) {
+                        let _ = client.put_data(c.clone(), inc.pit_token.as_ref()).await;
+                        continue;
+                    }
+                }
+                if let Some(hit) = cache.as_ref().and_then(|c| c.get(name)) {
+                    data_out.fetch_add(1, Relaxed);
+                    if client.put_data(hit, inc.pit_token.as_ref()).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                if pool.submit(name.clone(), inc.pit_token) {
+                    data_out.fetch_add(1, Relaxed);
+                }
+            }
+        })
+    };
+
+    let start = Instant::now();
+    let interval = Duration::from_secs_f64(args.interval);
+    let snap = |pool: &SigningPool| {
+        let (signed, busy_ns) = pool.totals();
+        Snapshot {
+            interests: interests.load(Relaxed),
+            data: data_out.load(Relaxed),
+            signed,
+            busy_ns,
+            cpu: process_cpu_time(),
+            drops: pool.overflow.load(Relaxed) + client.counters().interest_drops.load(Relaxed),
+            hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
+        }
+    };
+    let first = snap(&pool);
+    let mut prev = first;
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    let mut last_t = Instant::now();
+    loop {
+        tick.tick().await;
+        let now = Instant::now();
+        let dt = now - last_t;
+        last_t = now;
+        let s = snap(&pool);
+        let r = Row::new(&prev, &s, dt, args.payload, args.threads);
+        prev = s;
+        let t = start.elapsed().as_secs_f64();
+        if args.json {
+            print_json(&r.json("interval", t));
+        } else {
+            r.print(t);
+        }
+        if client.is_closed() || serve.is_finished() {
+            break;
+        }
+        if args.duration.is_some_and(|d| t >= d) {
+            break;
+        }
+    }
+    let total = Row::new(&first, &prev, start.elapsed(), args.payload, args.threads);
+    if args.json {
+        print_json(&total.json("summary", start.elapsed().as_secs_f64()));
+    } else {
+        println!("--- summary over {:.1} s", start.elapsed().as_secs_f64());
+        total.print(start.elapsed().as_secs_f64());
+    }
+    serve.abort();
+    let _ = client.unregister(&args.prefix).await;
+    Ok(())
+}
+
+struct Row {
+    interests_ps: f64,
+    data_ps: f64,
+    mbps: f64,
+    sign_us: f64,
+    sign_busy: f64,
+    saturated_threads: usize,
+    threads: usize,
+    cpu_pct: f64,
+    drops: u64,
+    hits: u64,
+}
+
+impl Row {
+    fn new(a: &Snapshot, b: &Snapshot, dt: Duration, payload: usize, threads: usize) -> Row {
+        let secs = dt.as_secs_f64().max(1e-9);
+        let data = b.data - a.data;
+        let signed = b.signed - a.signed;
+        let busy = (b.busy_ns - a.busy_ns) as f64 / 1e9;
+        let sign_busy = busy / (secs * threads as f64);
+        Row {
+            interests_ps: (b.interests - a.interests) as f64 / secs,
+            data_ps: data as f64 / secs,
+            mbps: mbps(data * payload as u64, dt),
+            sign_us: if signed > 0 { busy * 1e6 / signed as f64 } else { 0.0 },
+            sign_busy,
+            // busy time is pooled; count threads as saturated by the share
+            saturated_threads: if sign_busy >= SATURATED { threads } else { (busy / secs / SATURATED).floor() as usize }.min(threads),
+            threads,
+            cpu_pct: (b.cpu - a.cpu).as_secs_f64() / secs * 100.0,
+            drops: b.drops - a.drops,
+            hits: b.hits - a.hits,
+        }
+    }
+
+    fn limit(&self) -> String {
+        if self.data_ps == 0.0 && self.interests_ps == 0.0 {
+            return "idle: no Interests".into();
+        }
+        if self.sign_busy >= SATURATED {
+            return format!("server signing saturated {}/{} threads", self.threads, self.threads);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        if self.cpu_pct >= SATURATED * 100.0 * cores {
+            return format!("server CPU saturated ({:.0}%)", self.cpu_pct);
+        }
+        if self.drops > 0 {
+            return format!("server queue overflow: {} Interests dropped", self.drops);
+        }
+        format!(
+            "not server-bound (signing {}/{} threads busy {:.0}%): clients or forwarder limit",
+            self.saturated_threads,
+            self.threads,
+            self.sign_busy * 100.0
+        )
+    }
+
+    fn print(&self, t: f64) {
+        println!(
+            "{:>7.1} {:>10.0} {:>10.0} {:>9.1} {:>11.1} {:>8.0}% {:>6.0} {:>7}  {}",
+            t,
+            self.interests_ps,
+            self.data_ps,
+            self.mbps,
+            self.sign_us,
+            self.sign_busy * 100.0,
+            self.cpu_pct,
+            self.drops,
+            self.limit()
+        );
+    }
+
+    fn json(&self, kind: &str, t: f64) -> serde_json::Value {
+        json!({
+            "type": kind, "time_s": t, "interests_per_s": self.interests_ps, "data_per_s": self.data_ps,
+            "mbps": self.mbps, "sign_us_per_packet": self.sign_us, "sign_busy": self.sign_busy,
+            "sign_threads": self.threads, "cpu_percent": self.cpu_pct, "drops": self.drops,
+            "cache_hits": self.hits, "limit": self.limit(),
+        })
+    }
+}

@@ -1,0 +1,222 @@
+//! `ndnlab traffic client`: open-loop Interests; per-pattern outcomes.
+
+use std::time::{Duration, Instant};
+
+use ndnlab_wire::Interest;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use super::pattern::{choose, normalize, Arrival, Pattern};
+use crate::client::{Outcome, Waiter};
+use crate::stats::Latency;
+use crate::tools::{print_json, ConnectArgs};
+
+/// Options of `ndnlab traffic client`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClientArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// An Interest pattern (repeatable):
+    /// `name=/p,percent=50,components=6,distinct=1000,payload=1024,fresh=false,prefix=false,lifetime=2000`.
+    #[arg(long = "pattern", required = true, value_parser = Pattern::parse)]
+    pub patterns: Vec<Pattern>,
+    /// Arrival process: poisson, constant or burst.
+    #[arg(long, default_value = "poisson", value_parser = ["poisson", "constant", "burst"])]
+    pub arrival: String,
+    /// Mean Interests per second, over all patterns.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Interests per burst (with --arrival burst).
+    #[arg(long, default_value_t = 10)]
+    pub burst_size: u32,
+    /// Stop sending after this many Interests.
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Stop sending after this many seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    pub duration: f64,
+    /// RNG seed (default: random).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Per-pattern statistics as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No table.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// Statistics of one pattern.
+#[derive(Debug, Clone, Serialize)]
+pub struct PatternStats {
+    pub pattern: usize,
+    pub name: String,
+    pub sent: u64,
+    pub satisfied: u64,
+    pub nacked: u64,
+    pub timeouts: u64,
+    pub satisfaction_ratio: f64,
+    pub delivery_mean_ms: f64,
+    pub delivery_p50_ms: f64,
+    pub delivery_p99_ms: f64,
+    pub delivery_max_ms: f64,
+}
+
+struct Acc {
+    sent: u64,
+    satisfied: u64,
+    nacked: u64,
+    timeouts: u64,
+    delivery: Latency,
+}
+
+/// Runs the generator; returns per-pattern statistics.
+pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
+    normalize(&mut args.patterns).map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(args.rate > 0.0, "--rate must be positive");
+    anyhow::ensure!(args.burst_size >= 1, "--burst-size must be at least 1");
+    let arrival = match args.arrival.as_str() {
+        "constant" => Arrival::Constant { rate: args.rate },
+        "burst" => Arrival::Burst {
+            rate: args.rate,
+            size: args.burst_size,
+        },
+        _ => Arrival::Poisson { rate: args.rate },
+    };
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let client = args.connect.connect().await?;
+    let mut acc: Vec<Acc> = args
+        .patterns
+        .iter()
+        .map(|_| Acc {
+            sent: 0,
+            satisfied: 0,
+            nacked: 0,
+            timeouts: 0,
+            delivery: Latency::default(),
+        })
+        .collect();
+    let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
+    let start = tokio::time::Instant::now();
+    let stop_at = start + Duration::from_secs_f64(args.duration);
+    let mut next = start;
+    let mut sent = 0u64;
+    let mut done = 0u64;
+    let max_lifetime = args.patterns.iter().map(|p| p.lifetime_ms).max().unwrap_or(4000);
+    let mut sending = true;
+    let mut drain_until = None;
+    loop {
+        if sending && (args.count.is_some_and(|c| sent >= c) || tokio::time::Instant::now() >= stop_at) {
+            sending = false;
+            drain_until = Some(tokio::time::Instant::now() + Duration::from_millis(max_lifetime + 500));
+        }
+        if !sending && done >= sent {
+            break;
+        }
+        let wake = if sending { next } else { drain_until.unwrap_or(next) };
+        tokio::select! {
+            _ = tokio::time::sleep_until(wake) => {
+                if !sending {
+                    break;
+                }
+                let (n, gap) = arrival.next(&mut rng);
+                for _ in 0..n {
+                    if args.count.is_some_and(|c| sent >= c) {
+                        break;
+                    }
+                    let k = choose(&args.patterns, &mut rng);
+                    let p = &args.patterns[k];
+                    let id = rng.gen_range(0..p.distinct);
+                    let interest = Interest::builder(p.name_for(id))
+                        .must_be_fresh(p.must_be_fresh)
+                        .can_be_prefix(p.can_be_prefix)
+                        .lifetime_ms(p.lifetime_ms)
+                        .nonce(rng.gen())
+                        .build_view()?;
+                    client.express_with(interest, Waiter::Sink { tag: k as u64, tx: tx.clone() }).await?;
+                    acc[k].sent += 1;
+                    sent += 1;
+                }
+                next += gap;
+            }
+            m = rx.recv() => {
+                let Some((k, o)) = m else { break };
+                let a = &mut acc[k as usize];
+                done += 1;
+                match o {
+                    Outcome::Data(r) => {
+                        a.satisfied += 1;
+                        a.delivery.record(r.rtt);
+                    }
+                    Outcome::Nack(_) => a.nacked += 1,
+                    Outcome::Timeout => a.timeouts += 1,
+                }
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    let stats: Vec<PatternStats> = acc
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let s = a.delivery.summary();
+            PatternStats {
+                pattern: i,
+                name: args.patterns[i].name.to_string(),
+                sent: a.sent,
+                satisfied: a.satisfied,
+                nacked: a.nacked,
+                timeouts: a.timeouts,
+                satisfaction_ratio: if a.sent == 0 { 0.0 } else { a.satisfied as f64 / a.sent as f64 },
+                delivery_mean_ms: s.mean_ms,
+                delivery_p50_ms: s.p50_ms,
+                delivery_p99_ms: s.p99_ms,
+                delivery_max_ms: s.max_ms,
+            }
+        })
+        .collect();
+    if args.json {
+        for s in &stats {
+            let mut v = serde_json::to_value(s)?;
+            v["type"] = "pattern".into();
+            print_json(&v);
+        }
+        let total_sat: u64 = stats.iter().map(|s| s.satisfied).sum();
+        print_json(&serde_json::json!({
+            "type": "summary", "seed": seed, "arrival": args.arrival, "rate": args.rate,
+            "sent": sent, "satisfied": total_sat, "time_s": elapsed.as_secs_f64(),
+            "unanswered_at_exit": sent - done,
+        }));
+    } else if !args.quiet {
+        println!(
+            "traffic: {} arrivals at {} Interest/s, seed {}, {:.1} s",
+            args.arrival,
+            args.rate,
+            seed,
+            elapsed.as_secs_f64()
+        );
+        println!(
+            "{:>3} {:<24} {:>8} {:>9} {:>7} {:>8} {:>7} {:>9} {:>8} {:>8}",
+            "#", "pattern", "sent", "satisfied", "nacked", "timeouts", "ratio%", "mean_ms", "p50_ms", "p99_ms"
+        );
+        for s in &stats {
+            println!(
+                "{:>3} {:<24} {:>8} {:>9} {:>7} {:>8} {:>7.2} {:>9.3} {:>8.3} {:>8.3}",
+                s.pattern,
+                s.name,
+                s.sent,
+                s.satisfied,
+                s.nacked,
+                s.timeouts,
+                s.satisfaction_ratio * 100.0,
+                s.delivery_mean_ms,
+                s.delivery_p50_ms,
+                s.delivery_p99_ms
+            );
+        }
+    }
+    let _ = Instant::now();
+    Ok(stats)
+}

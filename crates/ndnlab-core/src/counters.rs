@@ -1,0 +1,171 @@
+//! Counters with NFD's names, global and per face, plus drop counters by reason.
+//!
+//! Drops in the data plane are counted here, never returned as errors.
+
+/// Why the core dropped a packet. `as_str()` is the `drop=` label used in logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum DropReason {
+    /// The packet came from a face that was never added (or was removed).
+    UnknownFace,
+    /// An Interest arrived with HopLimit 0.
+    HopLimitZero,
+    /// An Interest would leave on a non-local face with HopLimit 0.
+    OutHopLimitZero,
+    /// A `/localhost` Interest or Data arrived on (or would leave to) a non-local face.
+    LocalhostViolation,
+    /// Loop: duplicate Nonce in the PIT or the Dead Nonce List (multi-access: no Nack).
+    DuplicateNonce,
+    /// Retransmission suppressed by the strategy.
+    RetxSuppressed,
+    /// The strategy found no eligible next hop for a retransmission.
+    NoEligibleNextHop,
+    /// Data with no matching PIT entry, dropped by the unsolicited-Data policy.
+    UnsolicitedData,
+    /// Nack with no matching PIT entry.
+    NackNoPitEntry,
+    /// Nack from a face the Interest was not sent to.
+    NackNoOutRecord,
+    /// Nack whose Nonce differs from the one sent upstream.
+    NackNonceMismatch,
+    /// Nack received on a multi-access face.
+    NackMultiAccess,
+    /// NextHopFaceId named an unknown face (or came from a non-local face).
+    BadNextHopFaceId,
+}
+
+impl DropReason {
+    /// Number of reasons.
+    pub const COUNT: usize = 13;
+    /// All reasons, in counter order.
+    pub const ALL: [DropReason; Self::COUNT] = [
+        DropReason::UnknownFace,
+        DropReason::HopLimitZero,
+        DropReason::OutHopLimitZero,
+        DropReason::LocalhostViolation,
+        DropReason::DuplicateNonce,
+        DropReason::RetxSuppressed,
+        DropReason::NoEligibleNextHop,
+        DropReason::UnsolicitedData,
+        DropReason::NackNoPitEntry,
+        DropReason::NackNoOutRecord,
+        DropReason::NackNonceMismatch,
+        DropReason::NackMultiAccess,
+        DropReason::BadNextHopFaceId,
+    ];
+
+    /// The `drop=` label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::UnknownFace => "unknown-face",
+            DropReason::HopLimitZero => "hop-limit-zero",
+            DropReason::OutHopLimitZero => "out-hop-limit-zero",
+            DropReason::LocalhostViolation => "localhost-violation",
+            DropReason::DuplicateNonce => "duplicate-nonce",
+            DropReason::RetxSuppressed => "retx-suppressed",
+            DropReason::NoEligibleNextHop => "no-eligible-nexthop",
+            DropReason::UnsolicitedData => "unsolicited-data",
+            DropReason::NackNoPitEntry => "nack-no-pit-entry",
+            DropReason::NackNoOutRecord => "nack-no-out-record",
+            DropReason::NackNonceMismatch => "nack-nonce-mismatch",
+            DropReason::NackMultiAccess => "nack-multi-access",
+            DropReason::BadNextHopFaceId => "bad-nexthop-faceid",
+        }
+    }
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Drop counters indexed by [`DropReason`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DropCounters([u64; DropReason::COUNT]);
+
+impl DropCounters {
+    /// Count one drop.
+    #[inline]
+    pub fn inc(&mut self, r: DropReason) {
+        self.0[r as usize] += 1;
+    }
+    /// Drops for one reason.
+    pub fn get(&self, r: DropReason) -> u64 {
+        self.0[r as usize]
+    }
+    /// Sum over every reason.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    /// `(reason, count)` for every reason.
+    pub fn iter(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
+        DropReason::ALL.iter().map(|r| (*r, self.0[*r as usize]))
+    }
+}
+
+/// Forwarder-wide counters (NFD's ForwarderStatus names).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ForwarderCounters {
+    /// nInInterests
+    pub n_in_interests: u64,
+    /// nInData
+    pub n_in_data: u64,
+    /// nInNacks
+    pub n_in_nacks: u64,
+    /// nOutInterests
+    pub n_out_interests: u64,
+    /// nOutData
+    pub n_out_data: u64,
+    /// nOutNacks
+    pub n_out_nacks: u64,
+    /// nSatisfiedInterests (PIT entries finalized satisfied, CS hits included)
+    pub n_satisfied_interests: u64,
+    /// nUnsatisfiedInterests (PIT entries finalized unsatisfied: expired or Nacked)
+    pub n_unsatisfied_interests: u64,
+    /// nCsHits
+    pub n_cs_hits: u64,
+    /// nCsMisses
+    pub n_cs_misses: u64,
+    /// Drops by reason.
+    pub drops: DropCounters,
+}
+
+/// Per-face counters (NFD's FaceStatus names; bytes are counted by the runtime).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FaceCounters {
+    /// nInInterests
+    pub n_in_interests: u64,
+    /// nInData
+    pub n_in_data: u64,
+    /// nInNacks
+    pub n_in_nacks: u64,
+    /// nOutInterests
+    pub n_out_interests: u64,
+    /// nOutData
+    pub n_out_data: u64,
+    /// nOutNacks
+    pub n_out_nacks: u64,
+    /// nInHopLimitZero
+    pub n_in_hop_limit_zero: u64,
+    /// nOutHopLimitZero
+    pub n_out_hop_limit_zero: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_indexed_in_order() {
+        for (i, r) in DropReason::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i);
+        }
+        let mut d = DropCounters::default();
+        d.inc(DropReason::UnsolicitedData);
+        d.inc(DropReason::UnsolicitedData);
+        assert_eq!(d.get(DropReason::UnsolicitedData), 2);
+        assert_eq!(d.total(), 2);
+        assert_eq!(DropReason::DuplicateNonce.to_string(), "duplicate-nonce");
+    }
+}

@@ -1,0 +1,359 @@
+//! The Content Store half of the PIT-CS composite table: entries, capacity (in
+//! packets and in bytes), admit/serve flags, the replacement policy, freshness, and
+//! NFD's `cs/config`, `cs/erase` and `cs/info` operations.
+//!
+//! [`ContentStore`] is the composite table ([`Pcct`]) seen from management.
+//! Stale entries (FreshnessPeriod elapsed, or absent) are served only to Interests
+//! without MustBeFresh.
+
+use ndnlab_wire::{Data, Name};
+
+use crate::cs_policy::{CsPolicyKind, Policy};
+use crate::pcct::{Pcct, NONE};
+use crate::Time;
+
+/// The Content Store as management sees it (the PIT-CS composite table).
+pub type ContentStore = Pcct;
+
+/// A cached Data.
+pub(crate) struct CsEntry {
+    pub(crate) data: Data,
+    pub(crate) slot: u32,
+    /// Slot key (TinyLFU frequency key).
+    pub(crate) hash: u64,
+    pub(crate) fresh_until: Time,
+    pub(crate) size: u32,
+    /// Slot holding an indirect (CanBePrefix) reference to this entry.
+    pub(crate) indirect_from: u32,
+}
+
+/// NFD `cs/info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsInfo {
+    /// Capacity in packets.
+    pub capacity: usize,
+    /// Capacity in bytes of packet wire encoding.
+    pub capacity_bytes: usize,
+    /// Admit flag.
+    pub admit: bool,
+    /// Serve flag.
+    pub serve: bool,
+    /// Entries.
+    pub n_entries: usize,
+    /// Bytes of cached packets.
+    pub n_bytes: usize,
+    /// Lookups that found a match.
+    pub n_hits: u64,
+    /// Lookups that found none.
+    pub n_misses: u64,
+    /// Policy.
+    pub policy: CsPolicyKind,
+}
+
+pub(crate) struct CsState {
+    entries: Vec<Option<CsEntry>>,
+    free: Vec<u32>,
+    pub(crate) policy: Policy,
+    capacity: usize,
+    capacity_bytes: usize,
+    count: usize,
+    bytes: usize,
+    pub(crate) admit: bool,
+    pub(crate) serve: bool,
+    pub(crate) hits: u64,
+    pub(crate) misses: u64,
+}
+
+impl CsState {
+    pub(crate) fn new(capacity: usize, capacity_bytes: usize, policy: CsPolicyKind) -> Self {
+        CsState {
+            entries: Vec::new(),
+            free: Vec::new(),
+            policy: Policy::new(policy, capacity),
+            capacity,
+            capacity_bytes,
+            count: 0,
+            bytes: 0,
+            admit: true,
+            serve: true,
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    #[inline]
+    fn entry(&self, i: u32) -> &CsEntry {
+        self.entries[i as usize].as_ref().expect("live CS entry")
+    }
+}
+
+/// Whether `data` can serve an Interest with these selectors, given the name
+/// relation already checked by the caller.
+#[inline]
+fn usable(e: &CsEntry, mbf: bool, now: Time) -> bool {
+    !mbf || now < e.fresh_until
+}
+
+impl Pcct {
+    // ------------------------------------------------------------ data path
+
+    /// CS lookup for an Interest whose (digest-less) name is slot `s`.
+    /// Returns the CS entry index on a hit. Counts hits and misses.
+    #[inline]
+    pub(crate) fn cs_lookup(&mut self, s: u32, cbp: bool, mbf: bool, digest: Option<&[u8; 32]>, now: Time) -> Option<u32> {
+        let slot = &self.slots[s as usize];
+        let (direct, indirect, key) = (slot.cs, slot.indirect, slot.key);
+        self.cs.policy.on_lookup(key);
+        if !self.cs.serve {
+            self.cs.misses += 1;
+            return None;
+        }
+        let mut hit = None;
+        if direct != NONE {
+            let ok = usable(self.cs.entry(direct), mbf, now)
+                && match digest {
+                    None => true,
+                    Some(d) => &self.cs.entry(direct).data.implicit_digest() == d,
+                };
+            if ok {
+                hit = Some(direct);
+            }
+        }
+        if hit.is_none() && cbp && digest.is_none() && indirect != NONE && usable(self.cs.entry(indirect), mbf, now) {
+            hit = Some(indirect);
+        }
+        match hit {
+            Some(i) => {
+                self.cs.hits += 1;
+                self.cs.policy.on_hit(i);
+            }
+            None => self.cs.misses += 1,
+        }
+        hit
+    }
+
+    /// The Data of CS entry `i`.
+    #[inline]
+    pub(crate) fn cs_data(&self, i: u32) -> &Data {
+        &self.cs.entry(i).data
+    }
+
+    /// Insert (or refresh) `data` into the CS at slot `s` (the Data's full name).
+    /// Returns the entry index, or `None` if not admitted.
+    pub(crate) fn cs_insert(&mut self, s: u32, data: &Data, now: Time, unsolicited: bool) -> Option<u32> {
+        if !self.cs.admit || self.cs.capacity == 0 {
+            return None;
+        }
+        let size = data.wire().len();
+        if size > self.cs.capacity_bytes {
+            return None;
+        }
+        let fresh_until = now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
+        let existing = self.slots[s as usize].cs;
+        if existing != NONE {
+            // Refresh in place: new copy, new freshness.
+            let e = self.cs.entries[existing as usize].as_mut().expect("live CS entry");
+            self.cs.bytes = self.cs.bytes - e.size as usize + size;
+            e.data = data.clone();
+            e.fresh_until = fresh_until;
+            e.size = size as u32;
+            self.cs.policy.on_refresh(existing, fresh_until);
+            self.slots[s as usize].name = data.name().value().clone();
+            self.cs_enforce_limits(now, existing);
+            return Some(existing);
+        }
+        let key = self.slots[s as usize].key;
+        // Make room; TinyLFU may refuse the newcomer instead.
+        while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes {
+            let Some(v) = self.cs.policy.victim(now) else { break };
+            if !self.cs.policy.admit(key, self.cs.entry(v).hash) {
+                return None;
+            }
+            self.cs_remove(v);
+        }
+        let entry = CsEntry { data: data.clone(), slot: s, hash: key, fresh_until, size: size as u32, indirect_from: NONE };
+        let i = match self.cs.free.pop() {
+            Some(i) => {
+                self.cs.entries[i as usize] = Some(entry);
+                i
+            }
+            None => {
+                self.cs.entries.push(Some(entry));
+                (self.cs.entries.len() - 1) as u32
+            }
+        };
+        self.cs.count += 1;
+        self.cs.bytes += size;
+        self.cs.policy.on_insert(i, fresh_until, unsolicited);
+        let slot = &mut self.slots[s as usize];
+        slot.cs = i;
+        // Keep the Data's buffer alive rather than the Interest's.
+        slot.name = data.name().value().clone();
+        Some(i)
+    }
+
+    /// Make CS entry `i` (in a longer-named slot) reachable from slot `prefix` for
+    /// CanBePrefix Interests.
+    pub(crate) fn cs_set_indirect(&mut self, prefix: u32, i: u32) {
+        let old = self.slots[prefix as usize].indirect;
+        if old == i || self.slots[prefix as usize].cs == i {
+            return;
+        }
+        if old != NONE {
+            if let Some(e) = self.cs.entries[old as usize].as_mut() {
+                e.indirect_from = NONE;
+            }
+        }
+        let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
+        let prev_from = e.indirect_from;
+        e.indirect_from = prefix;
+        self.slots[prefix as usize].indirect = i;
+        if prev_from != NONE && prev_from != prefix {
+            self.slots[prev_from as usize].indirect = NONE;
+            self.maybe_free_slot(prev_from);
+        }
+    }
+
+    fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
+        while self.cs.count > self.cs.capacity || self.cs.bytes > self.cs.capacity_bytes {
+            match self.cs.policy.victim(now) {
+                Some(v) if v != keep => self.cs_remove(v),
+                _ => break,
+            }
+        }
+    }
+
+    /// Remove CS entry `i`.
+    pub(crate) fn cs_remove(&mut self, i: u32) {
+        let Some(e) = self.cs.entries[i as usize].take() else { return };
+        self.cs.policy.on_remove(i);
+        self.cs.free.push(i);
+        self.cs.count -= 1;
+        self.cs.bytes -= e.size as usize;
+        if e.indirect_from != NONE {
+            self.slots[e.indirect_from as usize].indirect = NONE;
+            self.maybe_free_slot(e.indirect_from);
+        }
+        self.slots[e.slot as usize].cs = NONE;
+        self.maybe_free_slot(e.slot);
+    }
+
+    // ------------------------------------------------------------ management
+
+    /// Number of cached packets.
+    pub fn len(&self) -> usize {
+        self.cs.count
+    }
+
+    /// Whether the CS is empty.
+    pub fn is_empty(&self) -> bool {
+        self.cs.count == 0
+    }
+
+    /// Bytes of cached packets.
+    pub fn bytes(&self) -> usize {
+        self.cs.bytes
+    }
+
+    /// Capacity in packets.
+    pub fn capacity(&self) -> usize {
+        self.cs.capacity
+    }
+
+    /// Set the capacity in packets (NFD `cs/config` Capacity); evicts as needed.
+    pub fn set_capacity(&mut self, packets: usize, now: Time) {
+        self.cs.capacity = packets;
+        self.cs_enforce_limits(now, NONE);
+    }
+
+    /// Set the capacity in bytes of wire encoding; evicts as needed.
+    pub fn set_capacity_bytes(&mut self, bytes: usize, now: Time) {
+        self.cs.capacity_bytes = bytes;
+        self.cs_enforce_limits(now, NONE);
+    }
+
+    /// Change the replacement policy (NFD allows it only while empty; here the
+    /// current entries are re-queued in their present order).
+    pub fn set_policy(&mut self, kind: CsPolicyKind, now: Time) {
+        let order = self.cs.policy.eviction_order(now);
+        self.cs.policy = Policy::new(kind, self.cs.capacity);
+        for i in order {
+            let fu = self.cs.entry(i).fresh_until;
+            self.cs.policy.on_insert(i, fu, false);
+        }
+    }
+
+    /// The replacement policy.
+    pub fn policy(&self) -> CsPolicyKind {
+        self.cs.policy.kind()
+    }
+
+    /// Admit flag: whether new Data is cached.
+    pub fn admit(&self) -> bool {
+        self.cs.admit
+    }
+
+    /// Set the admit flag.
+    pub fn set_admit(&mut self, admit: bool) {
+        self.cs.admit = admit;
+    }
+
+    /// Serve flag: whether lookups may be answered from the CS.
+    pub fn serve(&self) -> bool {
+        self.cs.serve
+    }
+
+    /// Set the serve flag.
+    pub fn set_serve(&mut self, serve: bool) {
+        self.cs.serve = serve;
+    }
+
+    /// Erase up to `limit` entries whose name starts with `prefix` (NFD `cs/erase`).
+    /// Returns the number erased.
+    pub fn erase(&mut self, prefix: &Name, limit: usize) -> usize {
+        let p = prefix.value_bytes();
+        let victims: Vec<u32> = self
+            .cs
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().filter(|e| e.data.name().value_bytes().starts_with(p)).map(|_| i as u32))
+            .take(limit)
+            .collect();
+        for &i in &victims {
+            self.cs_remove(i);
+        }
+        victims.len()
+    }
+
+    /// NFD `cs/info`.
+    pub fn info(&self) -> CsInfo {
+        CsInfo {
+            capacity: self.cs.capacity,
+            capacity_bytes: self.cs.capacity_bytes,
+            admit: self.cs.admit,
+            serve: self.cs.serve,
+            n_entries: self.cs.count,
+            n_bytes: self.cs.bytes,
+            n_hits: self.cs.hits,
+            n_misses: self.cs.misses,
+            policy: self.cs.policy.kind(),
+        }
+    }
+
+    /// Names of cached Data in eviction order (next victim first).
+    pub fn eviction_order(&mut self, now: Time) -> Vec<Name> {
+        self.cs.policy.eviction_order(now).into_iter().map(|i| self.cs.entry(i).data.name().clone()).collect()
+    }
+
+    /// Whether a Data named exactly `name` is cached.
+    pub fn contains(&self, name: &Name) -> bool {
+        let n = name.len();
+        self.find_slot(name, n, name.prefix_hash(n)).is_some_and(|s| self.slots[s as usize].cs != NONE)
+    }
+}

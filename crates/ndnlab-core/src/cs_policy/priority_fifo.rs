@@ -1,0 +1,84 @@
+//! NFD's priority FIFO: three FIFO queues, evicted in order unsolicited, stale, fresh.
+//! A fresh entry moves to the stale queue when its FreshnessPeriod ends; the move is
+//! done lazily (a min-heap of staleness times drained before picking a victim), so
+//! no timer is needed.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::Lists;
+use crate::Time;
+
+const UNSOLICITED: usize = 0;
+const STALE: usize = 1;
+const FRESH: usize = 2;
+
+pub(crate) struct PriorityFifo {
+    queues: Lists<3>,
+    stale_at: BinaryHeap<Reverse<(Time, u32)>>,
+    fresh_until: Vec<Time>,
+}
+
+impl PriorityFifo {
+    pub(crate) fn new() -> Self {
+        PriorityFifo { queues: Lists::new(), stale_at: BinaryHeap::new(), fresh_until: Vec::new() }
+    }
+
+    #[inline]
+    pub(crate) fn on_insert(&mut self, i: u32, fresh_until: Time, unsolicited: bool) {
+        if unsolicited {
+            self.queues.push_back(UNSOLICITED, i);
+            return;
+        }
+        // An entry with no FreshnessPeriod is stale at once (fresh_until == insertion time).
+        let iu = i as usize;
+        if self.fresh_until.len() <= iu {
+            self.fresh_until.resize(iu + 1, 0);
+        }
+        self.fresh_until[iu] = fresh_until;
+        self.queues.push_back(FRESH, i);
+        self.stale_at.push(Reverse((fresh_until, i)));
+    }
+
+    #[inline]
+    pub(crate) fn on_remove(&mut self, i: u32) {
+        self.queues.remove(i);
+    }
+
+    fn migrate(&mut self, now: Time) {
+        while let Some(&Reverse((t, i))) = self.stale_at.peek() {
+            if t > now {
+                break;
+            }
+            self.stale_at.pop();
+            if self.queues.queue_of(i) == Some(FRESH) && self.fresh_until[i as usize] == t {
+                self.queues.remove(i);
+                self.queues.push_back(STALE, i);
+            }
+        }
+        // Bound the heap: stale timers of removed entries are dropped when it grows large.
+        if self.stale_at.len() > 2 * self.queues.len(FRESH) + 1024 {
+            let q = &self.queues;
+            let fu = &self.fresh_until;
+            self.stale_at
+                .retain(|Reverse((t, i))| q.queue_of(*i) == Some(FRESH) && fu[*i as usize] == *t);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn victim(&mut self, now: Time) -> Option<u32> {
+        self.migrate(now);
+        self.queues
+            .front(UNSOLICITED)
+            .or_else(|| self.queues.front(STALE))
+            .or_else(|| self.queues.front(FRESH))
+    }
+
+    pub(crate) fn order(&mut self, now: Time) -> Vec<u32> {
+        self.migrate(now);
+        let mut v: Vec<u32> = self.queues.iter(UNSOLICITED).collect();
+        v.extend(self.queues.iter(STALE));
+        v.extend(self.queues.iter(FRESH));
+        v
+    }
+}

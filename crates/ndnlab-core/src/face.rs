@@ -1,0 +1,64 @@
+//! Faces as the core sees them: an id, a scope and a link type. The runtime owns the
+//! actual transports; the core only needs what NFD's pipelines consult.
+
+use crate::counters::FaceCounters;
+
+/// A face identifier (NFD numbering): 0 invalid, 1 internal (management),
+/// 255 content store, 256 and above real faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FaceId(pub u64);
+
+impl FaceId {
+    /// The invalid face id.
+    pub const INVALID: FaceId = FaceId(0);
+    /// The internal face (management).
+    pub const INTERNAL: FaceId = FaceId(1);
+    /// The pseudo-face that represents the content store (IncomingFaceId of CS hits).
+    pub const CONTENT_STORE: FaceId = FaceId(255);
+}
+
+impl std::fmt::Display for FaceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// NFD's FaceScope: local faces may carry `/localhost` packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FaceScope {
+    /// A face to another host.
+    #[default]
+    NonLocal,
+    /// A face to an application on this host.
+    Local,
+}
+
+/// NFD's LinkType.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinkType {
+    /// One peer: a duplicate Nonce on it gets a Nack Duplicate.
+    #[default]
+    PointToPoint,
+    /// Several peers (multicast): Nacks are neither sent nor accepted.
+    MultiAccess,
+    /// Ad hoc wireless: a packet may be sent back out of the face it came from.
+    AdHoc,
+}
+
+/// What the core keeps per face.
+#[derive(Debug, Clone, Default)]
+pub struct FaceInfo {
+    /// Scope.
+    pub scope: FaceScope,
+    /// Link type.
+    pub link: LinkType,
+    /// Counters (NFD names).
+    pub counters: FaceCounters,
+}
+
+impl FaceInfo {
+    /// Whether the face is local.
+    pub fn is_local(&self) -> bool {
+        self.scope == FaceScope::Local
+    }
+}

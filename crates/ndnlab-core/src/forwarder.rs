@@ -1,0 +1,358 @@
+//! [`Forwarder`]: the tables, the face list, the timer queue and the output queue,
+//! with the sans-IO entry points. The pipelines are in [`crate::pipeline`] (one
+//! file each), the strategies in [`crate::strategy`].
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use ndnlab_wire::{Data, Interest, Nack};
+
+use crate::counters::{DropReason, FaceCounters, ForwarderCounters};
+use crate::cs::{ContentStore, CsState};
+use crate::cs_policy::CsPolicyKind;
+use crate::dead_nonce::{DeadNonceList, DEFAULT_LIFETIME};
+use crate::face::{FaceId, FaceInfo, FaceScope, LinkType};
+use crate::fib::Fib;
+use crate::hash::HashMapU64;
+use crate::pcct::Pcct;
+use crate::strategy::asf::AsfState;
+use crate::strategy::StrategyKind;
+use crate::strategy_choice::StrategyChoice;
+use crate::timer::TimerQueue;
+use crate::{Time, MS};
+
+/// NDNLPv2 fields that matter to forwarding, in and out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LpMeta {
+    /// PitToken: on input, the token the peer sent (downstream's on Interests, ours
+    /// echoed on Data/Nack); on output, the token to send.
+    pub pit_token: Option<Bytes>,
+    /// NextHopFaceId (honoured on Interests from local faces).
+    pub next_hop_face_id: Option<u64>,
+    /// CongestionMark (copied from input to output).
+    pub congestion_mark: u64,
+    /// IncomingFaceId: on output to local faces, the face the packet came from.
+    pub incoming_face_id: Option<u64>,
+    /// CachePolicy NoCache on a Data: do not cache it.
+    pub cache_policy_no_cache: bool,
+}
+
+/// A packet to send.
+#[derive(Debug, Clone)]
+pub enum OutPacket {
+    /// An Interest (the incoming bytes, hot fields rewritten in place).
+    Interest(Interest),
+    /// A Data (shared bytes).
+    Data(Data),
+    /// A Nack.
+    Nack(Nack),
+}
+
+/// An input packet, for [`Forwarder::handle_burst`].
+#[derive(Debug, Clone)]
+pub enum InPacket {
+    /// An Interest.
+    Interest(Interest),
+    /// A Data.
+    Data(Data),
+    /// A Nack.
+    Nack(Nack),
+}
+
+/// One output: send `packet` with `meta` on `face`.
+#[derive(Debug, Clone)]
+pub struct Transmit {
+    /// Outgoing face.
+    pub face: FaceId,
+    /// The packet.
+    pub packet: OutPacket,
+    /// LpPacket fields to attach.
+    pub meta: LpMeta,
+}
+
+/// What to do with Data that matches no PIT entry (NFD `tables.cs_unsolicited_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnsolicitedDataPolicy {
+    /// Drop every unsolicited Data (NFD default).
+    #[default]
+    DropAll,
+    /// Cache unsolicited Data from local faces.
+    AdmitLocal,
+    /// Cache unsolicited Data from non-local faces.
+    AdmitNetwork,
+    /// Cache every unsolicited Data.
+    AdmitAll,
+}
+
+impl UnsolicitedDataPolicy {
+    /// NFD's name (`drop-all`, `admit-local`, `admit-network`, `admit-all`).
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "drop-all" => Self::DropAll,
+            "admit-local" => Self::AdmitLocal,
+            "admit-network" => Self::AdmitNetwork,
+            "admit-all" => Self::AdmitAll,
+            _ => return None,
+        })
+    }
+}
+
+/// Retransmission suppression parameters (NFD RetxSuppressionExponential defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetxSuppressionConfig {
+    /// Initial suppression interval (10 ms).
+    pub initial: Time,
+    /// Maximum interval (250 ms).
+    pub max: Time,
+    /// Multiplier applied after each forwarded retransmission (2).
+    pub multiplier: u64,
+}
+
+impl Default for RetxSuppressionConfig {
+    fn default() -> Self {
+        RetxSuppressionConfig { initial: 10 * MS, max: 250 * MS, multiplier: 2 }
+    }
+}
+
+/// Forwarder configuration.
+#[derive(Debug, Clone)]
+pub struct ForwarderConfig {
+    /// CS capacity in packets (NFD default 65536).
+    pub cs_capacity: usize,
+    /// CS capacity in bytes of packet wire encoding.
+    pub cs_capacity_bytes: usize,
+    /// CS replacement policy.
+    pub cs_policy: CsPolicyKind,
+    /// Unsolicited Data policy.
+    pub unsolicited: UnsolicitedDataPolicy,
+    /// Strategy of the root prefix.
+    pub default_strategy: StrategyKind,
+    /// Dead Nonce List entry lifetime.
+    pub dead_nonce_lifetime: Time,
+    /// Dead Nonce List capacity.
+    pub dead_nonce_capacity: usize,
+    /// `(index, count)` of this shard.
+    pub shard: (usize, usize),
+    /// Whether outgoing Interests carry our PIT token.
+    pub pit_tokens: bool,
+    /// Retransmission suppression.
+    pub retx: RetxSuppressionConfig,
+    /// ASF probing interval (NFD default 60 s).
+    pub asf_probing_interval: Time,
+    /// Seed of the RNG (ASF probing choices, missing Nonces).
+    pub seed: u64,
+}
+
+impl Default for ForwarderConfig {
+    fn default() -> Self {
+        ForwarderConfig {
+            cs_capacity: 65536,
+            cs_capacity_bytes: 1 << 30,
+            cs_policy: CsPolicyKind::PriorityFifo,
+            unsolicited: UnsolicitedDataPolicy::DropAll,
+            default_strategy: StrategyKind::BestRoute,
+            dead_nonce_lifetime: DEFAULT_LIFETIME,
+            dead_nonce_capacity: 1 << 20,
+            shard: (0, 1),
+            pit_tokens: true,
+            retx: RetxSuppressionConfig::default(),
+            asf_probing_interval: 60_000 * MS,
+            seed: 0x6e64_6e6c_6162,
+        }
+    }
+}
+
+/// The sans-IO forwarder. See the crate docs for the call order.
+pub struct Forwarder {
+    pub(crate) config: ForwarderConfig,
+    pub(crate) faces: HashMapU64<FaceInfo>,
+    pub(crate) fib: Fib,
+    pub(crate) sc: StrategyChoice,
+    pub(crate) pcct: Pcct,
+    pub(crate) dnl: DeadNonceList,
+    pub(crate) timers: TimerQueue,
+    pub(crate) out: VecDeque<Transmit>,
+    pub(crate) counters: ForwarderCounters,
+    pub(crate) asf: AsfState,
+    rng: u64,
+}
+
+impl Forwarder {
+    /// A forwarder with no faces, an empty FIB and `config.default_strategy` at `/`.
+    pub fn new(config: ForwarderConfig) -> Self {
+        let shard = config.shard.0.min(255) as u8;
+        Forwarder {
+            faces: HashMapU64::default(),
+            fib: Fib::new(),
+            sc: StrategyChoice::new(config.default_strategy),
+            pcct: Pcct::new(CsState::new(config.cs_capacity, config.cs_capacity_bytes, config.cs_policy), shard),
+            dnl: DeadNonceList::new(config.dead_nonce_lifetime, config.dead_nonce_capacity),
+            timers: TimerQueue::default(),
+            out: VecDeque::new(),
+            counters: ForwarderCounters::default(),
+            asf: AsfState::default(),
+            rng: config.seed | 1,
+            config,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ForwarderConfig {
+        &self.config
+    }
+
+    /// Set the unsolicited Data policy.
+    pub fn set_unsolicited_policy(&mut self, p: UnsolicitedDataPolicy) {
+        self.config.unsolicited = p;
+    }
+
+    /// Add a face (or update its scope and link type).
+    pub fn add_face(&mut self, id: FaceId, scope: FaceScope, link: LinkType) {
+        let f = self.faces.entry(id.0).or_default();
+        f.scope = scope;
+        f.link = link;
+    }
+
+    /// Remove a face: its FIB next hops, its PIT in/out records (entries left with no
+    /// downstream are finalized unsatisfied), and queued transmits to it.
+    pub fn remove_face(&mut self, id: FaceId, now: Time) {
+        if self.faces.remove(&id.0).is_none() {
+            return;
+        }
+        self.fib.remove_face(id);
+        for p in self.pcct.pit_ids() {
+            let Some(e) = self.pcct.pit_mut(p) else { continue };
+            e.in_records.retain(|r| r.face != id);
+            e.out_records.retain(|r| r.face != id);
+            if e.in_records.is_empty() {
+                self.finalize(now, p);
+            }
+        }
+        self.out.retain(|t| t.face != id);
+        self.asf.remove_face(id);
+    }
+
+    /// Whether a face exists.
+    pub fn has_face(&self, id: FaceId) -> bool {
+        self.faces.contains_key(&id.0)
+    }
+
+    /// The FIB (management).
+    pub fn fib(&mut self) -> &mut Fib {
+        &mut self.fib
+    }
+
+    /// The FIB, read-only.
+    pub fn fib_ref(&self) -> &Fib {
+        &self.fib
+    }
+
+    /// StrategyChoice (management).
+    pub fn strategy_choice(&mut self) -> &mut StrategyChoice {
+        &mut self.sc
+    }
+
+    /// The Content Store (management).
+    pub fn cs(&mut self) -> &mut ContentStore {
+        &mut self.pcct
+    }
+
+    /// The Content Store, read-only.
+    pub fn cs_ref(&self) -> &ContentStore {
+        &self.pcct
+    }
+
+    /// Number of PIT entries.
+    pub fn pit_len(&self) -> usize {
+        self.pcct.pit_len()
+    }
+
+    /// Number of Dead Nonce List entries.
+    pub fn dead_nonce_len(&self) -> usize {
+        self.dnl.len()
+    }
+
+    /// Global counters.
+    pub fn counters(&self) -> &ForwarderCounters {
+        &self.counters
+    }
+
+    /// Counters of a face.
+    pub fn face_counters(&self, id: FaceId) -> Option<&FaceCounters> {
+        self.faces.get(&id.0).map(|f| &f.counters)
+    }
+
+    /// Faces: `(id, scope, link type)`.
+    pub fn faces(&self) -> impl Iterator<Item = (FaceId, FaceScope, LinkType)> + '_ {
+        self.faces.iter().map(|(id, f)| (FaceId(*id), f.scope, f.link))
+    }
+
+    /// Process a burst of inputs (drains `burst`).
+    pub fn handle_burst(&mut self, now: Time, burst: &mut Vec<(FaceId, InPacket, LpMeta)>) {
+        for (face, pkt, meta) in burst.drain(..) {
+            match pkt {
+                InPacket::Interest(i) => self.handle_interest(now, face, i, meta),
+                InPacket::Data(d) => self.handle_data(now, face, d, meta),
+                InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
+            }
+        }
+    }
+
+    /// Expire PIT entries whose lifetime ended (finalized unsatisfied).
+    pub fn handle_timeout(&mut self, now: Time) {
+        while let Some((_, p, generation)) = self.timers.pop_due(now) {
+            if !self.pcct.pit_live(p, generation) {
+                continue;
+            }
+            let expiry = self.pcct.pit(p).map_or(now, |e| e.expiry);
+            if expiry <= now {
+                self.finalize(now, p);
+            } else {
+                self.timers.push(expiry, p, generation);
+            }
+        }
+        self.dnl.expire(now);
+    }
+
+    /// When [`Forwarder::handle_timeout`] should next be called (`None`: no timer armed).
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timers.next()
+    }
+
+    /// The next packet to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.pop_front()
+    }
+
+    /// Move every pending output into `out` (burst equivalent of `poll_transmit`).
+    pub fn drain_transmits(&mut self, out: &mut Vec<Transmit>) {
+        out.extend(self.out.drain(..));
+    }
+
+    /// Number of queued outputs.
+    pub fn pending_transmits(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Count a drop.
+    #[inline]
+    pub(crate) fn drop_packet(&mut self, r: DropReason) {
+        self.counters.drops.inc(r);
+    }
+
+    /// xorshift64* (deterministic, seeded).
+    pub(crate) fn random(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Face info.
+    #[inline]
+    pub(crate) fn face(&self, id: FaceId) -> Option<&FaceInfo> {
+        self.faces.get(&id.0)
+    }
+}

@@ -1,0 +1,262 @@
+//! A name-keyed table with longest-prefix match: one hash map keyed by
+//! `(prefix hash, prefix length)`, plus a count of entries per length so a lookup
+//! probes only the lengths that exist (longest first). With the name's prefix
+//! hashes computed once per packet, an LPM costs one map probe per populated length
+//! not longer than the name, and one byte comparison on the hit.
+//!
+//! Used by the FIB and StrategyChoice.
+
+use ndnlab_wire::Name;
+
+use crate::hash::{key, prefix_hashes, HashMapU64};
+
+const NONE: u32 = u32::MAX;
+
+struct Entry<T> {
+    name: Name,
+    key: u64,
+    /// Next entry with the same map key (hash collision chain).
+    next: u32,
+    value: T,
+}
+
+/// A table of `T` keyed by name, with exact and longest-prefix lookups.
+pub struct NameTable<T> {
+    map: HashMapU64<u32>,
+    entries: Vec<Option<Entry<T>>>,
+    free: Vec<u32>,
+    /// Number of entries per name length.
+    len_counts: Vec<u32>,
+    /// Populated lengths, longest first (rebuilt when a length appears or disappears).
+    lengths: Vec<u16>,
+    count: usize,
+}
+
+impl<T> Default for NameTable<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Index of an entry in a [`NameTable`]; stable until the entry is removed.
+pub type EntryId = u32;
+
+impl<T> NameTable<T> {
+    /// An empty table.
+    pub fn new() -> Self {
+        NameTable {
+            map: HashMapU64::default(),
+            entries: Vec::new(),
+            free: Vec::new(),
+            len_counts: Vec::new(),
+            lengths: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Reserve room for `n` more entries.
+    pub fn reserve(&mut self, n: usize) {
+        self.map.reserve(n);
+        self.entries.reserve(n);
+    }
+
+    #[inline]
+    fn find_key(&self, k: u64, name: &Name, n: usize) -> Option<EntryId> {
+        let mut id = *self.map.get(&k)?;
+        let bytes = name.prefix_bytes(n);
+        while id != NONE {
+            let e = self.entries[id as usize].as_ref().expect("chained entry exists");
+            if e.name.len() == n && e.name.value_bytes() == bytes {
+                return Some(id);
+            }
+            id = e.next;
+        }
+        None
+    }
+
+    /// The entry whose name equals `name`.
+    pub fn find_exact(&self, name: &Name) -> Option<EntryId> {
+        let n = name.len();
+        self.find_key(key(name.prefix_hash(n), n), name, n)
+    }
+
+    /// Longest-prefix match given the name's prefix hashes (`hashes[i]` = hash of the
+    /// first `i` components, as from [`crate::hash::prefix_hashes`]).
+    #[inline]
+    pub fn lpm_with(&self, name: &Name, hashes: &[u64]) -> Option<EntryId> {
+        let max = name.len();
+        for &l in &self.lengths {
+            let l = l as usize;
+            if l > max {
+                continue;
+            }
+            if let Some(id) = self.find_key(key(hashes[l], l), name, l) {
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    /// Longest-prefix match.
+    pub fn lpm(&self, name: &Name) -> Option<EntryId> {
+        if self.lengths.len() == 1 && self.lengths[0] == 0 {
+            // Only the root entry: no hashing needed.
+            let k = key(name.prefix_hash(0), 0);
+            return self.find_key(k, name, 0);
+        }
+        let h = prefix_hashes(name);
+        self.lpm_with(name, &h)
+    }
+
+    /// The entry for `name`, inserted with `make()` if absent. Returns its id and whether
+    /// it was inserted.
+    pub fn get_or_insert_with(&mut self, name: &Name, make: impl FnOnce() -> T) -> (EntryId, bool) {
+        let n = name.len();
+        let k = key(name.prefix_hash(n), n);
+        if let Some(id) = self.find_key(k, name, n) {
+            return (id, false);
+        }
+        let head = self.map.get(&k).copied().unwrap_or(NONE);
+        let entry = Entry { name: name.clone(), key: k, next: head, value: make() };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.entries[id as usize] = Some(entry);
+                id
+            }
+            None => {
+                self.entries.push(Some(entry));
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.map.insert(k, id);
+        if self.len_counts.len() <= n {
+            self.len_counts.resize(n + 1, 0);
+        }
+        self.len_counts[n] += 1;
+        if self.len_counts[n] == 1 {
+            self.rebuild_lengths();
+        }
+        self.count += 1;
+        (id, true)
+    }
+
+    fn rebuild_lengths(&mut self) {
+        self.lengths = (0..self.len_counts.len())
+            .rev()
+            .filter(|&l| self.len_counts[l] > 0)
+            .map(|l| l as u16)
+            .collect();
+    }
+
+    /// Remove an entry, returning its value.
+    pub fn remove(&mut self, id: EntryId) -> Option<T> {
+        let e = self.entries.get_mut(id as usize)?.take()?;
+        // Unlink from the collision chain.
+        let head = self.map.get(&e.key).copied().unwrap_or(NONE);
+        if head == id {
+            if e.next == NONE {
+                self.map.remove(&e.key);
+            } else {
+                self.map.insert(e.key, e.next);
+            }
+        } else {
+            let mut cur = head;
+            while cur != NONE {
+                let c = self.entries[cur as usize].as_mut().expect("chained entry exists");
+                if c.next == id {
+                    c.next = e.next;
+                    break;
+                }
+                cur = c.next;
+            }
+        }
+        let n = e.name.len();
+        self.len_counts[n] -= 1;
+        if self.len_counts[n] == 0 {
+            self.rebuild_lengths();
+        }
+        self.free.push(id);
+        self.count -= 1;
+        Some(e.value)
+    }
+
+    /// The name of an entry.
+    pub fn name(&self, id: EntryId) -> &Name {
+        &self.entries[id as usize].as_ref().expect("valid entry id").name
+    }
+
+    /// The value of an entry.
+    pub fn get(&self, id: EntryId) -> &T {
+        &self.entries[id as usize].as_ref().expect("valid entry id").value
+    }
+
+    /// The value of an entry, mutably.
+    pub fn get_mut(&mut self, id: EntryId) -> &mut T {
+        &mut self.entries[id as usize].as_mut().expect("valid entry id").value
+    }
+
+    /// Every entry: `(id, name, value)`.
+    pub fn iter(&self) -> impl Iterator<Item = (EntryId, &Name, &T)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|e| (i as u32, &e.name, &e.value)))
+    }
+
+    /// Ids of every entry (to mutate while iterating).
+    pub fn ids(&self) -> Vec<EntryId> {
+        self.iter().map(|(id, _, _)| id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Name {
+        Name::from_uri(s).unwrap()
+    }
+
+    #[test]
+    fn longest_prefix_wins() {
+        let mut t = NameTable::new();
+        t.get_or_insert_with(&n("/"), || 0);
+        t.get_or_insert_with(&n("/a"), || 1);
+        t.get_or_insert_with(&n("/a/b/c"), || 3);
+        let get = |t: &NameTable<i32>, s: &str| t.lpm(&n(s)).map(|id| *t.get(id));
+        assert_eq!(get(&t, "/a/b/c/d"), Some(3));
+        assert_eq!(get(&t, "/a/b"), Some(1));
+        assert_eq!(get(&t, "/x"), Some(0));
+        let root = t.find_exact(&n("/")).unwrap();
+        t.remove(root);
+        assert_eq!(get(&t, "/x"), None);
+        assert_eq!(t.len(), 2);
+        let a = t.find_exact(&n("/a")).unwrap();
+        assert_eq!(t.remove(a), Some(1));
+        assert_eq!(get(&t, "/a/b"), None);
+        assert_eq!(get(&t, "/a/b/c"), Some(3));
+    }
+
+    #[test]
+    fn reinsert_reuses_ids() {
+        let mut t = NameTable::new();
+        let (a, new) = t.get_or_insert_with(&n("/a"), || 1);
+        assert!(new);
+        let (a2, new2) = t.get_or_insert_with(&n("/a"), || 9);
+        assert_eq!((a, new2), (a2, false));
+        t.remove(a);
+        let (b, _) = t.get_or_insert_with(&n("/b"), || 2);
+        assert_eq!(a, b);
+        assert_eq!(t.iter().count(), 1);
+    }
+}

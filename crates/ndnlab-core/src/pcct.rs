@@ -1,0 +1,402 @@
+//! The PIT-CS Composite Table (NDN-DPDK's PCCT): one hash map from name to a slot
+//! that holds the PIT entries for that name and its CS entry, so an Interest does
+//! its CS lookup and PIT insert with one probe, and a Data its PIT match and CS
+//! insert with one probe.
+//!
+//! * Key: `(prefix hash, length)` of the name from `ndnlab_wire::Name::prefix_hashes`
+//!   (computed once per packet), verified by comparing the name's bytes.
+//! * An Interest whose name ends with an implicit digest lives in the slot of the
+//!   name without it; its PIT entry and the CS lookup then compare the digest.
+//! * CanBePrefix: a PIT entry for `/a` with CanBePrefix is found by Data `/a/b/c`
+//!   by probing only the name lengths at which such entries exist (counted per
+//!   length). In the CS, a Data that satisfied a CanBePrefix Interest `/a` is also
+//!   reachable from slot `/a` through an *indirect* reference (as in NDN-DPDK), so a
+//!   later CanBePrefix Interest `/a` hits it with one probe.
+//!
+//! The CS half (entries, policies, capacity) is in [`crate::cs`].
+
+use bytes::Bytes;
+use ndnlab_wire::Name;
+
+use crate::cs::CsState;
+use crate::hash::{key, HashMapU64};
+use crate::pit::{PitEntry, PitFlags};
+use crate::strategy::StrategyKind;
+use crate::token::PitToken;
+use crate::Time;
+
+/// "No index".
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A name slot.
+pub(crate) struct Slot {
+    /// Map key of this slot.
+    pub(crate) key: u64,
+    /// Name TLV-VALUE (component TLVs) of the slot name.
+    pub(crate) name: Bytes,
+    /// Next slot with the same map key.
+    pub(crate) next: u32,
+    /// First PIT entry.
+    pub(crate) pit_head: u32,
+    /// CS entry stored here.
+    pub(crate) cs: u32,
+    /// CS entry (in another slot, with a longer name) reachable by CanBePrefix Interests.
+    pub(crate) indirect: u32,
+    /// Number of components.
+    pub(crate) len: u16,
+}
+
+struct PitSlot {
+    generation: u32,
+    entry: Option<PitEntry>,
+}
+
+/// The PIT-CS composite table. `ContentStore` (see [`crate::cs`]) is its public
+/// management face; PIT operations are used by the pipelines.
+pub struct Pcct {
+    map: HashMapU64<u32>,
+    pub(crate) slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    pit: Vec<PitSlot>,
+    free_pit: Vec<u32>,
+    n_pit: usize,
+    /// Number of CanBePrefix PIT entries per slot name length.
+    cbp_lengths: Vec<u32>,
+    n_cbp: usize,
+    pub(crate) shard: u8,
+    pub(crate) cs: CsState,
+}
+
+/// The result of matching an Interest against a slot.
+pub(crate) struct SlotRef {
+    pub(crate) slot: u32,
+    pub(crate) created: bool,
+}
+
+impl Pcct {
+    pub(crate) fn new(cs: CsState, shard: u8) -> Self {
+        Pcct {
+            map: HashMapU64::default(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            pit: Vec::new(),
+            free_pit: Vec::new(),
+            n_pit: 0,
+            cbp_lengths: Vec::new(),
+            n_cbp: 0,
+            shard,
+            cs,
+        }
+    }
+
+    /// Number of PIT entries.
+    pub fn pit_len(&self) -> usize {
+        self.n_pit
+    }
+
+    /// Whether any CanBePrefix PIT entry exists (Data then probes shorter names).
+    #[inline]
+    pub(crate) fn has_cbp_entries(&self) -> bool {
+        self.n_cbp > 0
+    }
+
+    /// Whether the CS would consider caching (admit flag, non-zero capacity).
+    #[inline]
+    pub(crate) fn cs_admits(&self) -> bool {
+        self.cs.admit && self.cs.capacity() > 0
+    }
+
+    /// Number of name slots in use.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len() - self.free_slots.len()
+    }
+
+    /// Reserve room for `n` names.
+    pub fn reserve(&mut self, n: usize) {
+        self.map.reserve(n);
+        self.slots.reserve(n);
+    }
+
+    // ---------------------------------------------------------------- slots
+
+    #[inline]
+    fn chain_find(&self, mut s: u32, bytes: &[u8]) -> Option<u32> {
+        while s != NONE {
+            let slot = &self.slots[s as usize];
+            if &slot.name[..] == bytes {
+                return Some(s);
+            }
+            s = slot.next;
+        }
+        None
+    }
+
+    /// The slot of the first `n` components of `name` whose hash is `h`.
+    #[inline]
+    pub(crate) fn find_slot(&self, name: &Name, n: usize, h: u64) -> Option<u32> {
+        let head = *self.map.get(&key(h, n))?;
+        self.chain_find(head, name.prefix_bytes(n))
+    }
+
+    /// The slot of the first `n` components of `name`, created if absent (one probe).
+    #[inline]
+    pub(crate) fn slot_get_or_insert(&mut self, name: &Name, n: usize, h: u64) -> SlotRef {
+        use std::collections::hash_map::Entry;
+        let k = key(h, n);
+        let bytes = name.prefix_bytes(n);
+        let head = match self.map.entry(k) {
+            Entry::Occupied(o) => *o.get(),
+            Entry::Vacant(v) => {
+                let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, NONE);
+                v.insert(s);
+                return SlotRef { slot: s, created: true };
+            }
+        };
+        if let Some(s) = self.chain_find(head, bytes) {
+            return SlotRef { slot: s, created: false };
+        }
+        let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, head);
+        self.map.insert(k, s);
+        SlotRef { slot: s, created: true }
+    }
+
+    /// Free slot `s` if nothing uses it any more.
+    #[inline]
+    pub(crate) fn maybe_free_slot(&mut self, s: u32) {
+        let slot = &self.slots[s as usize];
+        if slot.pit_head != NONE || slot.cs != NONE || slot.indirect != NONE || slot.name.is_empty() && slot.key == 0 {
+            return;
+        }
+        let k = slot.key;
+        let next = slot.next;
+        let head = self.map.get(&k).copied().unwrap_or(NONE);
+        if head == s {
+            if next == NONE {
+                self.map.remove(&k);
+            } else {
+                self.map.insert(k, next);
+            }
+        } else {
+            let mut cur = head;
+            while cur != NONE {
+                if self.slots[cur as usize].next == s {
+                    self.slots[cur as usize].next = next;
+                    break;
+                }
+                cur = self.slots[cur as usize].next;
+            }
+        }
+        let slot = &mut self.slots[s as usize];
+        slot.name = Bytes::new();
+        slot.key = 0;
+        slot.next = NONE;
+        self.free_slots.push(s);
+    }
+
+    /// Name bytes of slot `s`.
+    pub(crate) fn slot_name(&self, s: u32) -> &[u8] {
+        &self.slots[s as usize].name
+    }
+
+    // ---------------------------------------------------------------- PIT
+
+    /// The PIT entry in slot `s` with these selectors, if any.
+    #[inline]
+    pub(crate) fn pit_find_in_slot(&self, s: u32, cbp: bool, mbf: bool, digest: Option<&[u8; 32]>) -> Option<u32> {
+        let mut p = self.slots[s as usize].pit_head;
+        while p != NONE {
+            let e = self.pit[p as usize].entry.as_ref().expect("linked PIT entry");
+            if e.flags.can_be_prefix == cbp
+                && e.flags.must_be_fresh == mbf
+                && e.digest.as_deref() == digest
+            {
+                return Some(p);
+            }
+            p = e.next_in_slot;
+        }
+        None
+    }
+
+    /// Insert a new PIT entry in slot `s`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pit_insert(
+        &mut self,
+        s: u32,
+        flags: PitFlags,
+        digest: Option<[u8; 32]>,
+        strategy: StrategyKind,
+        name_hash: u64,
+        interest: Bytes,
+        now: Time,
+    ) -> u32 {
+        let head = self.slots[s as usize].pit_head;
+        let idx = match self.free_pit.pop() {
+            Some(i) => i,
+            None => {
+                self.pit.push(PitSlot { generation: 0, entry: None });
+                (self.pit.len() - 1) as u32
+            }
+        };
+        let ps = &mut self.pit[idx as usize];
+        ps.generation = (ps.generation + 1) & 0x00FF_FFFF;
+        ps.entry = Some(PitEntry {
+            slot: s,
+            next_in_slot: head,
+            generation: ps.generation,
+            flags,
+            strategy,
+            measure_key: 0,
+            digest: digest.map(Box::new),
+            name_hash,
+            expiry: now,
+            suppression_interval: 0,
+            interest,
+            in_records: Default::default(),
+            out_records: Default::default(),
+        });
+        self.slots[s as usize].pit_head = idx;
+        if flags.can_be_prefix {
+            let l = self.slots[s as usize].len as usize;
+            if self.cbp_lengths.len() <= l {
+                self.cbp_lengths.resize(l + 1, 0);
+            }
+            self.cbp_lengths[l] += 1;
+            self.n_cbp += 1;
+        }
+        self.n_pit += 1;
+        idx
+    }
+
+    /// Remove PIT entry `p`, returning it.
+    pub(crate) fn pit_remove(&mut self, p: u32) -> Option<PitEntry> {
+        let e = self.pit.get_mut(p as usize)?.entry.take()?;
+        let s = e.slot;
+        // unlink from the slot's list
+        let head = self.slots[s as usize].pit_head;
+        if head == p {
+            self.slots[s as usize].pit_head = e.next_in_slot;
+        } else {
+            let mut cur = head;
+            while cur != NONE {
+                let c = self.pit[cur as usize].entry.as_mut().expect("linked PIT entry");
+                if c.next_in_slot == p {
+                    c.next_in_slot = e.next_in_slot;
+                    break;
+                }
+                cur = c.next_in_slot;
+            }
+        }
+        if e.flags.can_be_prefix {
+            let l = self.slots[s as usize].len as usize;
+            self.cbp_lengths[l] -= 1;
+            self.n_cbp -= 1;
+        }
+        self.free_pit.push(p);
+        self.n_pit -= 1;
+        self.maybe_free_slot(s);
+        Some(e)
+    }
+
+    /// PIT entry `p`.
+    #[inline]
+    pub(crate) fn pit(&self, p: u32) -> Option<&PitEntry> {
+        self.pit.get(p as usize)?.entry.as_ref()
+    }
+
+    /// PIT entry `p`, mutably.
+    #[inline]
+    pub(crate) fn pit_mut(&mut self, p: u32) -> Option<&mut PitEntry> {
+        self.pit.get_mut(p as usize)?.entry.as_mut()
+    }
+
+    /// Whether `(p, generation)` still names a live entry.
+    #[inline]
+    pub(crate) fn pit_live(&self, p: u32, generation: u32) -> bool {
+        self.pit.get(p as usize).is_some_and(|s| s.generation == generation && s.entry.is_some())
+    }
+
+    /// The token for entry `p`.
+    #[inline]
+    pub(crate) fn token_of(&self, p: u32) -> PitToken {
+        PitToken { shard: self.shard, generation: self.pit[p as usize].generation, index: p }
+    }
+
+    /// Resolve a token we issued to a live PIT entry.
+    #[inline]
+    pub(crate) fn pit_by_token(&self, token: &[u8]) -> Option<u32> {
+        let t = PitToken::decode(token)?;
+        (t.shard == self.shard && self.pit_live(t.index, t.generation)).then_some(t.index)
+    }
+
+    /// PIT entries in slot `s`.
+    pub(crate) fn pit_in_slot(&self, s: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut p = self.slots[s as usize].pit_head;
+        std::iter::from_fn(move || {
+            if p == NONE {
+                return None;
+            }
+            let cur = p;
+            p = self.pit[p as usize].entry.as_ref().expect("linked PIT entry").next_in_slot;
+            Some(cur)
+        })
+    }
+
+    /// Every live PIT entry index.
+    pub(crate) fn pit_ids(&self) -> Vec<u32> {
+        (0..self.pit.len() as u32).filter(|&i| self.pit[i as usize].entry.is_some()).collect()
+    }
+
+    /// Indices of PIT entries Data named `name` can satisfy, not checking digests
+    /// (done by the caller, which computes the Data digest only when needed).
+    /// `exact` is the slot of the full Data name if it exists.
+    pub(crate) fn pit_candidates(
+        &self,
+        name: &Name,
+        hashes: &[u64],
+        exact: Option<u32>,
+        out: &mut smallvec::SmallVec<[u32; 4]>,
+    ) {
+        if let Some(s) = exact {
+            out.extend(self.pit_in_slot(s));
+        }
+        if self.n_cbp == 0 {
+            return;
+        }
+        let n = name.len();
+        for l in 0..n.min(self.cbp_lengths.len()) {
+            if self.cbp_lengths[l] == 0 {
+                continue;
+            }
+            if let Some(s) = self.find_slot(name, l, hashes[l]) {
+                for p in self.pit_in_slot(s) {
+                    if self.pit[p as usize].entry.as_ref().is_some_and(|e| e.flags.can_be_prefix) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn alloc_slot(slots: &mut Vec<Slot>, free: &mut Vec<u32>, k: u64, name: &Name, n: usize, next: u32) -> u32 {
+    let end = name.prefix_bytes(n).len();
+    let slot = Slot {
+        key: k,
+        name: name.value().slice(..end),
+        next,
+        pit_head: NONE,
+        cs: NONE,
+        indirect: NONE,
+        len: n as u16,
+    };
+    match free.pop() {
+        Some(s) => {
+            slots[s as usize] = slot;
+            s
+        }
+        None => {
+            slots.push(slot);
+            (slots.len() - 1) as u32
+        }
+    }
+}

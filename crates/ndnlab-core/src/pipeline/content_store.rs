@@ -1,0 +1,59 @@
+//! ContentStore hit and ContentStore miss pipelines.
+
+use ndnlab_wire::Interest;
+
+use crate::counters::DropReason;
+use crate::face::{FaceId, FaceScope};
+use crate::forwarder::{Forwarder, LpMeta};
+use crate::Time;
+
+impl Forwarder {
+    /// NFD `onContentStoreHit`: the cached Data goes back to the downstream, with the
+    /// downstream's PIT token and IncomingFaceId = content store.
+    pub(crate) fn content_store_hit(&mut self, _now: Time, from: FaceId, c: u32, meta: LpMeta) {
+        let data = self.pcct.cs_data(c).clone();
+        let meta = LpMeta {
+            pit_token: meta.pit_token,
+            incoming_face_id: Some(FaceId::CONTENT_STORE.0),
+            ..Default::default()
+        };
+        self.outgoing_data(from, data, meta);
+    }
+
+    /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn content_store_miss(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        interest: Interest,
+        nonce: u32,
+        meta: LpMeta,
+        hashes: &[u64],
+    ) {
+        let lifetime = interest.lifetime().as_nanos() as u64;
+        let expiry = now.saturating_add(lifetime);
+        let e = self.pcct.pit_mut(p).expect("live PIT entry");
+        e.insert_in_record(from, nonce, now, expiry, meta.pit_token);
+        if expiry > e.expiry {
+            e.expiry = expiry;
+        }
+        e.interest = interest.wire().clone();
+        let strategy = e.strategy;
+
+        // NextHopFaceId from a local face bypasses the strategy.
+        if let Some(nh) = meta.next_hop_face_id {
+            let from_local = self.face(from).is_some_and(|f| f.scope == FaceScope::Local);
+            if from_local {
+                if self.has_face(FaceId(nh)) {
+                    self.outgoing_interest(now, from, p, FaceId(nh), interest);
+                } else {
+                    self.drop_packet(DropReason::BadNextHopFaceId);
+                }
+                return;
+            }
+        }
+        self.after_receive_interest(strategy, now, from, p, interest, hashes);
+    }
+}

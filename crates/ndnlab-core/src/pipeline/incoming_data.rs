@@ -1,0 +1,157 @@
+//! Incoming Data pipeline (NFD `onIncomingData`) and Data unsolicited
+//! (`onDataUnsolicited`).
+//!
+//! PIT match: the entry named by our PIT token when the upstream echoed it (no
+//! hashing at all when it is an exact-name entry and no CanBePrefix entry exists),
+//! else the slot of the Data name; plus CanBePrefix entries at the shorter lengths
+//! where any exist; entries that require an implicit digest compare it (the Data
+//! digest is computed only then). Then CS insert, then every pending downstream of
+//! every matched entry gets the Data once, with its own PIT token.
+
+use bytes::Bytes;
+use ndnlab_wire::Data;
+use smallvec::SmallVec;
+
+use super::scope::is_localhost;
+use crate::counters::DropReason;
+use crate::face::{FaceId, LinkType};
+use crate::forwarder::{Forwarder, LpMeta, UnsolicitedDataPolicy};
+use crate::hash::PrefixHashes;
+use crate::Time;
+
+impl Forwarder {
+    /// Incoming Data from `from`.
+    pub fn handle_data(&mut self, now: Time, from: FaceId, data: Data, meta: LpMeta) {
+        let Some(face) = self.faces.get_mut(&from.0) else {
+            self.drop_packet(DropReason::UnknownFace);
+            return;
+        };
+        face.counters.n_in_data += 1;
+        self.counters.n_in_data += 1;
+        let is_local = face.is_local();
+        if !is_local && is_localhost(data.name()) {
+            self.drop_packet(DropReason::LocalhostViolation);
+            return;
+        }
+        let name = data.name();
+        let len = name.len();
+
+        // Exact slot: from the token if it names an exact-name entry, else by hash.
+        let mut exact = None;
+        if let Some(p) = meta.pit_token.as_deref().and_then(|t| self.pcct.pit_by_token(t)) {
+            let s = self.pcct.pit(p).expect("live").slot;
+            if self.pcct.slot_name(s) == name.value_bytes() {
+                exact = Some(s);
+            }
+        }
+        let need_all_hashes = self.pcct.has_cbp_entries();
+        let hashes: PrefixHashes = if need_all_hashes {
+            crate::hash::prefix_hashes(name)
+        } else {
+            PrefixHashes::new()
+        };
+        let full_hash = |h: &PrefixHashes| if h.is_empty() { name.prefix_hash(len) } else { h[len] };
+        let mut full = None;
+        if exact.is_none() {
+            let h = full_hash(&hashes);
+            full = Some(h);
+            exact = self.pcct.find_slot(name, len, h);
+        }
+
+        let mut cands: SmallVec<[u32; 4]> = SmallVec::new();
+        self.pcct.pit_candidates(name, &hashes, exact, &mut cands);
+        // Entries that require a digest.
+        cands.retain(|p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
+            None => true,
+            Some(d) => &data.implicit_digest() == d,
+        });
+
+        if cands.is_empty() {
+            let h = full.unwrap_or_else(|| full_hash(&hashes));
+            self.data_unsolicited(now, from, is_local, data, meta, exact, h);
+            return;
+        }
+
+        // CS insert (unless the producer asked for NoCache).
+        if !meta.cache_policy_no_cache && self.pcct.cs_admits() {
+            let s = match exact {
+                Some(s) => s,
+                None => {
+                    let h = full.unwrap_or_else(|| full_hash(&hashes));
+                    self.pcct.slot_get_or_insert(name, len, h).slot
+                }
+            };
+            if let Some(c) = self.pcct.cs_insert(s, &data, now, false) {
+                for &p in &cands {
+                    let ps = self.pcct.pit(p).expect("live").slot;
+                    if ps != s {
+                        self.pcct.cs_set_indirect(ps, c);
+                    }
+                }
+            } else {
+                self.pcct.maybe_free_slot(s);
+            }
+        }
+
+        // Satisfy every matched entry; each pending downstream gets the Data once.
+        let ingress_adhoc = self.face(from).is_some_and(|f| f.link == LinkType::AdHoc);
+        let mut downstreams: SmallVec<[(FaceId, Option<Bytes>); 4]> = SmallVec::new();
+        for &p in &cands {
+            let strategy = self.pcct.pit(p).expect("live").strategy;
+            self.before_satisfy(strategy, now, from, p);
+            let e = self.pcct.pit_mut(p).expect("live");
+            e.flags.satisfied = true;
+            for r in e.in_records.drain(..) {
+                if r.expiry <= now || (r.face == from && !ingress_adhoc) {
+                    continue;
+                }
+                if !downstreams.iter().any(|(f, _)| *f == r.face) {
+                    downstreams.push((r.face, r.token));
+                }
+            }
+            e.out_records.retain(|o| o.face != from);
+            self.finalize(now, p);
+        }
+        let congestion_mark = meta.congestion_mark;
+        for (to, token) in downstreams {
+            let meta = LpMeta {
+                pit_token: token,
+                congestion_mark,
+                incoming_face_id: Some(from.0),
+                ..Default::default()
+            };
+            self.outgoing_data(to, data.clone(), meta);
+        }
+    }
+
+    /// NFD `onDataUnsolicited`: cache or drop by policy.
+    #[allow(clippy::too_many_arguments)]
+    fn data_unsolicited(
+        &mut self,
+        now: Time,
+        _from: FaceId,
+        from_local: bool,
+        data: Data,
+        meta: LpMeta,
+        exact: Option<u32>,
+        full_hash: u64,
+    ) {
+        let admit = match self.config.unsolicited {
+            UnsolicitedDataPolicy::DropAll => false,
+            UnsolicitedDataPolicy::AdmitLocal => from_local,
+            UnsolicitedDataPolicy::AdmitNetwork => !from_local,
+            UnsolicitedDataPolicy::AdmitAll => true,
+        };
+        if !admit || meta.cache_policy_no_cache {
+            self.drop_packet(DropReason::UnsolicitedData);
+            return;
+        }
+        let s = match exact {
+            Some(s) => s,
+            None => self.pcct.slot_get_or_insert(data.name(), data.name().len(), full_hash).slot,
+        };
+        if self.pcct.cs_insert(s, &data, now, true).is_none() {
+            self.pcct.maybe_free_slot(s);
+        }
+    }
+}

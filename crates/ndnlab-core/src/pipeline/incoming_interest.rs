@@ -1,0 +1,129 @@
+//! Incoming Interest pipeline (NFD `onIncomingInterest`) and Interest loop
+//! (`onInterestLoop`).
+//!
+//! Order: counters -> HopLimit (drop at 0, decrement in place) -> `/localhost` scope
+//! -> Dead Nonce List -> PCCT probe (one map probe for CS lookup + PIT insert) ->
+//! duplicate Nonce in PIT -> CS lookup (only when no pending PIT entry) -> CS hit or
+//! CS miss.
+//!
+//! On a new PIT entry the CS lookup happens before the entry is created; a CS hit
+//! then counts a satisfied Interest without allocating a PIT entry, which is what NFD
+//! observably does (it inserts, hits, and erases at once).
+
+use bytes::Bytes;
+use ndnlab_wire::{Interest, Nack, NackReason};
+
+use super::scope::is_localhost;
+use crate::counters::DropReason;
+use crate::dispatch::len_without_digest;
+use crate::face::{FaceId, LinkType};
+use crate::forwarder::{Forwarder, LpMeta};
+use crate::hash::prefix_hashes;
+use crate::pit::{PitFlags, DUP_IN_SAME};
+use crate::Time;
+
+impl Forwarder {
+    /// Incoming Interest from `from`. `meta` carries its LpPacket fields.
+    pub fn handle_interest(&mut self, now: Time, from: FaceId, mut interest: Interest, meta: LpMeta) {
+        let Some(face) = self.faces.get_mut(&from.0) else {
+            self.drop_packet(DropReason::UnknownFace);
+            return;
+        };
+        face.counters.n_in_interests += 1;
+        self.counters.n_in_interests += 1;
+        let (is_local, link) = (face.is_local(), face.link);
+
+        // HopLimit: drop at zero, else decrement in place (before any clone of the bytes).
+        if let Some(h) = interest.hop_limit() {
+            if h == 0 {
+                face.counters.n_in_hop_limit_zero += 1;
+                self.drop_packet(DropReason::HopLimitZero);
+                return;
+            }
+            interest.set_hop_limit(h - 1);
+        }
+        if !is_local && is_localhost(interest.name()) {
+            self.drop_packet(DropReason::LocalhostViolation);
+            return;
+        }
+        let nonce = match interest.nonce() {
+            Some(n) => n,
+            None => {
+                let n = self.random() as u32;
+                interest.set_nonce(n);
+                n
+            }
+        };
+
+        let name = interest.name();
+        let len = name.len();
+        let hashes = prefix_hashes(name);
+        if self.dnl.has(now, hashes[len], nonce) {
+            self.interest_loop(from, link, interest, meta);
+            return;
+        }
+
+        // The slot is the name without a trailing implicit digest.
+        let klen = len_without_digest(name);
+        let digest = if klen < len { name.get(klen).and_then(|c| c.as_digest()) } else { None };
+        let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
+        let sref = self.pcct.slot_get_or_insert(name, klen, hashes[klen]);
+        let s = sref.slot;
+
+        let existing = if sref.created { None } else { self.pcct.pit_find_in_slot(s, cbp, mbf, digest.as_ref()) };
+        let p = match existing {
+            Some(p) => {
+                let e = self.pcct.pit(p).expect("found PIT entry");
+                let dnw = e.find_duplicate_nonce(nonce, from);
+                let dup = if link == LinkType::PointToPoint { dnw & !DUP_IN_SAME != 0 } else { dnw != 0 };
+                if dup {
+                    self.interest_loop(from, link, interest, meta);
+                    return;
+                }
+                if e.in_records.is_empty() {
+                    if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
+                        self.counters.n_cs_hits += 1;
+                        self.pcct.pit_mut(p).expect("live").flags.satisfied = true;
+                        self.content_store_hit(now, from, c, meta);
+                        self.finalize(now, p);
+                        return;
+                    }
+                    self.counters.n_cs_misses += 1;
+                }
+                p
+            }
+            None => {
+                if !sref.created {
+                    if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
+                        self.counters.n_cs_hits += 1;
+                        self.counters.n_satisfied_interests += 1;
+                        self.content_store_hit(now, from, c, meta);
+                        return;
+                    }
+                } else {
+                    // A new slot has no CS entry: a miss without looking.
+                    self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now);
+                }
+                self.counters.n_cs_misses += 1;
+                let strategy = self.sc.find_effective_with(name, &hashes);
+                let flags = PitFlags { can_be_prefix: cbp, must_be_fresh: mbf, ..Default::default() };
+                let p = self.pcct.pit_insert(s, flags, digest, strategy, hashes[len], Bytes::new(), now);
+                let generation = self.pcct.pit(p).expect("inserted").generation;
+                let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
+                self.timers.push(expiry, p, generation);
+                p
+            }
+        };
+        self.content_store_miss(now, from, p, interest, nonce, meta, &hashes);
+    }
+
+    /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
+    pub(crate) fn interest_loop(&mut self, from: FaceId, link: LinkType, interest: Interest, meta: LpMeta) {
+        self.drop_packet(DropReason::DuplicateNonce);
+        if link != LinkType::PointToPoint {
+            return;
+        }
+        let meta = LpMeta { pit_token: meta.pit_token, ..Default::default() };
+        self.emit_nack(from, Nack::new(interest, NackReason::Duplicate), meta);
+    }
+}

@@ -1,0 +1,31 @@
+//! Interest finalize pipeline (NFD `onInterestFinalize`): counts the entry as
+//! satisfied or unsatisfied, inserts its outgoing Nonces into the Dead Nonce List
+//! when needed, informs the strategy, and removes the entry.
+
+use crate::forwarder::Forwarder;
+use crate::Time;
+
+impl Forwarder {
+    /// Remove PIT entry `p`.
+    pub(crate) fn finalize(&mut self, now: Time, p: u32) {
+        let Some(e) = self.pcct.pit_remove(p) else { return };
+        if e.flags.satisfied {
+            self.counters.n_satisfied_interests += 1;
+        } else {
+            self.counters.n_unsatisfied_interests += 1;
+            self.strategy_on_unsatisfied(now, &e);
+        }
+        // NFD: the Dead Nonce List needs the Nonces unless the entry was satisfied
+        // without MustBeFresh (then a looping copy would hit the CS).
+        if !e.flags.satisfied || e.flags.must_be_fresh {
+            for r in &e.out_records {
+                self.dnl.add(now, e.name_hash, r.nonce);
+            }
+        }
+    }
+
+    /// NFD `rejectPendingInterest`: finalize unsatisfied now.
+    pub(crate) fn reject_pending(&mut self, now: Time, p: u32) {
+        self.finalize(now, p);
+    }
+}

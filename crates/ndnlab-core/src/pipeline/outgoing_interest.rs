@@ -1,0 +1,45 @@
+//! Outgoing Interest pipeline (NFD `onOutgoingInterest`).
+
+use ndnlab_wire::Interest;
+
+use crate::counters::DropReason;
+use crate::face::FaceId;
+use crate::forwarder::{Forwarder, LpMeta, OutPacket, Transmit};
+use crate::Time;
+
+impl Forwarder {
+    /// Send the Interest of PIT entry `p` (as received from `from`) to `to`:
+    /// out-record, PIT token, counters. The bytes are the incoming ones.
+    pub(crate) fn outgoing_interest(&mut self, now: Time, from: FaceId, p: u32, to: FaceId, interest: Interest) {
+        let Some(out_face) = self.faces.get_mut(&to.0) else {
+            self.drop_packet(DropReason::UnknownFace);
+            return;
+        };
+        if !out_face.is_local() && interest.hop_limit() == Some(0) {
+            out_face.counters.n_out_hop_limit_zero += 1;
+            self.drop_packet(DropReason::OutHopLimitZero);
+            return;
+        }
+        out_face.counters.n_out_interests += 1;
+        let to_local = out_face.is_local();
+        self.counters.n_out_interests += 1;
+        let nonce = interest.nonce().unwrap_or(0);
+        let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
+        let token = self.config.pit_tokens.then(|| self.pcct.token_of(p).to_wire());
+        if let Some(e) = self.pcct.pit_mut(p) {
+            e.insert_out_record(to, nonce, now, expiry);
+        }
+        let meta = LpMeta {
+            pit_token: token,
+            incoming_face_id: to_local.then_some(from.0),
+            ..Default::default()
+        };
+        self.out.push_back(Transmit { face: to, packet: OutPacket::Interest(interest), meta });
+    }
+
+    /// The stored Interest of entry `p` (for retries and Nacks; rare paths).
+    pub(crate) fn stored_interest(&self, p: u32) -> Option<Interest> {
+        let e = self.pcct.pit(p)?;
+        Interest::decode(e.interest.clone()).ok()
+    }
+}

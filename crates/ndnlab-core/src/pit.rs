@@ -1,0 +1,177 @@
+//! PIT entries, with NFD's in-records (downstreams) and out-records (upstreams).
+//!
+//! An entry is identified by name (its PCCT slot), CanBePrefix, MustBeFresh and,
+//! for Interests ending with an implicit digest, that digest (the slot is the name
+//! without it). The entry keeps the wire bytes of the latest Interest (used to
+//! retry on another upstream or to Nack a downstream, both rare) rather than a
+//! decoded view, to stay small: see `size_of::<PitEntry>()` in the memory bench.
+
+use bytes::Bytes;
+use ndnlab_wire::NackReason;
+use smallvec::SmallVec;
+
+use crate::face::FaceId;
+use crate::strategy::StrategyKind;
+use crate::Time;
+
+/// A downstream that expressed the Interest.
+#[derive(Debug, Clone)]
+pub struct InRecord {
+    /// Downstream face.
+    pub face: FaceId,
+    /// Nonce of the downstream's latest Interest.
+    pub nonce: u32,
+    /// When that Interest's lifetime ends.
+    pub expiry: Time,
+    /// When the downstream last (re)expressed it.
+    pub last_renewed: Time,
+    /// The downstream's PIT token, echoed on Data/Nack.
+    pub token: Option<Bytes>,
+}
+
+/// An upstream the Interest was forwarded to.
+#[derive(Debug, Clone)]
+pub struct OutRecord {
+    /// Upstream face.
+    pub face: FaceId,
+    /// Nonce sent.
+    pub nonce: u32,
+    /// When it was last sent.
+    pub last_renewed: Time,
+    /// When it stops being pending.
+    pub expiry: Time,
+    /// Nack received from the upstream, if any.
+    pub nack: Option<NackReason>,
+    /// Per-upstream retransmission suppression interval (multicast, ASF).
+    pub suppression_interval: Time,
+}
+
+/// Flags of a PIT entry.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PitFlags {
+    /// Interest had CanBePrefix.
+    pub can_be_prefix: bool,
+    /// Interest had MustBeFresh.
+    pub must_be_fresh: bool,
+    /// Satisfied by Data (or a CS hit).
+    pub satisfied: bool,
+    /// ASF sent a probe for this entry.
+    pub probed: bool,
+}
+
+/// A PIT entry.
+#[derive(Debug, Clone)]
+pub struct PitEntry {
+    /// PCCT slot (the name).
+    pub slot: u32,
+    /// Next entry in the same slot.
+    pub next_in_slot: u32,
+    /// Generation (matches the PIT token).
+    pub generation: u32,
+    /// Flags.
+    pub flags: PitFlags,
+    /// Strategy chosen at creation.
+    pub strategy: StrategyKind,
+    /// ASF measurements key (hash of the FIB prefix used), 0 if none.
+    pub measure_key: u64,
+    /// Implicit digest the Data must have (Interest name ended with it).
+    pub digest: Option<Box<[u8; 32]>>,
+    /// Hash of the full Interest name (Dead Nonce List key).
+    pub name_hash: u64,
+    /// When the entry expires (max in-record expiry; `now` once satisfied or rejected).
+    pub expiry: Time,
+    /// Entry-level retransmission suppression interval (best-route).
+    pub suppression_interval: Time,
+    /// The latest Interest as forwarded (wire bytes).
+    pub interest: Bytes,
+    /// Downstreams.
+    pub in_records: SmallVec<[InRecord; 1]>,
+    /// Upstreams.
+    pub out_records: SmallVec<[OutRecord; 1]>,
+}
+
+impl PitEntry {
+    /// The in-record of `face`.
+    pub fn in_record(&self, face: FaceId) -> Option<&InRecord> {
+        self.in_records.iter().find(|r| r.face == face)
+    }
+
+    /// The out-record of `face`.
+    pub fn out_record(&self, face: FaceId) -> Option<&OutRecord> {
+        self.out_records.iter().find(|r| r.face == face)
+    }
+
+    /// The out-record of `face`, mutably.
+    pub fn out_record_mut(&mut self, face: FaceId) -> Option<&mut OutRecord> {
+        self.out_records.iter_mut().find(|r| r.face == face)
+    }
+
+    /// Insert or refresh the in-record of `face`.
+    pub fn insert_in_record(&mut self, face: FaceId, nonce: u32, now: Time, expiry: Time, token: Option<Bytes>) {
+        match self.in_records.iter_mut().find(|r| r.face == face) {
+            Some(r) => {
+                r.nonce = nonce;
+                r.expiry = expiry;
+                r.last_renewed = now;
+                r.token = token;
+            }
+            None => self.in_records.push(InRecord { face, nonce, expiry, last_renewed: now, token }),
+        }
+    }
+
+    /// Insert or refresh the out-record of `face`.
+    pub fn insert_out_record(&mut self, face: FaceId, nonce: u32, now: Time, expiry: Time) -> &mut OutRecord {
+        let i = match self.out_records.iter().position(|r| r.face == face) {
+            Some(i) => {
+                let r = &mut self.out_records[i];
+                r.nonce = nonce;
+                r.last_renewed = now;
+                r.expiry = expiry;
+                r.nack = None;
+                i
+            }
+            None => {
+                self.out_records.push(OutRecord {
+                    face,
+                    nonce,
+                    last_renewed: now,
+                    expiry,
+                    nack: None,
+                    suppression_interval: 0,
+                });
+                self.out_records.len() - 1
+            }
+        };
+        &mut self.out_records[i]
+    }
+
+    /// NFD `hasPendingOutRecords`: an out-record not expired and not Nacked.
+    pub fn has_pending_out_records(&self, now: Time) -> bool {
+        self.out_records.iter().any(|r| r.expiry > now && r.nack.is_none())
+    }
+
+    /// Latest out-record send time.
+    pub fn last_outgoing(&self) -> Option<Time> {
+        self.out_records.iter().map(|r| r.last_renewed).max()
+    }
+
+    /// Whether an in-record or out-record carries `nonce`. Returns NFD's
+    /// DuplicateNonceWhere bits: 1 in-same, 2 in-other, 4 out-same, 8 out-other.
+    pub fn find_duplicate_nonce(&self, nonce: u32, face: FaceId) -> u8 {
+        let mut w = 0;
+        for r in &self.in_records {
+            if r.nonce == nonce {
+                w |= if r.face == face { 1 } else { 2 };
+            }
+        }
+        for r in &self.out_records {
+            if r.nonce == nonce {
+                w |= if r.face == face { 4 } else { 8 };
+            }
+        }
+        w
+    }
+}
+
+/// NFD DuplicateNonceWhere bit: same nonce from the same downstream.
+pub const DUP_IN_SAME: u8 = 1;

@@ -1,0 +1,453 @@
+//! `fwd.toml`: the daemon's configuration.
+//!
+//! Every section rejects unknown keys (`deny_unknown_fields`), every field has a
+//! default, and [`FwdConfig::validate`] checks what serde cannot, naming the bad key
+//! in its error. `crates/ndnlab-fwd/fwd.example.toml` documents each key.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The default Unix socket: what NFD uses on Linux and what python-ndn 0.5 and
+/// ndn-cxx clients connect to when nothing is configured.
+pub const DEFAULT_UNIX_SOCKET: &str = "/run/nfd/nfd.sock";
+
+/// A configuration problem, naming the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// TOML syntax error, unknown key or wrongly typed value (toml names the key and line).
+    #[error("{path}: {source}")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: Box<toml::de::Error>,
+    },
+    /// A value that parsed but makes no sense.
+    #[error("invalid `{key}`: {reason}")]
+    Invalid { key: String, reason: String },
+}
+
+fn invalid(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct FwdConfig {
+    pub forwarder: ForwarderSection,
+    pub cs: CsSection,
+    pub log: LogSection,
+    pub management: ManagementSection,
+    pub faces: FacesSection,
+    /// Faces created at startup (e.g. toward another forwarder).
+    #[serde(rename = "face")]
+    pub static_faces: Vec<StaticFace>,
+    /// Static routes, installed with origin `static` (255).
+    #[serde(rename = "route")]
+    pub routes: Vec<StaticRoute>,
+    /// Strategy choices.
+    #[serde(rename = "strategy")]
+    pub strategies: Vec<StrategyEntry>,
+}
+
+/// `[forwarder]`: forwarding threads and their queues.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ForwarderSection {
+    /// Forwarding shards, each on its own thread; 0 = chosen from the machine.
+    pub threads: usize,
+    /// Capacity (in packets) of each shard's input queue; a full queue drops and counts.
+    pub queue_capacity: usize,
+    /// Leading name components hashed by the Name Dispatch Table.
+    pub dispatch_components: usize,
+}
+
+impl Default for ForwarderSection {
+    fn default() -> Self {
+        ForwarderSection {
+            threads: 0,
+            queue_capacity: 65536,
+            dispatch_components: 1,
+        }
+    }
+}
+
+impl ForwarderSection {
+    /// The number of shards to run: the configured value, or one (cores <= 2) or
+    /// cores/2 capped at 8 forwarding threads, leaving cores to the face I/O.
+    pub fn effective_threads(&self) -> usize {
+        if self.threads > 0 {
+            return self.threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / 2).clamp(1, 8)
+    }
+}
+
+/// `[cs]`: content store.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CsSection {
+    /// Maximum number of Data packets (per forwarder, split among shards).
+    pub capacity: usize,
+    /// `lru` or `priority-fifo`.
+    pub policy: String,
+    /// Admit new Data into the CS.
+    pub admit: bool,
+    /// Serve Interests from the CS.
+    pub serve: bool,
+}
+
+impl Default for CsSection {
+    fn default() -> Self {
+        CsSection {
+            capacity: 65536,
+            policy: "lru".into(),
+            admit: true,
+            serve: true,
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogSection {
+    /// A `tracing` filter: `info`, `debug`, `ndnlab_fwd=trace,info`, ...
+    pub level: String,
+}
+
+impl Default for LogSection {
+    fn default() -> Self {
+        LogSection {
+            level: "info".into(),
+        }
+    }
+}
+
+/// `[management]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ManagementSection {
+    /// Serve the NFD management protocol under /localhost/nfd.
+    pub enabled: bool,
+    /// FreshnessPeriod of status dataset segments, in milliseconds.
+    pub dataset_freshness_ms: u64,
+    /// Maximum payload of one dataset segment, in bytes.
+    pub dataset_segment_size: usize,
+}
+
+impl Default for ManagementSection {
+    fn default() -> Self {
+        ManagementSection {
+            enabled: true,
+            dataset_freshness_ms: 1000,
+            dataset_segment_size: 7000,
+        }
+    }
+}
+
+/// `[faces]`: listeners and per-face limits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FacesSection {
+    pub unix: UnixSection,
+    pub tcp: TcpSection,
+    pub udp: UdpSection,
+    /// Send queue limit of each face, in packets; beyond it packets are dropped and counted.
+    pub queue_capacity: usize,
+    /// CoDel-style congestion marking: base interval in milliseconds (NFD: 100).
+    pub congestion_interval_ms: u64,
+    /// Congestion marking threshold in bytes queued (NFD: 65536).
+    pub congestion_threshold: usize,
+}
+
+impl Default for FacesSection {
+    fn default() -> Self {
+        FacesSection {
+            unix: UnixSection::default(),
+            tcp: TcpSection::default(),
+            udp: UdpSection::default(),
+            queue_capacity: 4096,
+            congestion_interval_ms: 100,
+            congestion_threshold: 65536,
+        }
+    }
+}
+
+/// `[faces.unix]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnixSection {
+    pub enabled: bool,
+    pub path: PathBuf,
+}
+
+impl Default for UnixSection {
+    fn default() -> Self {
+        UnixSection {
+            enabled: true,
+            path: PathBuf::from(DEFAULT_UNIX_SOCKET),
+        }
+    }
+}
+
+/// `[faces.tcp]`.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpSection {
+    /// Listening addresses, v4 or v6 (`"0.0.0.0:6363"`, `"[::1]:6363"`).
+    pub listen: Vec<SocketAddr>,
+}
+
+/// `[faces.udp]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UdpSection {
+    /// Unicast listening addresses, v4 or v6; datagrams from new peers create on-demand faces.
+    pub listen: Vec<SocketAddr>,
+    /// Largest datagram sent; bigger packets are fragmented (NDNLPv2).
+    pub mtu: usize,
+    /// On-demand UDP faces idle for this long are closed (seconds).
+    pub idle_timeout_s: u64,
+    /// Multicast groups.
+    pub multicast: Vec<MulticastEntry>,
+}
+
+impl Default for UdpSection {
+    fn default() -> Self {
+        UdpSection {
+            listen: Vec::new(),
+            mtu: 1452,
+            idle_timeout_s: 600,
+            multicast: Vec::new(),
+        }
+    }
+}
+
+/// `[[faces.udp.multicast]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MulticastEntry {
+    /// Group and port, e.g. `"224.0.23.170:56363"`.
+    pub group: SocketAddr,
+    /// Local interface address to join on (v4 only), default 0.0.0.0.
+    #[serde(default)]
+    pub interface: Option<std::net::Ipv4Addr>,
+}
+
+/// `[[face]]`: a face created at startup.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticFace {
+    /// `udp4://127.0.0.1:6363`, `tcp4://...`, `udp6://[::1]:6363`, `tcp6://...`.
+    pub uri: String,
+    /// Local MTU override for UDP (fragmentation size).
+    #[serde(default)]
+    pub mtu: Option<usize>,
+}
+
+/// `[[route]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRoute {
+    pub prefix: String,
+    /// The remote URI of a `[[face]]`.
+    pub face: String,
+    #[serde(default)]
+    pub cost: u64,
+}
+
+/// `[[strategy]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategyEntry {
+    pub prefix: String,
+    /// e.g. `/localhost/nfd/strategy/multicast`.
+    pub strategy: String,
+}
+
+impl FwdConfig {
+    /// Parses TOML text (without semantic validation).
+    pub fn from_toml(text: &str, path: &Path) -> Result<FwdConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            source: Box::new(e),
+        })
+    }
+
+    /// Reads, parses and validates a file.
+    pub fn load(path: &Path) -> Result<FwdConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.to_owned(),
+            source: e,
+        })?;
+        let cfg = Self::from_toml(&text, path)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Semantic checks; the error names the offending key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.forwarder.threads > 64 {
+            return Err(invalid("forwarder.threads", "at most 64"));
+        }
+        if self.forwarder.queue_capacity == 0 {
+            return Err(invalid("forwarder.queue_capacity", "must be > 0"));
+        }
+        if self.forwarder.dispatch_components == 0 {
+            return Err(invalid("forwarder.dispatch_components", "must be >= 1"));
+        }
+        match self.cs.policy.as_str() {
+            "lru" | "priority-fifo" => {}
+            other => {
+                return Err(invalid(
+                    "cs.policy",
+                    format!("unknown policy '{other}' (lru, priority-fifo)"),
+                ))
+            }
+        }
+        if tracing_level_ok(&self.log.level).is_err() {
+            return Err(invalid(
+                "log.level",
+                format!("'{}' is not a level or filter", self.log.level),
+            ));
+        }
+        if self.management.dataset_segment_size < 256 {
+            return Err(invalid("management.dataset_segment_size", "must be >= 256"));
+        }
+        if self.faces.unix.enabled && self.faces.unix.path.as_os_str().is_empty() {
+            return Err(invalid("faces.unix.path", "empty path"));
+        }
+        if self.faces.queue_capacity == 0 {
+            return Err(invalid("faces.queue_capacity", "must be > 0"));
+        }
+        if self.faces.congestion_interval_ms == 0 {
+            return Err(invalid("faces.congestion_interval_ms", "must be > 0"));
+        }
+        if !(576..=65000).contains(&self.faces.udp.mtu) {
+            return Err(invalid("faces.udp.mtu", "must be within 576..=65000"));
+        }
+        for (i, m) in self.faces.udp.multicast.iter().enumerate() {
+            if !m.group.ip().is_multicast() {
+                return Err(invalid(
+                    format!("faces.udp.multicast[{i}].group"),
+                    format!("{} is not a multicast address", m.group.ip()),
+                ));
+            }
+        }
+        for (i, f) in self.static_faces.iter().enumerate() {
+            if let Err(e) = crate::face::uri::FaceUri::parse(&f.uri) {
+                return Err(invalid(format!("face[{i}].uri"), e));
+            }
+            if let Some(mtu) = f.mtu {
+                if !(576..=65000).contains(&mtu) {
+                    return Err(invalid(format!("face[{i}].mtu"), "must be within 576..=65000"));
+                }
+            }
+        }
+        for (i, r) in self.routes.iter().enumerate() {
+            if let Err(e) = ndnlab_wire::Name::from_uri(&r.prefix) {
+                return Err(invalid(format!("route[{i}].prefix"), format!("{e}")));
+            }
+            let Ok(uri) = crate::face::uri::FaceUri::parse(&r.face) else {
+                return Err(invalid(format!("route[{i}].face"), "not a face URI"));
+            };
+            if !self
+                .static_faces
+                .iter()
+                .any(|f| crate::face::uri::FaceUri::parse(&f.uri).ok() == Some(uri.clone()))
+            {
+                return Err(invalid(
+                    format!("route[{i}].face"),
+                    format!("'{}' is not the uri of any [[face]]", r.face),
+                ));
+            }
+        }
+        for (i, s) in self.strategies.iter().enumerate() {
+            if let Err(e) = ndnlab_wire::Name::from_uri(&s.prefix) {
+                return Err(invalid(format!("strategy[{i}].prefix"), format!("{e}")));
+            }
+            if ndnlab_wire::Name::from_uri(&s.strategy).is_err() {
+                return Err(invalid(format!("strategy[{i}].strategy"), "not a name"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn tracing_level_ok(level: &str) -> Result<(), ()> {
+    // Accept plain levels and `target=level` directives separated by commas.
+    let levels = ["off", "error", "warn", "info", "debug", "trace"];
+    for directive in level.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let lvl = directive.rsplit('=').next().unwrap_or(directive);
+        if !levels.contains(&lvl.to_ascii_lowercase().as_str()) {
+            return Err(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<FwdConfig, ConfigError> {
+        let c = FwdConfig::from_toml(s, Path::new("t.toml"))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c.faces.unix.path, PathBuf::from(DEFAULT_UNIX_SOCKET));
+        assert_eq!(c.faces.congestion_interval_ms, 100);
+        assert_eq!(c.faces.congestion_threshold, 65536);
+        assert_eq!(c.cs.policy, "lru");
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = parse("[cs]\ncapacty = 3\n").unwrap_err().to_string();
+        assert!(e.contains("capacty"), "{e}");
+        let e = parse("bogus = 1\n").unwrap_err().to_string();
+        assert!(e.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = parse("[cs]\npolicy = \"random\"\n").unwrap_err().to_string();
+        assert!(e.contains("cs.policy"), "{e}");
+        let e = parse("[faces.udp]\nmtu = 10\n").unwrap_err().to_string();
+        assert!(e.contains("faces.udp.mtu"), "{e}");
+        let e = parse("[[route]]\nprefix = \"/a\"\nface = \"udp4://127.0.0.1:9\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("route[0].face"), "{e}");
+        let e = parse("[faces.tcp]\nlisten = [\"nonsense\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("listen"), "{e}");
+    }
+
+    #[test]
+    fn example_file_is_valid() {
+        let text = include_str!("../fwd.example.toml");
+        let c = FwdConfig::from_toml(text, Path::new("fwd.example.toml")).unwrap();
+        c.validate().unwrap();
+        assert_eq!(c.routes.len(), 1);
+    }
+}

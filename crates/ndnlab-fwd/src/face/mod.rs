@@ -1,0 +1,400 @@
+//! Faces: a LinkService (NDNLPv2, [`lp`]) over a transport ([`stream`] for Unix and
+//! TCP, [`udp`] for unicast and multicast datagrams, [`app`] for in-process apps).
+//!
+//! A face is an [`FaceEntry`] in the shared [`FaceTable`]: its identity (id, URIs,
+//! scope, persistency, link type), atomic counters, and its bounded send queue.
+//! Forwarding shards push bursts of [`OutItem`]s into the queue; the face's writer
+//! task encodes them (LpPacket fields, fragmentation, congestion marks) and writes
+//! many packets per system call. Readers cut frames off the socket and hand them to
+//! the runtime's router in bursts. A face that fails is closed once: its id leaves
+//! the table, every shard removes it (PIT records, FIB next hops) and management
+//! drops its routes and posts a face event.
+
+pub mod app;
+pub mod framing;
+pub mod lp;
+pub mod stream;
+pub mod udp;
+pub mod uri;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, Notify};
+
+use lp::LpFields;
+use uri::FaceUri;
+
+/// Network-layer packet kind, for counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PktKind {
+    Interest,
+    Data,
+    Nack,
+}
+
+/// One packet to send on a face.
+#[derive(Debug, Clone)]
+pub struct OutItem {
+    /// A whole Interest or Data TLV.
+    pub pkt: Bytes,
+    pub fields: LpFields,
+    pub kind: PktKind,
+}
+
+/// NFD's FacePersistency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persistency {
+    Persistent = 0,
+    OnDemand = 1,
+    Permanent = 2,
+}
+
+/// Per-face counters, updated by reader/writer tasks and read by management.
+#[derive(Debug, Default)]
+pub struct FaceStats {
+    pub in_interests: AtomicU64,
+    pub in_data: AtomicU64,
+    pub in_nacks: AtomicU64,
+    pub out_interests: AtomicU64,
+    pub out_data: AtomicU64,
+    pub out_nacks: AtomicU64,
+    pub in_bytes: AtomicU64,
+    pub out_bytes: AtomicU64,
+    /// Frames dropped on receive (malformed, LP errors, unknown types).
+    pub in_drops: AtomicU64,
+    /// Packets dropped because the send queue was full.
+    pub queue_drops: AtomicU64,
+    /// Packets dropped because a shard's input queue was full.
+    pub shard_drops: AtomicU64,
+    /// Congestion marks added on send.
+    pub congestion_marks: AtomicU64,
+    /// Partial packets whose fragments did not all arrive.
+    pub reassembly_timeouts: AtomicU64,
+}
+
+impl FaceStats {
+    pub fn count_in(&self, kind: PktKind) {
+        match kind {
+            PktKind::Interest => &self.in_interests,
+            PktKind::Data => &self.in_data,
+            PktKind::Nack => &self.in_nacks,
+        }
+        .fetch_add(1, Relaxed);
+    }
+    pub fn count_out(&self, kind: PktKind) {
+        match kind {
+            PktKind::Interest => &self.out_interests,
+            PktKind::Data => &self.out_data,
+            PktKind::Nack => &self.out_nacks,
+        }
+        .fetch_add(1, Relaxed);
+    }
+}
+
+/// Face limits and congestion marking parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct FaceLimits {
+    pub queue_capacity: usize,
+    pub congestion_interval_ns: u64,
+    pub congestion_threshold: usize,
+}
+
+impl Default for FaceLimits {
+    fn default() -> Self {
+        FaceLimits {
+            queue_capacity: 4096,
+            congestion_interval_ns: 100_000_000,
+            congestion_threshold: 65536,
+        }
+    }
+}
+
+/// A face's send queue: bounded by an atomic packet count (drops are counted).
+pub struct SendQueue {
+    tx: mpsc::UnboundedSender<Vec<OutItem>>,
+    pub queued_pkts: AtomicUsize,
+    pub queued_bytes: AtomicUsize,
+}
+
+/// Receiving end of a face's send queue (owned by its writer task).
+pub type SendQueueRx = mpsc::UnboundedReceiver<Vec<OutItem>>;
+
+/// One face.
+pub struct FaceEntry {
+    pub id: u64,
+    pub remote: FaceUri,
+    pub local: FaceUri,
+    pub local_scope: bool,
+    pub persistency: Persistency,
+    pub multi_access: bool,
+    /// Fragmentation size (datagram faces).
+    pub mtu: Option<usize>,
+    /// NFD's LocalFields flag: attach IncomingFaceId, honour NextHopFaceId/CachePolicy.
+    pub local_fields: AtomicBool,
+    /// Congestion marking enabled (flag bit 2).
+    pub congestion_marking: AtomicBool,
+    pub limits: FaceLimits,
+    pub stats: FaceStats,
+    queue: SendQueue,
+    closed: AtomicBool,
+    close_notify: Notify,
+}
+
+impl FaceEntry {
+    /// A new face and the receiving end of its send queue.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: u64,
+        remote: FaceUri,
+        local: FaceUri,
+        local_scope: bool,
+        persistency: Persistency,
+        multi_access: bool,
+        mtu: Option<usize>,
+        limits: FaceLimits,
+    ) -> (Arc<FaceEntry>, SendQueueRx) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let f = FaceEntry {
+            id,
+            remote,
+            local,
+            local_scope,
+            persistency,
+            multi_access,
+            mtu,
+            local_fields: AtomicBool::new(false),
+            congestion_marking: AtomicBool::new(!local_scope),
+            limits,
+            stats: FaceStats::default(),
+            queue: SendQueue {
+                tx,
+                queued_pkts: AtomicUsize::new(0),
+                queued_bytes: AtomicUsize::new(0),
+            },
+            closed: AtomicBool::new(false),
+            close_notify: Notify::new(),
+        };
+        (Arc::new(f), rx)
+    }
+
+    /// Queues a burst; packets beyond the queue limit are dropped and counted.
+    /// Returns the number dropped.
+    pub fn send_batch(&self, mut items: Vec<OutItem>) -> usize {
+        if self.is_closed() {
+            return items.len();
+        }
+        let cap = self.limits.queue_capacity;
+        let queued = self.queue.queued_pkts.load(Relaxed);
+        let room = cap.saturating_sub(queued);
+        let mut dropped = 0;
+        if items.len() > room {
+            dropped = items.len() - room;
+            items.truncate(room);
+            self.stats.queue_drops.fetch_add(dropped as u64, Relaxed);
+        }
+        if items.is_empty() {
+            return dropped;
+        }
+        let bytes: usize = items.iter().map(|i| i.pkt.len()).sum();
+        self.queue.queued_pkts.fetch_add(items.len(), Relaxed);
+        self.queue.queued_bytes.fetch_add(bytes, Relaxed);
+        let n = items.len();
+        if self.queue.tx.send(items).is_err() {
+            self.queue.queued_pkts.fetch_sub(n, Relaxed);
+            self.queue.queued_bytes.fetch_sub(bytes, Relaxed);
+            return dropped + n;
+        }
+        dropped
+    }
+
+    /// Called by the writer for each burst it took off the queue.
+    pub fn dequeued(&self, items: &[OutItem]) {
+        let bytes: usize = items.iter().map(|i| i.pkt.len()).sum();
+        self.queue.queued_pkts.fetch_sub(items.len(), Relaxed);
+        self.queue.queued_bytes.fetch_sub(bytes, Relaxed);
+    }
+
+    /// Bytes waiting in the send queue.
+    pub fn queued_bytes(&self) -> usize {
+        self.queue.queued_bytes.load(Relaxed)
+    }
+
+    /// Marks the face closed and wakes its tasks; true the first time.
+    pub fn mark_closed(&self) -> bool {
+        let first = !self.closed.swap(true, Relaxed);
+        if first {
+            self.close_notify.notify_waiters();
+            self.close_notify.notify_one();
+        }
+        first
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Relaxed)
+    }
+
+    /// Resolves when the face is closed.
+    pub async fn closed(&self) {
+        loop {
+            let n = self.close_notify.notified();
+            if self.is_closed() {
+                return;
+            }
+            n.await;
+        }
+    }
+
+    /// NFD face flags: bit 0 LocalFields, bit 2 CongestionMarking.
+    pub fn flags(&self) -> u64 {
+        (self.local_fields.load(Relaxed) as u64) | ((self.congestion_marking.load(Relaxed) as u64) << 2)
+    }
+}
+
+/// CoDel-style congestion marking on a face's send queue (NFD's algorithm): once
+/// the queue has stayed above the threshold for an interval, mark one packet, then
+/// mark again after interval / sqrt(marks + 1).
+#[derive(Debug, Default)]
+pub struct CongestionMarker {
+    next_mark: Option<u64>,
+    marks_in_episode: u64,
+}
+
+impl CongestionMarker {
+    /// Whether to mark the packet being sent now with `queued` bytes behind it.
+    pub fn should_mark(&mut self, now: u64, queued: usize, limits: &FaceLimits) -> bool {
+        if queued <= limits.congestion_threshold {
+            self.next_mark = None;
+            self.marks_in_episode = 0;
+            return false;
+        }
+        match self.next_mark {
+            None => {
+                self.next_mark = Some(now + limits.congestion_interval_ns);
+                false
+            }
+            Some(t) if now >= t => {
+                self.marks_in_episode += 1;
+                let step = limits.congestion_interval_ns as f64 / ((self.marks_in_episode + 1) as f64).sqrt();
+                self.next_mark = Some(t + step as u64);
+                true
+            }
+            Some(_) => false,
+        }
+    }
+}
+
+/// All faces, by id.
+#[derive(Default)]
+pub struct FaceTable {
+    faces: RwLock<HashMap<u64, Arc<FaceEntry>>>,
+    next_id: AtomicU64,
+}
+
+/// First id given to a real face (NFD numbering).
+pub const FIRST_FACE_ID: u64 = 256;
+
+impl FaceTable {
+    pub fn new() -> Self {
+        FaceTable {
+            faces: RwLock::new(HashMap::new()),
+            next_id: AtomicU64::new(FIRST_FACE_ID),
+        }
+    }
+
+    pub fn alloc_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Relaxed)
+    }
+
+    pub fn insert(&self, f: Arc<FaceEntry>) {
+        self.faces.write().unwrap_or_else(|e| e.into_inner()).insert(f.id, f);
+    }
+
+    pub fn remove(&self, id: u64) -> Option<Arc<FaceEntry>> {
+        self.faces.write().unwrap_or_else(|e| e.into_inner()).remove(&id)
+    }
+
+    pub fn get(&self, id: u64) -> Option<Arc<FaceEntry>> {
+        self.faces.read().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+    }
+
+    /// Faces sorted by id.
+    pub fn list(&self) -> Vec<Arc<FaceEntry>> {
+        let mut v: Vec<_> = self.faces.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        v.sort_by_key(|f| f.id);
+        v
+    }
+
+    pub fn find_remote(&self, remote: &FaceUri) -> Option<Arc<FaceEntry>> {
+        self.faces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .find(|f| &f.remote == remote)
+            .cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.faces.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(n: usize) -> OutItem {
+        OutItem {
+            pkt: Bytes::from(vec![0u8; n]),
+            fields: LpFields::default(),
+            kind: PktKind::Data,
+        }
+    }
+
+    #[test]
+    fn queue_limit_drops_and_counts() {
+        let limits = FaceLimits {
+            queue_capacity: 3,
+            ..Default::default()
+        };
+        let (f, mut rx) = FaceEntry::new(
+            256,
+            FaceUri::Fd(1),
+            FaceUri::Internal,
+            true,
+            Persistency::OnDemand,
+            false,
+            None,
+            limits,
+        );
+        assert_eq!(f.send_batch(vec![item(10), item(10)]), 0);
+        assert_eq!(f.send_batch(vec![item(10), item(10)]), 1);
+        assert_eq!(f.stats.queue_drops.load(Relaxed), 1);
+        assert_eq!(f.queued_bytes(), 30);
+        let b = rx.try_recv().unwrap();
+        f.dequeued(&b);
+        assert_eq!(f.queued_bytes(), 10);
+    }
+
+    #[test]
+    fn codel_marks_after_an_interval_then_faster() {
+        let l = FaceLimits::default();
+        let mut m = CongestionMarker::default();
+        let ms = 1_000_000;
+        assert!(!m.should_mark(0, 100_000, &l));
+        assert!(!m.should_mark(50 * ms, 100_000, &l));
+        assert!(m.should_mark(100 * ms, 100_000, &l));
+        // next after 100/sqrt(2) = 70.7 ms
+        assert!(!m.should_mark(170 * ms, 100_000, &l));
+        assert!(m.should_mark(171 * ms, 100_000, &l));
+        // queue drains: episode ends
+        assert!(!m.should_mark(172 * ms, 10, &l));
+        assert!(!m.should_mark(400 * ms, 100_000, &l));
+    }
+}

@@ -1,0 +1,147 @@
+//! Stream transports (Unix, TCP): one reader and one writer task per face.
+//!
+//! The reader reads up to 256 KiB per system call and cuts every complete TLV out of
+//! the buffer ([`super::framing`]), handing the whole burst to the router. The writer
+//! takes every burst waiting in the face's queue, encodes them back to back into one
+//! buffer and writes it with one `write_all`. Streams never fragment (app faces).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::framing::next_frame;
+use super::lp::{LinkReceiver, LinkSender, LpFields};
+use super::{CongestionMarker, FaceEntry, SendQueueRx};
+
+/// What faces deliver to and report to (the runtime's router).
+pub trait Ingress: Send + Sync + 'static {
+    /// A burst of network-layer packets received on `face`.
+    fn deliver(&self, face: &Arc<FaceEntry>, burst: &mut Vec<(LpFields, Bytes)>);
+    /// The face's transport failed or its peer closed it.
+    fn face_closed(&self, face: &Arc<FaceEntry>);
+    /// The daemon's monotonic clock, in nanoseconds.
+    fn now(&self) -> u64;
+    /// A fresh face id.
+    fn alloc_face_id(&self) -> u64;
+    /// Queue limits and congestion parameters for new faces.
+    fn limits(&self) -> super::FaceLimits;
+    /// Makes a face created by a channel (on-demand) known to the forwarder.
+    fn register_face(&self, face: &Arc<FaceEntry>);
+}
+
+const READ_CHUNK: usize = 256 * 1024;
+const WRITE_BATCH: usize = 256 * 1024;
+
+/// Runs a stream face until its peer or a socket error closes it.
+pub fn spawn_stream_face<R, W>(
+    face: Arc<FaceEntry>,
+    queue: SendQueueRx,
+    reader: R,
+    writer: W,
+    ingress: Arc<dyn Ingress>,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (f2, i2) = (face.clone(), ingress.clone());
+    tokio::spawn(async move {
+        tokio::select! {
+            r = read_loop(&f2, reader, &*i2) => {
+                if let Err(e) = r {
+                    tracing::debug!(face = f2.id, error = %e, "face read ended");
+                }
+            }
+            _ = f2.closed() => {}
+        }
+        i2.face_closed(&f2);
+    });
+    tokio::spawn(async move {
+        tokio::select! {
+            r = write_loop(&face, queue, writer, &*ingress) => {
+                if let Err(e) = r {
+                    tracing::debug!(face = face.id, error = %e, "face write ended");
+                }
+            }
+            _ = face.closed() => {}
+        }
+        ingress.face_closed(&face);
+    });
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(
+    face: &Arc<FaceEntry>,
+    mut reader: R,
+    ingress: &dyn Ingress,
+) -> std::io::Result<()> {
+    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut link = LinkReceiver::new();
+    let mut burst = Vec::with_capacity(64);
+    loop {
+        if buf.capacity() - buf.len() < 16 * 1024 {
+            buf.reserve(READ_CHUNK);
+        }
+        let n = reader.read_buf(&mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        face.stats.in_bytes.fetch_add(n as u64, Relaxed);
+        let now = ingress.now();
+        loop {
+            match next_frame(&mut buf) {
+                Ok(Some(frame)) => match link.receive(now, frame) {
+                    Ok(Some(pkt)) => burst.push(pkt),
+                    Ok(None) => {}
+                    Err(e) => {
+                        face.stats.in_drops.fetch_add(1, Relaxed);
+                        tracing::trace!(face = face.id, drop = e.reason());
+                    }
+                },
+                Ok(None) => break,
+                Err(e) => {
+                    face.stats.in_drops.fetch_add(1, Relaxed);
+                    return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
+                }
+            }
+        }
+        if !burst.is_empty() {
+            ingress.deliver(face, &mut burst);
+            burst.clear();
+        }
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    face: &Arc<FaceEntry>,
+    mut queue: SendQueueRx,
+    mut writer: W,
+    ingress: &dyn Ingress,
+) -> std::io::Result<()> {
+    let mut link = LinkSender::new(None, 0);
+    let mut marker = CongestionMarker::default();
+    let mut buf = BytesMut::with_capacity(WRITE_BATCH);
+    while let Some(first) = queue.recv().await {
+        buf.clear();
+        let mut next = Some(first);
+        while let Some(items) = next.take() {
+            face.dequeued(&items);
+            let marking = face.congestion_marking.load(Relaxed);
+            let now = ingress.now();
+            for mut it in items {
+                if marking && marker.should_mark(now, face.queued_bytes() + buf.len(), &face.limits) {
+                    it.fields.congestion_mark = 1;
+                    face.stats.congestion_marks.fetch_add(1, Relaxed);
+                }
+                link.encode_stream(&it.fields, &it.pkt, &mut buf);
+                face.stats.count_out(it.kind);
+            }
+            if buf.len() < WRITE_BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        face.stats.out_bytes.fetch_add(buf.len() as u64, Relaxed);
+        writer.write_all(&buf).await?;
+    }
+    Ok(())
+}

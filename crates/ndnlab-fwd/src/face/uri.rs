@@ -1,0 +1,129 @@
+//! Face URIs in NFD's syntax: `unix:///run/nfd/nfd.sock`, `tcp4://127.0.0.1:6363`,
+//! `udp6://[::1]:6363`, `fd://12`, `internal://`, `app://name`.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// A parsed face URI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FaceUri {
+    Unix(PathBuf),
+    Tcp(SocketAddr),
+    Udp(SocketAddr),
+    /// A socket file descriptor of an accepted Unix connection (NFD's remote URI of app faces).
+    Fd(u64),
+    /// The management face.
+    Internal,
+    /// The content store pseudo-face.
+    ContentStore,
+    /// An in-process channel face.
+    App(String),
+}
+
+impl FaceUri {
+    /// Parses `scheme://rest`; `tcp`/`udp` without 4/6 are accepted too.
+    pub fn parse(s: &str) -> Result<FaceUri, String> {
+        let (scheme, rest) = s
+            .split_once("://")
+            .ok_or_else(|| format!("'{s}' has no scheme:// part"))?;
+        let sock = |rest: &str| -> Result<SocketAddr, String> {
+            rest.trim_end_matches('/')
+                .parse::<SocketAddr>()
+                .map_err(|_| format!("'{rest}' is not an IP address with a port"))
+        };
+        match scheme {
+            "unix" => {
+                if rest.is_empty() {
+                    return Err("unix:// needs a path".into());
+                }
+                Ok(FaceUri::Unix(PathBuf::from(rest)))
+            }
+            "tcp" | "tcp4" | "tcp6" => {
+                let a = sock(rest)?;
+                check_family(scheme, &a)?;
+                Ok(FaceUri::Tcp(a))
+            }
+            "udp" | "udp4" | "udp6" => {
+                let a = sock(rest)?;
+                check_family(scheme, &a)?;
+                Ok(FaceUri::Udp(a))
+            }
+            "fd" => rest
+                .parse()
+                .map(FaceUri::Fd)
+                .map_err(|_| format!("'{rest}' is not a file descriptor")),
+            "internal" => Ok(FaceUri::Internal),
+            "contentstore" => Ok(FaceUri::ContentStore),
+            "app" => Ok(FaceUri::App(rest.to_string())),
+            other => Err(format!("unsupported scheme '{other}'")),
+        }
+    }
+
+    /// The scheme as shown in datasets (`udp4`, `tcp6`, `unix`, ...).
+    pub fn scheme(&self) -> &'static str {
+        match self {
+            FaceUri::Unix(_) => "unix",
+            FaceUri::Tcp(a) if a.is_ipv4() => "tcp4",
+            FaceUri::Tcp(_) => "tcp6",
+            FaceUri::Udp(a) if a.is_ipv4() => "udp4",
+            FaceUri::Udp(_) => "udp6",
+            FaceUri::Fd(_) => "fd",
+            FaceUri::Internal => "internal",
+            FaceUri::ContentStore => "contentstore",
+            FaceUri::App(_) => "app",
+        }
+    }
+}
+
+fn check_family(scheme: &str, a: &SocketAddr) -> Result<(), String> {
+    match (scheme.as_bytes().last(), a) {
+        (Some(b'4'), SocketAddr::V6(_)) => Err(format!("{scheme} with an IPv6 address")),
+        (Some(b'6'), SocketAddr::V4(_)) => Err(format!("{scheme} with an IPv4 address")),
+        _ => Ok(()),
+    }
+}
+
+impl fmt::Display for FaceUri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FaceUri::Unix(p) => write!(f, "unix://{}", p.display()),
+            FaceUri::Tcp(a) | FaceUri::Udp(a) => write!(f, "{}://{}", self.scheme(), a),
+            FaceUri::Fd(n) => write!(f, "fd://{n}"),
+            FaceUri::Internal => f.write_str("internal://"),
+            FaceUri::ContentStore => f.write_str("contentstore://"),
+            FaceUri::App(n) => write!(f, "app://{n}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for s in [
+            "unix:///run/nfd/nfd.sock",
+            "tcp4://127.0.0.1:6363",
+            "udp6://[::1]:6363",
+            "fd://12",
+            "internal://",
+            "app://bench",
+        ] {
+            assert_eq!(FaceUri::parse(s).unwrap().to_string(), s);
+        }
+        assert_eq!(
+            FaceUri::parse("udp://127.0.0.1:1").unwrap().to_string(),
+            "udp4://127.0.0.1:1"
+        );
+    }
+
+    #[test]
+    fn rejects_bad() {
+        assert!(FaceUri::parse("udp4://[::1]:1").is_err());
+        assert!(FaceUri::parse("ether://x").is_err());
+        assert!(FaceUri::parse("tcp4://1.2.3.4").is_err());
+        assert!(FaceUri::parse("nothing").is_err());
+    }
+}

@@ -1,0 +1,346 @@
+//! Control command handlers (faces, fib, rib, strategy-choice, cs).
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
+use super::rib::Route;
+use super::Manager;
+use crate::face::uri::FaceUri;
+use crate::face::{FaceEntry, Persistency};
+use crate::runtime::shard::ShardMsg;
+
+/// Longest prefix accepted in FIB/RIB commands (NFD: 32 components for the FIB).
+const MAX_PREFIX: usize = 32;
+
+pub(super) async fn run(m: &mut Manager, face: &Arc<FaceEntry>, module: &str, verb: &str, p: P) -> R {
+    match (module, verb) {
+        ("faces", "create") => faces_create(m, p).await,
+        ("faces", "update") => faces_update(m, face, p),
+        ("faces", "destroy") => faces_destroy(m, p),
+        ("fib", "add-nexthop") => fib_add(m, face, p),
+        ("fib", "remove-nexthop") => fib_remove(m, face, p),
+        ("rib", "register") => rib_register(m, face, p),
+        ("rib", "unregister") => rib_unregister(m, face, p),
+        ("strategy-choice", "set") => strategy_set(m, p),
+        ("strategy-choice", "unset") => strategy_unset(m, p),
+        ("cs", "config") => cs_config(m, p),
+        ("cs", "erase") => cs_erase(m, p).await,
+        _ => R::error(501, format!("unsupported command {module}/{verb}"), p),
+    }
+}
+
+fn persistency_of(v: u64) -> Option<Persistency> {
+    match v {
+        0 => Some(Persistency::Persistent),
+        1 => Some(Persistency::OnDemand),
+        2 => Some(Persistency::Permanent),
+        _ => None,
+    }
+}
+
+/// The body describing a face, as faces/create and faces/update return it.
+fn face_body(f: &FaceEntry) -> P {
+    P {
+        face_id: Some(f.id),
+        uri: Some(f.remote.to_string()),
+        local_uri: Some(f.local.to_string()),
+        face_persistency: Some(f.persistency as u64),
+        base_congestion_marking_interval: Some(f.limits.congestion_interval_ns),
+        default_congestion_threshold: Some(f.limits.congestion_threshold as u64),
+        mtu: f.mtu.map(|m| m as u64),
+        flags: Some(f.flags()),
+        ..Default::default()
+    }
+}
+
+async fn faces_create(m: &mut Manager, p: P) -> R {
+    let Some(uri_s) = p.uri.clone() else {
+        return R::error(400, "Uri is required", p);
+    };
+    let uri = match FaceUri::parse(&uri_s) {
+        Ok(u @ (FaceUri::Tcp(_) | FaceUri::Udp(_))) => u,
+        Ok(u) => return R::error(406, format!("cannot create {} faces", u.scheme()), p),
+        Err(e) => return R::error(400, format!("bad Uri: {e}"), p),
+    };
+    let persistency = match p.face_persistency.map(persistency_of) {
+        None => Persistency::Persistent,
+        Some(Some(Persistency::OnDemand)) => {
+            return R::error(406, "on-demand faces cannot be created", p)
+        }
+        Some(Some(x)) => x,
+        Some(None) => return R::error(400, "unknown FacePersistency", p),
+    };
+    if let Some(existing) = m.shared.faces.find_remote(&uri) {
+        return R::error(409, "face with this remote URI already exists", face_body(&existing));
+    }
+    let mtu = p.mtu.map(|v| v as usize);
+    if mtu.is_some_and(|v| !(576..=65000).contains(&v)) {
+        return R::error(400, "Mtu must be within 576..=65000", p);
+    }
+    match crate::runtime::listeners::create_face(&m.shared, &uri, persistency, mtu).await {
+        Ok(f) => {
+            apply_flags(&f, &p);
+            R::ok(face_body(&f))
+        }
+        Err(e) => R::error(504, format!("cannot create face: {e}"), p),
+    }
+}
+
+fn apply_flags(f: &FaceEntry, p: &P) {
+    if let Some(flags) = p.flags {
+        let mask = p.mask.unwrap_or(u64::MAX);
+        if mask & 1 != 0 {
+            f.local_fields.store(flags & 1 != 0 && f.local_scope, Relaxed);
+        }
+        if mask & 4 != 0 {
+            f.congestion_marking.store(flags & 4 != 0, Relaxed);
+        }
+    }
+}
+
+fn faces_update(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    let id = match p.face_id {
+        None | Some(0) => face.id,
+        Some(id) => id,
+    };
+    let Some(f) = m.shared.faces.get(id) else {
+        return R::error(404, format!("face {id} not found"), p);
+    };
+    if p.flags.is_some() != p.mask.is_some() {
+        return R::error(409, "Flags and Mask must be given together", p);
+    }
+    if p.flags.is_some_and(|fl| fl & p.mask.unwrap_or(0) & 1 != 0) && !f.local_scope {
+        return R::error(409, "LocalFields can be enabled only on local faces", p);
+    }
+    if let Some(x) = p.face_persistency {
+        if persistency_of(x).is_none() {
+            return R::error(400, "unknown FacePersistency", p);
+        }
+    }
+    apply_flags(&f, &p);
+    let mut body = face_body(&f);
+    body.uri = None;
+    body.local_uri = None;
+    R::ok(body)
+}
+
+fn faces_destroy(m: &mut Manager, p: P) -> R {
+    let Some(id) = p.face_id else {
+        return R::error(400, "FaceId is required", p);
+    };
+    if let Some(f) = m.shared.faces.get(id) {
+        m.shared.close_face(&f);
+    }
+    R::ok(P {
+        face_id: Some(id),
+        ..Default::default()
+    })
+}
+
+fn requested_face(m: &Manager, face: &Arc<FaceEntry>, p: &P) -> Result<u64, R> {
+    let id = match p.face_id {
+        None | Some(0) => face.id,
+        Some(id) => id,
+    };
+    if m.shared.faces.get(id).is_none() {
+        return Err(R::error(410, format!("face {id} does not exist"), p.clone()));
+    }
+    Ok(id)
+}
+
+fn fib_add(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    if name.len() > MAX_PREFIX {
+        return R::error(414, format!("prefix longer than {MAX_PREFIX} components"), p);
+    }
+    let id = match requested_face(m, face, &p) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let cost = p.cost.unwrap_or(0);
+    let ops = m.rib.add_nexthop(&name, id, cost);
+    m.apply(ops);
+    R::ok(P {
+        name: Some(name),
+        face_id: Some(id),
+        cost: Some(cost),
+        ..Default::default()
+    })
+}
+
+fn fib_remove(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    let id = match p.face_id {
+        None | Some(0) => face.id,
+        Some(id) => id,
+    };
+    let ops = m.rib.remove_nexthop(&name, id);
+    m.apply(ops);
+    R::ok(P {
+        name: Some(name),
+        face_id: Some(id),
+        ..Default::default()
+    })
+}
+
+fn rib_register(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    if name.len() > MAX_PREFIX {
+        return R::error(414, format!("prefix longer than {MAX_PREFIX} components"), p);
+    }
+    let id = match requested_face(m, face, &p) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let origin = p.origin.unwrap_or(0);
+    let cost = p.cost.unwrap_or(0);
+    let flags = p.flags.unwrap_or(ROUTE_CHILD_INHERIT);
+    let now = m.shared.clock();
+    let expires = p
+        .expiration_period
+        .map(|ms| now.saturating_add(ms.saturating_mul(1_000_000)));
+    let ops = m.rib.register(
+        &name,
+        Route {
+            face_id: id,
+            origin,
+            cost,
+            flags,
+            expires,
+        },
+    );
+    m.apply(ops);
+    R::ok(P {
+        name: Some(name),
+        face_id: Some(id),
+        origin: Some(origin),
+        cost: Some(cost),
+        flags: Some(flags),
+        expiration_period: p.expiration_period,
+        ..Default::default()
+    })
+}
+
+fn rib_unregister(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    let id = match p.face_id {
+        None | Some(0) => face.id,
+        Some(id) => id,
+    };
+    let origin = p.origin.unwrap_or(0);
+    let ops = m.rib.unregister(&name, id, origin);
+    m.apply(ops);
+    R::ok(P {
+        name: Some(name),
+        face_id: Some(id),
+        origin: Some(origin),
+        ..Default::default()
+    })
+}
+
+fn strategy_set(m: &mut Manager, p: P) -> R {
+    let (Some(name), Some(strategy)) = (p.name.clone(), p.strategy.clone()) else {
+        return R::error(400, "Name and Strategy are required", p);
+    };
+    match m.set_strategy(&name, &strategy) {
+        Ok(full) => R::ok(P {
+            name: Some(name),
+            strategy: Some(full),
+            ..Default::default()
+        }),
+        Err(e) => R::error(404, e, p),
+    }
+}
+
+fn strategy_unset(m: &mut Manager, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    if name.is_empty() {
+        return R::error(400, "the strategy of / cannot be unset", p);
+    }
+    m.strategies.remove(&name);
+    let n2 = name.clone();
+    m.shared.broadcast(|| ShardMsg::StrategyUnset(n2.clone()));
+    R::ok(P {
+        name: Some(name),
+        ..Default::default()
+    })
+}
+
+fn cs_config(m: &mut Manager, p: P) -> R {
+    let (flags, mask) = (p.flags.unwrap_or(0), p.mask.unwrap_or(0));
+    if p.flags.is_some() != p.mask.is_some() {
+        return R::error(400, "Flags and Mask must be given together", p);
+    }
+    if mask & !3 != 0 {
+        return R::error(400, "unknown CS flag bits in Mask", p);
+    }
+    let admit = (mask & 1 != 0).then_some(flags & 1 != 0);
+    let serve = (mask & 2 != 0).then_some(flags & 2 != 0);
+    let capacity = p.capacity.map(|c| c as usize);
+    {
+        let mut cs = m.status.cs_config.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = capacity {
+            cs.0 = c as u64;
+        }
+        if let Some(a) = admit {
+            cs.1 = a;
+        }
+        if let Some(s) = serve {
+            cs.2 = s;
+        }
+    }
+    m.shared.broadcast(|| ShardMsg::CsConfig {
+        capacity,
+        admit,
+        serve,
+    });
+    let (cap, a, s) = *m.status.cs_config.lock().unwrap_or_else(|e| e.into_inner());
+    R::ok(P {
+        capacity: Some(cap),
+        flags: Some(a as u64 | ((s as u64) << 1)),
+        ..Default::default()
+    })
+}
+
+async fn cs_erase(m: &mut Manager, p: P) -> R {
+    let Some(name) = p.name.clone() else {
+        return R::error(400, "Name is required", p);
+    };
+    let limit = p.count.map_or(usize::MAX, |c| c as usize);
+    if p.count == Some(0) {
+        return R::error(400, "Count must be positive", p);
+    }
+    let mut erased = 0usize;
+    for i in 0..m.shared.shards.len() {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        m.shared.send_to_shard(i, ShardMsg::CsErase {
+            prefix: name.clone(),
+            limit: limit - erased.min(limit),
+            reply: tx,
+        });
+        erased += rx.await.unwrap_or(0);
+        if erased >= limit {
+            break;
+        }
+    }
+    let mut body = P {
+        name: Some(name),
+        count: Some(erased as u64),
+        ..Default::default()
+    };
+    if p.count.is_some_and(|c| erased as u64 >= c) {
+        body.capacity = p.count;
+    }
+    R::ok(body)
+}

@@ -1,0 +1,285 @@
+//! NFD management protocol: control commands, status datasets, face notifications.
+//!
+//! Management Interests (`/localhost/nfd/...`, `/localhop/nfd/...`) are taken out of
+//! the data path by the router and answered here, directly on the requesting face:
+//!
+//! * only local faces are served (others get 403);
+//! * signed commands are accepted in both forms (v0.3 signed Interest, and the older
+//!   timestamp/nonce/SignatureInfo/SignatureValue components); DigestSha256 is
+//!   verified, other signature types are accepted as NFD's default `certfile any`
+//!   does; there is **no** timestamp ordering check, so concurrent apps all succeed;
+//! * malformed parameters get 400 with a StatusText saying what is wrong, and every
+//!   response carries a ControlParameters body (python-ndn needs one even on errors);
+//! * the reply is a Data with exactly the Interest's name, sent after the FIB change
+//!   was queued to every shard.
+
+pub mod codec;
+mod commands;
+pub mod dataset;
+pub mod params;
+pub mod rib;
+mod status;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use ndnlab_wire::{DecodeError, Interest, Name};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::face::{FaceEntry, OutItem, PktKind};
+use crate::runtime::Shared;
+use params::{ControlParameters, ControlResponse};
+
+/// Decodes a whole Name TLV.
+pub fn decode_name(wire: Bytes) -> Result<Name, String> {
+    Name::decode(wire).map_err(|e: DecodeError| e.reason().to_string())
+}
+
+/// Messages to the management task.
+pub enum MgmtMsg {
+    Request {
+        face: Arc<FaceEntry>,
+        interest: Interest,
+    },
+    FaceCreated(Arc<FaceEntry>),
+    FaceClosed(Arc<FaceEntry>),
+    /// A route from the configuration file (origin static).
+    StaticRoute {
+        prefix: Name,
+        face: u64,
+        cost: u64,
+        done: oneshot::Sender<()>,
+    },
+    StaticStrategy {
+        prefix: Name,
+        strategy: Name,
+        done: oneshot::Sender<Result<(), String>>,
+    },
+}
+
+/// The management task's state.
+pub struct Manager {
+    shared: Arc<Shared>,
+    rib: rib::Rib,
+    strategies: std::collections::BTreeMap<Name, Name>,
+    status: status::StatusState,
+}
+
+impl Manager {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        let mut strategies = std::collections::BTreeMap::new();
+        if let Some(root) = ndnlab_core::StrategyKind::from_name(
+            &Name::from_uri("/localhost/nfd/strategy/best-route").expect("literal"),
+        ) {
+            strategies.insert(Name::new(), root.name());
+        }
+        Manager {
+            status: status::StatusState::new(&shared.cfg),
+            shared,
+            rib: rib::Rib::new(),
+            strategies,
+        }
+    }
+
+    /// Runs until the daemon stops.
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<MgmtMsg>) {
+        let mut tick = tokio::time::interval(std::time::Duration::from_millis(500));
+        loop {
+            tokio::select! {
+                m = rx.recv() => match m {
+                    Some(m) => self.handle(m).await,
+                    None => return,
+                },
+                _ = tick.tick() => {
+                    let now = self.shared.clock();
+                    let ops = self.rib.expire(now);
+                    self.apply(ops);
+                    self.status.expire(now);
+                }
+            }
+        }
+    }
+
+    async fn handle(&mut self, m: MgmtMsg) {
+        match m {
+            MgmtMsg::Request { face, interest } => self.on_request(face, interest).await,
+            MgmtMsg::FaceCreated(f) => self.post_event(&f, 1),
+            MgmtMsg::FaceClosed(f) => {
+                let ops = self.rib.remove_face(f.id);
+                self.apply(ops);
+                self.status.drop_face(f.id);
+                self.post_event(&f, 2);
+            }
+            MgmtMsg::StaticRoute {
+                prefix,
+                face,
+                cost,
+                done,
+            } => {
+                let ops = self.rib.register(
+                    &prefix,
+                    rib::Route {
+                        face_id: face,
+                        origin: 255,
+                        cost,
+                        flags: params::ROUTE_CHILD_INHERIT,
+                        expires: None,
+                    },
+                );
+                self.apply(ops);
+                let _ = done.send(());
+            }
+            MgmtMsg::StaticStrategy {
+                prefix,
+                strategy,
+                done,
+            } => {
+                let r = self.set_strategy(&prefix, &strategy).map(|_| ());
+                let _ = done.send(r);
+            }
+        }
+    }
+
+    /// Sends FIB operations to every shard.
+    fn apply(&self, ops: Vec<rib::FibOp>) {
+        if ops.is_empty() {
+            return;
+        }
+        let ops = Arc::new(ops);
+        self.shared
+            .broadcast(|| crate::runtime::shard::ShardMsg::Fib(ops.clone()));
+    }
+
+    fn set_strategy(&mut self, prefix: &Name, strategy: &Name) -> Result<Name, String> {
+        let kind = ndnlab_core::StrategyKind::from_name(strategy)
+            .ok_or_else(|| format!("unknown strategy {strategy}"))?;
+        if prefix.len() > ndnlab_core::strategy_choice::MAX_PREFIX_LEN {
+            return Err("prefix too long".into());
+        }
+        let full = kind.name();
+        self.strategies.insert(prefix.clone(), full.clone());
+        let (p, s) = (prefix.clone(), full.clone());
+        self.shared
+            .broadcast(|| crate::runtime::shard::ShardMsg::StrategySet(p.clone(), s.clone()));
+        Ok(full)
+    }
+
+    fn post_event(&mut self, f: &FaceEntry, kind: u64) {
+        let rec = status::face_status(f);
+        let payload = rec.encode_event(kind);
+        let now = self.shared.clock();
+        for (face, data) in self.status.post_event(payload, now) {
+            if let Some(face) = self.shared.faces.get(face) {
+                send_data(&face, data);
+            }
+        }
+    }
+
+    async fn on_request(&mut self, face: Arc<FaceEntry>, interest: Interest) {
+        let name = interest.name().clone();
+        let comp = |i: usize| name.get(i).map(|c| c.value.to_vec()).unwrap_or_default();
+        let module = String::from_utf8_lossy(&comp(2)).into_owned();
+        let verb = String::from_utf8_lossy(&comp(3)).into_owned();
+        let is_dataset = matches!(
+            (module.as_str(), verb.as_str()),
+            ("status", "general")
+                | ("faces", "list" | "channels" | "query" | "events")
+                | ("fib", "list")
+                | ("rib", "list")
+                | ("cs", "info")
+                | ("strategy-choice", "list")
+        );
+        if is_dataset {
+            if !face.local_scope {
+                return; // datasets are not served to non-local faces (NFD drops them too)
+            }
+            let now = self.shared.clock();
+            if let Some(data) = self.dataset(&face, &interest, &module, &verb, now).await {
+                send_data(&face, data);
+            }
+            return;
+        }
+        let resp = self.command(&face, &interest, &module, &verb).await;
+        tracing::debug!(face = face.id, module, verb, code = resp.code, text = %resp.text, "management command");
+        let data = ndnlab_wire::Data::builder(name)
+            .content(resp.encode())
+            .sign_digest();
+        send_data(&face, data);
+    }
+
+    /// Parses and runs a command, producing its response.
+    async fn command(&mut self, face: &Arc<FaceEntry>, interest: &Interest, module: &str, verb: &str) -> ControlResponse {
+        let empty = ControlParameters::default();
+        if !face.local_scope {
+            return ControlResponse::error(403, "management commands are accepted only from local faces", empty);
+        }
+        let name = interest.name();
+        let Some(pc) = name.get(4) else {
+            return ControlResponse::error(400, "missing ControlParameters name component", empty);
+        };
+        let params = match ControlParameters::decode(&Bytes::copy_from_slice(pc.value)) {
+            Ok(p) => p,
+            Err(e) => return ControlResponse::error(400, format!("malformed ControlParameters: {e}"), empty),
+        };
+        if let Err(e) = check_signature(interest) {
+            return ControlResponse::error(403, e, params);
+        }
+        commands::run(self, face, module, verb, params).await
+    }
+}
+
+/// Checks that a command Interest is signed, in either form, and verifies DigestSha256.
+fn check_signature(interest: &Interest) -> Result<(), String> {
+    let name = interest.name();
+    if let Some(info) = interest.signature_info() {
+        // Signed Interest v0.3 (the codec checked ParametersSha256Digest).
+        if info.sig_type == 0 {
+            let value = interest.signature_value().unwrap_or_default();
+            let portion = interest.signed_portion().unwrap_or_default();
+            if !ndnlab_wire::DigestSha256::verify(&portion, value) {
+                return Err("DigestSha256 signature does not verify".into());
+            }
+        }
+        return Ok(());
+    }
+    // Older form: /<prefix>/<params>/<timestamp>/<nonce>/<SignatureInfo>/<SignatureValue>.
+    if name.len() < 9 {
+        return Err("command Interest is not signed".into());
+    }
+    let info = name.get(name.len() - 2).map(|c| c.value).unwrap_or_default();
+    let value = name.get(name.len() - 1).map(|c| c.value).unwrap_or_default();
+    let sig_type = signature_type_of(info).ok_or("SignatureInfo component is malformed")?;
+    let sig_value = tlv_value(value, 23).ok_or("SignatureValue component is malformed")?;
+    if sig_type == 0 {
+        let portion = name.prefix_bytes(name.len() - 1);
+        if !ndnlab_wire::DigestSha256::verify(portion, sig_value) {
+            return Err("DigestSha256 signature does not verify".into());
+        }
+    }
+    Ok(())
+}
+
+fn tlv_value(buf: &[u8], typ: u64) -> Option<&[u8]> {
+    let e = ndnlab_wire::tlv::read_element(buf, 0, buf.len()).ok()?;
+    (e.typ == typ && e.end() == buf.len()).then(|| &buf[e.value.clone()])
+}
+
+fn signature_type_of(info_tlv: &[u8]) -> Option<u64> {
+    let v = tlv_value(info_tlv, 22)?;
+    for e in ndnlab_wire::tlv::elements(v) {
+        let e = e.ok()?;
+        if e.typ == 27 {
+            return ndnlab_wire::tlv::read_nni(&v[e.value.clone()]).ok();
+        }
+    }
+    None
+}
+
+/// Queues a management Data on a face.
+fn send_data(face: &FaceEntry, data: Bytes) {
+    face.send_batch(vec![OutItem {
+        pkt: data,
+        fields: Default::default(),
+        kind: PktKind::Data,
+    }]);
+}

@@ -1,0 +1,335 @@
+//! The RIB and the FIB it computes.
+//!
+//! Routes are keyed by (prefix, face, origin). The FIB entry of a prefix holds its own
+//! routes (lowest cost per face) plus the CHILD_INHERIT routes of its ancestors, up to
+//! the first prefix carrying a CAPTURE route (NFD's semantics). Next hops added
+//! directly with `fib/add-nexthop` are kept apart and override the computed cost.
+//! Every change returns the FIB operations to apply to the forwarding shards.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ndnlab_wire::Name;
+
+use super::params::{ROUTE_CAPTURE, ROUTE_CHILD_INHERIT};
+
+/// One route of a RIB entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub face_id: u64,
+    pub origin: u64,
+    pub cost: u64,
+    pub flags: u64,
+    /// Expiry on the daemon's clock (nanoseconds), `None` = never.
+    pub expires: Option<u64>,
+}
+
+/// A change to apply to the FIB of every shard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FibOp {
+    AddNextHop { prefix: Name, face: u64, cost: u64 },
+    RemoveNextHop { prefix: Name, face: u64 },
+}
+
+type NextHops = BTreeMap<u64, u64>;
+
+/// RIB, direct FIB next hops, and the FIB currently installed in the shards.
+#[derive(Debug, Default)]
+pub struct Rib {
+    routes: BTreeMap<Name, Vec<Route>>,
+    manual: BTreeMap<Name, NextHops>,
+    installed: BTreeMap<Name, NextHops>,
+}
+
+impl Rib {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or updates the route (prefix, face, origin).
+    pub fn register(&mut self, prefix: &Name, route: Route) -> Vec<FibOp> {
+        let list = self.routes.entry(prefix.clone()).or_default();
+        match list
+            .iter_mut()
+            .find(|r| r.face_id == route.face_id && r.origin == route.origin)
+        {
+            Some(r) => *r = route,
+            None => list.push(route),
+        }
+        self.recompute_under(prefix)
+    }
+
+    /// Removes the route (prefix, face, origin); no-op if absent.
+    pub fn unregister(&mut self, prefix: &Name, face: u64, origin: u64) -> Vec<FibOp> {
+        if let Some(list) = self.routes.get_mut(prefix) {
+            list.retain(|r| !(r.face_id == face && r.origin == origin));
+            if list.is_empty() {
+                self.routes.remove(prefix);
+            }
+        }
+        self.recompute_under(prefix)
+    }
+
+    /// `fib/add-nexthop`.
+    pub fn add_nexthop(&mut self, prefix: &Name, face: u64, cost: u64) -> Vec<FibOp> {
+        self.manual
+            .entry(prefix.clone())
+            .or_default()
+            .insert(face, cost);
+        self.recompute_names([prefix.clone()].into())
+    }
+
+    /// `fib/remove-nexthop`.
+    pub fn remove_nexthop(&mut self, prefix: &Name, face: u64) -> Vec<FibOp> {
+        if let Some(m) = self.manual.get_mut(prefix) {
+            m.remove(&face);
+            if m.is_empty() {
+                self.manual.remove(prefix);
+            }
+        }
+        // A direct removal also takes out a RIB-computed next hop, as in NFD.
+        let mut ops = self.recompute_names([prefix.clone()].into());
+        if let Some(inst) = self.installed.get_mut(prefix) {
+            if inst.remove(&face).is_some() {
+                ops.push(FibOp::RemoveNextHop {
+                    prefix: prefix.clone(),
+                    face,
+                });
+            }
+            if inst.is_empty() {
+                self.installed.remove(prefix);
+            }
+        }
+        ops
+    }
+
+    /// Removes every route and next hop of a face that closed.
+    pub fn remove_face(&mut self, face: u64) -> Vec<FibOp> {
+        let mut touched = BTreeSet::new();
+        self.routes.retain(|name, list| {
+            let before = list.len();
+            list.retain(|r| r.face_id != face);
+            if list.len() != before {
+                touched.insert(name.clone());
+            }
+            !list.is_empty()
+        });
+        self.manual.retain(|name, m| {
+            if m.remove(&face).is_some() {
+                touched.insert(name.clone());
+            }
+            !m.is_empty()
+        });
+        let mut names = BTreeSet::new();
+        for t in &touched {
+            names.extend(self.names_under(t));
+        }
+        self.recompute_names(names)
+    }
+
+    /// Removes expired routes.
+    pub fn expire(&mut self, now: u64) -> Vec<FibOp> {
+        let mut touched = Vec::new();
+        self.routes.retain(|name, list| {
+            let before = list.len();
+            list.retain(|r| r.expires.map_or(true, |e| e > now));
+            if list.len() != before {
+                touched.push(name.clone());
+            }
+            !list.is_empty()
+        });
+        let mut names = BTreeSet::new();
+        for t in &touched {
+            names.extend(self.names_under(t));
+        }
+        self.recompute_names(names)
+    }
+
+    /// RIB entries (for rib/list).
+    pub fn routes(&self) -> impl Iterator<Item = (&Name, &[Route])> {
+        self.routes.iter().map(|(n, r)| (n, r.as_slice()))
+    }
+
+    /// The FIB as installed (for fib/list).
+    pub fn fib(&self) -> impl Iterator<Item = (&Name, &NextHops)> {
+        self.installed.iter()
+    }
+
+    /// Number of FIB entries.
+    pub fn fib_len(&self) -> usize {
+        self.installed.len()
+    }
+
+    fn names_under(&self, prefix: &Name) -> BTreeSet<Name> {
+        let mut out: BTreeSet<Name> = self
+            .routes
+            .keys()
+            .chain(self.manual.keys())
+            .chain(self.installed.keys())
+            .filter(|n| prefix.is_prefix_of(n))
+            .cloned()
+            .collect();
+        out.insert(prefix.clone());
+        out
+    }
+
+    fn recompute_under(&mut self, prefix: &Name) -> Vec<FibOp> {
+        let names = self.names_under(prefix);
+        self.recompute_names(names)
+    }
+
+    fn computed(&self, name: &Name) -> NextHops {
+        let mut hops = NextHops::new();
+        let own = self.routes.get(name);
+        if let Some(list) = own {
+            for r in list {
+                let c = hops.entry(r.face_id).or_insert(r.cost);
+                *c = (*c).min(r.cost);
+            }
+        }
+        let mut captured = own.is_some_and(|l| l.iter().any(|r| r.flags & ROUTE_CAPTURE != 0));
+        let mut len = name.len();
+        while !captured && len > 0 {
+            len -= 1;
+            let anc = name.prefix(len);
+            if let Some(list) = self.routes.get(&anc) {
+                let mut inherited = NextHops::new();
+                for r in list.iter().filter(|r| r.flags & ROUTE_CHILD_INHERIT != 0) {
+                    let c = inherited.entry(r.face_id).or_insert(r.cost);
+                    *c = (*c).min(r.cost);
+                }
+                for (f, c) in inherited {
+                    hops.entry(f).or_insert(c);
+                }
+                captured = list.iter().any(|r| r.flags & ROUTE_CAPTURE != 0);
+            }
+        }
+        // Only prefixes with routes of their own get RIB-derived FIB entries.
+        if own.is_none() {
+            hops.clear();
+        }
+        if let Some(m) = self.manual.get(name) {
+            for (f, c) in m {
+                hops.insert(*f, *c);
+            }
+        }
+        hops
+    }
+
+    fn recompute_names(&mut self, names: BTreeSet<Name>) -> Vec<FibOp> {
+        let mut ops = Vec::new();
+        for name in names {
+            let want = self.computed(&name);
+            let have = self.installed.remove(&name).unwrap_or_default();
+            for f in have.keys() {
+                if !want.contains_key(f) {
+                    ops.push(FibOp::RemoveNextHop {
+                        prefix: name.clone(),
+                        face: *f,
+                    });
+                }
+            }
+            for (f, c) in &want {
+                if have.get(f) != Some(c) {
+                    ops.push(FibOp::AddNextHop {
+                        prefix: name.clone(),
+                        face: *f,
+                        cost: *c,
+                    });
+                }
+            }
+            if !want.is_empty() {
+                self.installed.insert(name, want);
+            }
+        }
+        ops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Name {
+        Name::from_uri(s).unwrap()
+    }
+
+    fn route(face: u64, cost: u64, flags: u64) -> Route {
+        Route {
+            face_id: face,
+            origin: 0,
+            cost,
+            flags,
+            expires: None,
+        }
+    }
+
+    fn hops(rib: &Rib, s: &str) -> Vec<(u64, u64)> {
+        rib.fib()
+            .find(|(k, _)| **k == n(s))
+            .map(|(_, h)| h.iter().map(|(a, b)| (*a, *b)).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn child_inherit_and_capture() {
+        let mut rib = Rib::new();
+        rib.register(&n("/a"), route(300, 10, ROUTE_CHILD_INHERIT));
+        rib.register(&n("/a/b"), route(301, 5, 0));
+        assert_eq!(hops(&rib, "/a/b"), vec![(300, 10), (301, 5)]);
+        // CAPTURE at /a/b stops inheritance from /a.
+        let ops = rib.register(&n("/a/b"), route(301, 5, ROUTE_CAPTURE));
+        assert_eq!(
+            ops,
+            vec![FibOp::RemoveNextHop {
+                prefix: n("/a/b"),
+                face: 300
+            }]
+        );
+        assert_eq!(hops(&rib, "/a/b"), vec![(301, 5)]);
+        // No CHILD_INHERIT at /a: /a/c does not get face 300.
+        rib.register(&n("/a"), route(300, 10, 0));
+        rib.register(&n("/a/c"), route(302, 1, 0));
+        assert_eq!(hops(&rib, "/a/c"), vec![(302, 1)]);
+    }
+
+    #[test]
+    fn face_removal_and_unregister() {
+        let mut rib = Rib::new();
+        rib.register(&n("/p"), route(300, 0, ROUTE_CHILD_INHERIT));
+        rib.register(&n("/p/q"), route(301, 0, 0));
+        let ops = rib.remove_face(300);
+        assert!(ops.contains(&FibOp::RemoveNextHop {
+            prefix: n("/p"),
+            face: 300
+        }));
+        assert!(ops.contains(&FibOp::RemoveNextHop {
+            prefix: n("/p/q"),
+            face: 300
+        }));
+        assert_eq!(rib.fib_len(), 1);
+        rib.unregister(&n("/p/q"), 301, 0);
+        assert_eq!(rib.fib_len(), 0);
+        assert_eq!(rib.routes().count(), 0);
+    }
+
+    #[test]
+    fn manual_next_hops_and_expiry() {
+        let mut rib = Rib::new();
+        rib.add_nexthop(&n("/m"), 400, 3);
+        assert_eq!(hops(&rib, "/m"), vec![(400, 3)]);
+        let mut r = route(401, 1, 0);
+        r.expires = Some(100);
+        rib.register(&n("/m"), r);
+        assert_eq!(hops(&rib, "/m"), vec![(400, 3), (401, 1)]);
+        let ops = rib.expire(200);
+        assert_eq!(
+            ops,
+            vec![FibOp::RemoveNextHop {
+                prefix: n("/m"),
+                face: 401
+            }]
+        );
+        rib.remove_nexthop(&n("/m"), 400);
+        assert_eq!(rib.fib_len(), 0);
+    }
+}

@@ -1,0 +1,328 @@
+//! Status datasets (segmented, versioned) and the faces/events notification stream.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ndnlab_wire::{Data, Interest, Name};
+
+use super::codec::{fields, TlvWriter};
+use super::dataset::{self, CsInfoRecord, FaceStatus, ForwarderStatus};
+use super::Manager;
+use crate::face::FaceEntry;
+
+/// How long a generated dataset version stays available to segment fetchers.
+const DATASET_TTL: u64 = 10_000_000_000;
+/// Most cached dataset versions.
+const MAX_CACHED: usize = 64;
+/// Notifications kept for subscribers that lag behind.
+const EVENT_RING: usize = 64;
+/// Most subscribers held waiting.
+const MAX_SUBSCRIBERS: usize = 1024;
+
+struct Cached {
+    version: u64,
+    segments: Vec<Bytes>,
+    created: u64,
+}
+
+struct Subscriber {
+    face: u64,
+    name: Name,
+    want: Option<u64>,
+    expires: u64,
+}
+
+/// Management-side status state.
+pub struct StatusState {
+    cache: HashMap<Name, Cached>,
+    events: VecDeque<(u64, Bytes)>,
+    next_seq: u64,
+    subscribers: Vec<Subscriber>,
+    last_version: u64,
+    /// CS (capacity, admit, serve) as configured.
+    pub cs_config: std::sync::Mutex<(u64, bool, bool)>,
+}
+
+impl StatusState {
+    pub fn new(cfg: &crate::config::FwdConfig) -> Self {
+        StatusState {
+            cache: HashMap::new(),
+            events: VecDeque::new(),
+            next_seq: 1,
+            subscribers: Vec::new(),
+            last_version: 0,
+            cs_config: std::sync::Mutex::new((cfg.cs.capacity as u64, cfg.cs.admit, cfg.cs.serve)),
+        }
+    }
+
+    pub fn expire(&mut self, now: u64) {
+        self.cache.retain(|_, c| now.saturating_sub(c.created) < DATASET_TTL);
+        self.subscribers.retain(|s| s.expires > now);
+    }
+
+    pub fn drop_face(&mut self, face: u64) {
+        self.subscribers.retain(|s| s.face != face);
+    }
+
+    /// Records a notification; returns the Data for each waiting subscriber.
+    pub fn post_event(&mut self, payload: Bytes, now: u64) -> Vec<(u64, Bytes)> {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.events.push_back((seq, payload.clone()));
+        if self.events.len() > EVENT_RING {
+            self.events.pop_front();
+        }
+        let mut out = Vec::new();
+        self.subscribers.retain(|s| {
+            if s.expires <= now {
+                return false;
+            }
+            if s.want.map_or(true, |w| w == seq) {
+                out.push((s.face, event_data(&s.name, seq, &payload)));
+                false
+            } else {
+                true
+            }
+        });
+        out
+    }
+}
+
+fn event_data(request: &Name, seq: u64, payload: &Bytes) -> Bytes {
+    let base = request.prefix(4.min(request.len()));
+    let mut b = Name::builder();
+    b.extend_name(&base).push_sequence(seq);
+    Data::builder(b.build())
+        .content(payload.clone())
+        .freshness(Duration::from_secs(1))
+        .sign_digest()
+}
+
+/// The FaceStatus of a face.
+pub fn face_status(f: &FaceEntry) -> FaceStatus {
+    let s = &f.stats;
+    FaceStatus {
+        face_id: f.id,
+        uri: f.remote.to_string(),
+        local_uri: f.local.to_string(),
+        expiration_period: None,
+        scope: f.local_scope as u64,
+        persistency: f.persistency as u64,
+        link_type: f.multi_access as u64,
+        base_congestion_marking_interval: Some(f.limits.congestion_interval_ns),
+        default_congestion_threshold: Some(f.limits.congestion_threshold as u64),
+        mtu: f.mtu.map(|m| m as u64),
+        n_in_interests: s.in_interests.load(Relaxed),
+        n_in_data: s.in_data.load(Relaxed),
+        n_in_nacks: s.in_nacks.load(Relaxed),
+        n_out_interests: s.out_interests.load(Relaxed),
+        n_out_data: s.out_data.load(Relaxed),
+        n_out_nacks: s.out_nacks.load(Relaxed),
+        n_in_bytes: s.in_bytes.load(Relaxed),
+        n_out_bytes: s.out_bytes.load(Relaxed),
+        flags: f.flags(),
+    }
+}
+
+/// Whether a face matches a FaceQueryFilter value.
+fn matches_filter(f: &FaceEntry, filter: &Bytes) -> Result<bool, String> {
+    for fl in fields(filter)? {
+        let ok = match fl.typ {
+            105 => fl.nni()? == f.id,
+            131 => fl.string()? == f.remote.scheme() || fl.string()? == f.local.scheme(),
+            114 => fl.string()? == f.remote.to_string(),
+            129 => fl.string()? == f.local.to_string(),
+            132 => fl.nni()? == f.local_scope as u64,
+            133 => fl.nni()? == f.persistency as u64,
+            134 => fl.nni()? == f.multi_access as u64,
+            _ => true,
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+impl Manager {
+    /// Answers a dataset or notification Interest (`None`: nothing to send now).
+    pub(super) async fn dataset(
+        &mut self,
+        face: &Arc<FaceEntry>,
+        interest: &Interest,
+        module: &str,
+        verb: &str,
+        now: u64,
+    ) -> Option<Bytes> {
+        let name = interest.name();
+        if (module, verb) == ("faces", "events") {
+            let want = name.get(4).and_then(|c| c.as_sequence_num());
+            if let Some(w) = want {
+                if let Some((_, p)) = self.status.events.iter().find(|(s, _)| *s == w) {
+                    return Some(event_data(name, w, p));
+                }
+                if w < self.status.next_seq {
+                    return None; // gone from the ring
+                }
+            }
+            if self.status.subscribers.len() < MAX_SUBSCRIBERS {
+                self.status.subscribers.push(Subscriber {
+                    face: face.id,
+                    name: name.clone(),
+                    want,
+                    expires: now + interest.lifetime().as_nanos() as u64,
+                });
+            }
+            return None;
+        }
+        // Split /localhost/nfd/<module>/<verb>[/<filter>][/v=X[/seg=N]].
+        let mut base_len = 4;
+        let mut filter = None;
+        if (module, verb) == ("faces", "query") {
+            let c = name.get(4)?;
+            if c.as_version().is_none() && c.as_segment().is_none() {
+                let wire = Bytes::copy_from_slice(c.value);
+                let f = fields(&wire).ok()?;
+                let [outer] = f.as_slice() else { return None };
+                if outer.typ != dataset::tt::FACE_QUERY_FILTER {
+                    return None;
+                }
+                filter = Some(outer.value.clone());
+                base_len = 5;
+            }
+        }
+        let base = name.prefix(base_len.min(name.len()));
+        let version = name.get(base_len).and_then(|c| c.as_version());
+        let segment = name.get(base_len + 1).and_then(|c| c.as_segment());
+        if let (Some(v), Some(seg)) = (version, segment) {
+            let c = self.status.cache.get(&base)?;
+            if c.version != v {
+                return None;
+            }
+            return c.segments.get(seg as usize).cloned();
+        }
+        let payload = self.dataset_payload(module, verb, filter.as_ref(), now).await?;
+        let v = (self.shared.start_unix_ms + now / 1_000_000).max(self.status.last_version + 1);
+        self.status.last_version = v;
+        let segments = segment_payload(&base, v, &payload, &self.shared.cfg.management);
+        let first = segments.first().cloned();
+        if self.status.cache.len() >= MAX_CACHED {
+            self.status.expire(now);
+            if self.status.cache.len() >= MAX_CACHED {
+                self.status.cache.clear();
+            }
+        }
+        self.status.cache.insert(
+            base,
+            Cached {
+                version: v,
+                segments,
+                created: now,
+            },
+        );
+        first
+    }
+
+    async fn dataset_payload(&mut self, module: &str, verb: &str, filter: Option<&Bytes>, now: u64) -> Option<Bytes> {
+        let mut w = TlvWriter::new();
+        match (module, verb) {
+            ("status", "general") => {
+                let reports = self.shared.query_shards().await;
+                let mut st = ForwarderStatus {
+                    version: concat!("ndnlab ", env!("CARGO_PKG_VERSION")).into(),
+                    start_ms: self.shared.start_unix_ms,
+                    current_ms: self.shared.start_unix_ms + now / 1_000_000,
+                    n_fib: self.rib.fib_len() as u64,
+                    ..Default::default()
+                };
+                for r in &reports {
+                    let c = &r.counters;
+                    st.n_pit += r.n_pit as u64;
+                    st.n_cs += r.cs.n_entries as u64;
+                    st.n_in_interests += c.n_in_interests;
+                    st.n_in_data += c.n_in_data;
+                    st.n_in_nacks += c.n_in_nacks;
+                    st.n_out_interests += c.n_out_interests;
+                    st.n_out_data += c.n_out_data;
+                    st.n_out_nacks += c.n_out_nacks;
+                    st.n_satisfied += c.n_satisfied_interests;
+                    st.n_unsatisfied += c.n_unsatisfied_interests;
+                }
+                st.n_name_tree = st.n_fib + st.n_pit;
+                st.encode(&mut w);
+            }
+            ("faces", "list") => {
+                for f in self.shared.faces.list() {
+                    face_status(&f).encode(&mut w);
+                }
+            }
+            ("faces", "query") => {
+                for f in self.shared.faces.list() {
+                    if filter.map_or(true, |fl| matches_filter(&f, fl).unwrap_or(false)) {
+                        face_status(&f).encode(&mut w);
+                    }
+                }
+            }
+            ("faces", "channels") => {
+                for c in self.shared.channels.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    dataset::encode_channel(&mut w, c);
+                }
+            }
+            ("fib", "list") => {
+                for (name, hops) in self.rib.fib() {
+                    dataset::encode_fib_entry(&mut w, name, hops.iter().map(|(f, c)| (*f, *c)));
+                }
+            }
+            ("rib", "list") => {
+                for (name, routes) in self.rib.routes() {
+                    dataset::encode_rib_entry(&mut w, name, routes, now);
+                }
+            }
+            ("cs", "info") => {
+                let reports = self.shared.query_shards().await;
+                let (cap, admit, serve) = *self.status.cs_config.lock().unwrap_or_else(|e| e.into_inner());
+                let mut rec = CsInfoRecord {
+                    capacity: cap,
+                    flags: admit as u64 | ((serve as u64) << 1),
+                    ..Default::default()
+                };
+                for r in &reports {
+                    rec.n_entries += r.cs.n_entries as u64;
+                    rec.n_hits += r.cs.n_hits;
+                    rec.n_misses += r.cs.n_misses;
+                }
+                rec.encode(&mut w);
+            }
+            ("strategy-choice", "list") => {
+                for (name, s) in &self.strategies {
+                    dataset::encode_strategy_choice(&mut w, name, s);
+                }
+            }
+            _ => return None,
+        }
+        Some(w.finish())
+    }
+}
+
+/// Cuts a payload into segments named `<base>/v=<version>/seg=<i>`.
+fn segment_payload(base: &Name, version: u64, payload: &Bytes, cfg: &crate::config::ManagementSection) -> Vec<Bytes> {
+    let size = cfg.dataset_segment_size;
+    let n = payload.len().div_ceil(size).max(1);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let chunk = payload.slice((i * size).min(payload.len())..((i + 1) * size).min(payload.len()));
+        let mut b = Name::builder();
+        b.extend_name(base).push_version(version).push_segment(i as u64);
+        let last = ndnlab_wire::OwnedComponent::segment((n - 1) as u64);
+        let data = Data::builder(b.build())
+            .content(chunk)
+            .freshness(Duration::from_millis(cfg.dataset_freshness_ms))
+            .final_block_id(last.as_component())
+            .sign_digest();
+        out.push(data);
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! Channels that accept faces (Unix and TCP listeners) and face creation by URI.
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::{TcpListener, TcpStream, UnixListener};
+
+use super::Shared;
+use crate::face::stream::{spawn_stream_face, Ingress};
+use crate::face::uri::FaceUri;
+use crate::face::{FaceEntry, Persistency};
+
+/// Binds the Unix socket (refusing if another process serves it; removing a stale
+/// file) and accepts app faces on it.
+pub fn listen_unix(shared: &Arc<Shared>, path: &Path) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            anyhow::bail!(
+                "Unix socket {} is in use by another forwarder (stop it or choose another path with --socket)",
+                path.display()
+            );
+        }
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove stale socket {}", path.display()))?;
+    }
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() && !dir.exists() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create directory {} for the socket", dir.display()))?;
+        }
+    }
+    let listener = UnixListener::bind(path).with_context(|| format!("cannot bind Unix socket {}", path.display()))?;
+    let local = format!("unix://{}", path.display());
+    shared
+        .channels
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(local.clone());
+    let sh = shared.clone();
+    Ok(tokio::spawn(async move {
+        let local = FaceUri::Unix(path_of(&local));
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!(error = %e, "Unix accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            use std::os::fd::AsRawFd;
+            let fd = stream.as_raw_fd() as u64;
+            let ingress = sh.ingress();
+            let (face, queue) = FaceEntry::new(
+                ingress.alloc_face_id(),
+                FaceUri::Fd(fd),
+                local.clone(),
+                true,
+                Persistency::OnDemand,
+                false,
+                None,
+                ingress.limits(),
+            );
+            ingress.register_face(&face);
+            let (r, w) = stream.into_split();
+            spawn_stream_face(face, queue, r, w, ingress);
+        }
+    }))
+}
+
+fn path_of(uri: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(uri.trim_start_matches("unix://"))
+}
+
+/// Binds a TCP listener; connections from loopback are local faces.
+pub async fn listen_tcp(
+    shared: &Arc<Shared>,
+    addr: SocketAddr,
+) -> anyhow::Result<(tokio::task::JoinHandle<()>, SocketAddr)> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on TCP {addr} (is the port taken?)"))?;
+    let local = listener.local_addr()?;
+    shared
+        .channels
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(FaceUri::Tcp(local).to_string());
+    let sh = shared.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let (stream, peer) = match listener.accept().await {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!(error = %e, "TCP accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            add_tcp_face(&sh, stream, peer, Persistency::OnDemand);
+        }
+    });
+    Ok((task, local))
+}
+
+fn add_tcp_face(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr, persistency: Persistency) -> Arc<FaceEntry> {
+    let _ = stream.set_nodelay(true);
+    let local_addr = stream.local_addr().unwrap_or(peer);
+    let ingress = shared.ingress();
+    let (face, queue) = FaceEntry::new(
+        ingress.alloc_face_id(),
+        FaceUri::Tcp(peer),
+        FaceUri::Tcp(local_addr),
+        peer.ip().is_loopback(),
+        persistency,
+        false,
+        None,
+        ingress.limits(),
+    );
+    ingress.register_face(&face);
+    let (r, w) = stream.into_split();
+    spawn_stream_face(face.clone(), queue, r, w, ingress);
+    face
+}
+
+/// Creates (or finds) the face toward `uri`: TCP connects; UDP uses a channel of
+/// the same address family, or a new ephemeral channel if none is configured.
+pub async fn create_face(
+    shared: &Arc<Shared>,
+    uri: &FaceUri,
+    persistency: Persistency,
+    mtu: Option<usize>,
+) -> io::Result<Arc<FaceEntry>> {
+    match uri {
+        FaceUri::Tcp(addr) => {
+            if let Some(f) = shared.faces.find_remote(uri) {
+                return Ok(f);
+            }
+            let stream = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(addr))
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "TCP connect timed out"))??;
+            Ok(add_tcp_face(shared, stream, *addr, persistency))
+        }
+        FaceUri::Udp(addr) => {
+            let existing = {
+                let chans = shared.udp.lock().unwrap_or_else(|e| e.into_inner());
+                chans
+                    .iter()
+                    .find(|c| !c.is_multicast() && c.local_addr().is_ipv4() == addr.is_ipv4())
+                    .cloned()
+            };
+            let ch = match existing {
+                Some(c) => c,
+                None => {
+                    let any: SocketAddr = if addr.is_ipv4() {
+                        "0.0.0.0:0".parse().expect("literal")
+                    } else {
+                        "[::]:0".parse().expect("literal")
+                    };
+                    let c = crate::face::udp::UdpChannel::bind(
+                        any,
+                        shared.cfg.faces.udp.mtu,
+                        shared.cfg.faces.udp.idle_timeout_s,
+                    )?;
+                    c.spawn_reader(shared.ingress());
+                    shared.udp.lock().unwrap_or_else(|e| e.into_inner()).push(c.clone());
+                    c
+                }
+            };
+            Ok(ch.connect(*addr, persistency, mtu, &shared.ingress()))
+        }
+        other => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("cannot create a face with scheme {}", other.scheme()),
+        )),
+    }
+}

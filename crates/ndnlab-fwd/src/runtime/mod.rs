@@ -1,0 +1,454 @@
+//! The daemon: face I/O on tokio, forwarding shards on their own threads, management.
+//!
+//! ```text
+//!  socket ──reader task──▶ Router::deliver ──decode, dispatch──▶ shard queue (bounded, counted drops)
+//!                                  │                                   │ own thread: core Forwarder
+//!                                  └─ /localhost/nfd ──▶ Manager        ▼ drain_transmits, grouped per face
+//!  socket ◀──writer task◀── face send queue (bounded) ◀────────────────┘
+//! ```
+//!
+//! Interests go to the shard chosen by the Name Dispatch Table (hash of the first k
+//! components), Data and Nacks by the PIT token the core put on the Interest (or by
+//! name when the upstream app did not echo it). Management changes (FIB, strategy,
+//! CS) are sent to every shard on the same queues as packets, so a route is in place
+//! in every shard before the reply to the command leaves.
+
+pub mod listeners;
+pub mod shard;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bytes::Bytes;
+use ndnlab_core::LpMeta;
+use ndnlab_wire::tlv::types as t;
+use ndnlab_wire::{Data, Interest, Nack, NackReason};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::config::FwdConfig;
+use crate::face::app::AppFace;
+use crate::face::lp::LpFields;
+use crate::face::stream::Ingress;
+use crate::face::udp::UdpChannel;
+use crate::face::{FaceEntry, FaceLimits, FaceTable, PktKind};
+use crate::mgmt::{Manager, MgmtMsg};
+use shard::{Inbound, InboundPkt, ShardMsg, ShardReport};
+
+/// A shard's input queue.
+pub struct ShardHandle {
+    tx: std::sync::mpsc::Sender<ShardMsg>,
+    /// Packets waiting in the queue (the bound).
+    queued: AtomicUsize,
+    /// Packets dropped because the queue was full.
+    pub drops: AtomicU64,
+}
+
+/// Counters of the runtime itself.
+#[derive(Debug, Default)]
+pub struct RuntimeCounters {
+    /// Packets that failed to decode (by the wire codec).
+    pub decode_drops: AtomicU64,
+    /// Packets dropped because a shard queue was full.
+    pub shard_drops: AtomicU64,
+}
+
+/// State shared by faces, shards and management.
+pub struct Shared {
+    pub cfg: FwdConfig,
+    pub faces: FaceTable,
+    pub shards: Vec<ShardHandle>,
+    pub mgmt_tx: mpsc::UnboundedSender<MgmtMsg>,
+    pub limits: FaceLimits,
+    pub counters: RuntimeCounters,
+    /// UDP channels (to create UDP faces on).
+    pub udp: Mutex<Vec<Arc<UdpChannel>>>,
+    /// Local URIs of listening channels (faces/channels).
+    pub channels: Mutex<Vec<String>>,
+    pub start_unix_ms: u64,
+    epoch: Instant,
+    queue_capacity: usize,
+    dispatch_k: usize,
+    /// Weak self-reference handed to faces as their `Ingress`.
+    me: std::sync::Weak<Shared>,
+}
+
+impl Shared {
+    /// The daemon clock (nanoseconds since start).
+    pub fn clock(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// This as the `Ingress` faces deliver to.
+    pub fn ingress(&self) -> Arc<dyn Ingress> {
+        self.me.upgrade().expect("shared state alive while faces run")
+    }
+
+    /// Sends a control message to every shard (never dropped).
+    pub fn broadcast(&self, make: impl Fn() -> ShardMsg) {
+        for s in &self.shards {
+            let _ = s.tx.send(make());
+        }
+    }
+
+    /// Sends a control message to one shard.
+    pub fn send_to_shard(&self, i: usize, msg: ShardMsg) {
+        if let Some(s) = self.shards.get(i) {
+            let _ = s.tx.send(msg);
+        }
+    }
+
+    /// Asks every shard for its report.
+    pub async fn query_shards(&self) -> Vec<ShardReport> {
+        let mut rxs = Vec::new();
+        for s in &self.shards {
+            let (tx, rx) = oneshot::channel();
+            if s.tx.send(ShardMsg::Query(tx)).is_ok() {
+                rxs.push(rx);
+            }
+        }
+        let mut out = Vec::new();
+        for rx in rxs {
+            if let Ok(r) = rx.await {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Closes a face now (management, shutdown).
+    pub fn close_face(&self, face: &Arc<FaceEntry>) {
+        face.mark_closed();
+        self.face_closed(face);
+    }
+
+    fn dispatch_name(&self, name: &ndnlab_wire::Name) -> usize {
+        ndnlab_core::dispatch_interest(name, self.dispatch_k, self.shards.len())
+    }
+
+    fn meta(face: &FaceEntry, fields: LpFields) -> LpMeta {
+        let local = face.local_scope && face.local_fields.load(Relaxed);
+        LpMeta {
+            pit_token: fields.pit_token,
+            next_hop_face_id: if local { fields.next_hop_face_id } else { None },
+            congestion_mark: fields.congestion_mark,
+            incoming_face_id: None,
+            cache_policy_no_cache: local && fields.no_cache,
+        }
+    }
+}
+
+/// Whether an Interest name is a management request (`/localhost/nfd/...`, `/localhop/nfd/...`).
+pub fn is_management(name: &ndnlab_wire::Name) -> bool {
+    matches!((name.get(0), name.get(1)),
+        (Some(a), Some(b)) if a.typ == t::GENERIC_NAME_COMPONENT
+            && (a.value == b"localhost" || a.value == b"localhop")
+            && b.typ == t::GENERIC_NAME_COMPONENT && b.value == b"nfd")
+}
+
+impl Ingress for Shared {
+    fn deliver(&self, face: &Arc<FaceEntry>, burst: &mut Vec<(LpFields, Bytes)>) {
+        let n = self.shards.len();
+        let mut per: Vec<Vec<Inbound>> = (0..n).map(|_| Vec::new()).collect();
+        for (fields, wire) in burst.drain(..) {
+            let first = wire.first().copied().unwrap_or(0) as u64;
+            let decoded = match first {
+                t::INTEREST => match Interest::decode(wire) {
+                    Ok(i) => {
+                        if let Some(code) = fields.nack {
+                            face.stats.count_in(PktKind::Nack);
+                            let shard = fields
+                                .pit_token
+                                .as_deref()
+                                .and_then(|tok| ndnlab_core::dispatch_by_token(tok, n))
+                                .unwrap_or_else(|| self.dispatch_name(i.name()));
+                            let nack = Nack::new(i, NackReason::from_code(code));
+                            Some((shard, InboundPkt::Nack(nack), fields))
+                        } else {
+                            face.stats.count_in(PktKind::Interest);
+                            if is_management(i.name()) {
+                                let _ = self.mgmt_tx.send(MgmtMsg::Request {
+                                    face: face.clone(),
+                                    interest: i,
+                                });
+                                None
+                            } else {
+                                let shard = self.dispatch_name(i.name());
+                                Some((shard, InboundPkt::Interest(i), fields))
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracing::trace!(face = face.id, drop = e.reason(), "bad Interest");
+                        self.counters.decode_drops.fetch_add(1, Relaxed);
+                        face.stats.in_drops.fetch_add(1, Relaxed);
+                        None
+                    }
+                },
+                t::DATA => match Data::decode(wire) {
+                    Ok(d) => {
+                        face.stats.count_in(PktKind::Data);
+                        let shard = fields
+                            .pit_token
+                            .as_deref()
+                            .and_then(|tok| ndnlab_core::dispatch_by_token(tok, n))
+                            .unwrap_or_else(|| self.dispatch_name(d.name()));
+                        Some((shard, InboundPkt::Data(d), fields))
+                    }
+                    Err(e) => {
+                        tracing::trace!(face = face.id, drop = e.reason(), "bad Data");
+                        self.counters.decode_drops.fetch_add(1, Relaxed);
+                        face.stats.in_drops.fetch_add(1, Relaxed);
+                        None
+                    }
+                },
+                _ => {
+                    face.stats.in_drops.fetch_add(1, Relaxed);
+                    None
+                }
+            };
+            if let Some((shard, pkt, fields)) = decoded {
+                per[shard].push(Inbound {
+                    face: face.id,
+                    pkt,
+                    meta: Self::meta(face, fields),
+                });
+            }
+        }
+        for (i, batch) in per.into_iter().enumerate() {
+            if batch.is_empty() {
+                continue;
+            }
+            let h = &self.shards[i];
+            let len = batch.len();
+            if h.queued.load(Relaxed) + len > self.queue_capacity {
+                h.drops.fetch_add(len as u64, Relaxed);
+                self.counters.shard_drops.fetch_add(len as u64, Relaxed);
+                face.stats.shard_drops.fetch_add(len as u64, Relaxed);
+                continue;
+            }
+            h.queued.fetch_add(len, Relaxed);
+            if h.tx.send(ShardMsg::Packets(batch)).is_err() {
+                h.queued.fetch_sub(len, Relaxed);
+            }
+        }
+    }
+
+    fn face_closed(&self, face: &Arc<FaceEntry>) {
+        face.mark_closed();
+        if self.faces.remove(face.id).is_none() {
+            return; // already done
+        }
+        tracing::info!(face = face.id, remote = %face.remote, "face closed");
+        let id = face.id;
+        self.broadcast(|| ShardMsg::RemoveFace(id));
+        let _ = self.mgmt_tx.send(MgmtMsg::FaceClosed(face.clone()));
+    }
+
+    fn now(&self) -> u64 {
+        self.clock()
+    }
+
+    fn alloc_face_id(&self) -> u64 {
+        self.faces.alloc_id()
+    }
+
+    fn limits(&self) -> FaceLimits {
+        self.limits
+    }
+
+    fn register_face(&self, face: &Arc<FaceEntry>) {
+        self.faces.insert(face.clone());
+        tracing::info!(face = face.id, remote = %face.remote, local = %face.local, "face created");
+        self.broadcast(|| ShardMsg::AddFace(face.clone()));
+        let _ = self.mgmt_tx.send(MgmtMsg::FaceCreated(face.clone()));
+    }
+}
+
+/// A running forwarder.
+pub struct Daemon {
+    shared: Arc<Shared>,
+    shard_threads: Vec<std::thread::JoinHandle<()>>,
+    unix_path: Option<PathBuf>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// What the daemon listens on (URIs with the actual ports).
+    pub listening: Vec<String>,
+}
+
+impl Daemon {
+    /// Starts shards, management and every configured listener and face. Must be
+    /// called inside a tokio runtime. Fails (with the address) if a socket is taken.
+    pub async fn start(cfg: FwdConfig) -> anyhow::Result<Daemon> {
+        cfg.validate()?;
+        let nshards = cfg.forwarder.effective_threads();
+        let (mgmt_tx, mgmt_rx) = mpsc::unbounded_channel();
+        let mut shard_rxs = Vec::new();
+        let mut shards = Vec::new();
+        for _ in 0..nshards {
+            let (tx, rx) = std::sync::mpsc::channel();
+            shards.push(ShardHandle {
+                tx,
+                queued: AtomicUsize::new(0),
+                drops: AtomicU64::new(0),
+            });
+            shard_rxs.push(rx);
+        }
+        let limits = FaceLimits {
+            queue_capacity: cfg.faces.queue_capacity,
+            congestion_interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
+            congestion_threshold: cfg.faces.congestion_threshold,
+        };
+        let start_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let shared = Arc::new_cyclic(|me| Shared {
+            queue_capacity: cfg.forwarder.queue_capacity,
+            dispatch_k: cfg.forwarder.dispatch_components,
+            cfg: cfg.clone(),
+            faces: FaceTable::new(),
+            shards,
+            mgmt_tx,
+            limits,
+            counters: RuntimeCounters::default(),
+            udp: Mutex::new(Vec::new()),
+            channels: Mutex::new(Vec::new()),
+            start_unix_ms,
+            epoch: Instant::now(),
+            me: me.clone(),
+        });
+        let mut shard_threads = Vec::new();
+        for (i, rx) in shard_rxs.into_iter().enumerate() {
+            let sh = shared.clone();
+            let th = std::thread::Builder::new()
+                .name(format!("ndnlab-shard-{i}"))
+                .spawn(move || shard::run(i, nshards, rx, sh))?;
+            shard_threads.push(th);
+        }
+        let mut tasks = Vec::new();
+        let manager = Manager::new(shared.clone());
+        tasks.push(tokio::spawn(manager.run(mgmt_rx)));
+
+        let mut listening = Vec::new();
+        let mut unix_path = None;
+        let result: anyhow::Result<()> = async {
+            if cfg.faces.unix.enabled {
+                let path = cfg.faces.unix.path.clone();
+                tasks.push(listeners::listen_unix(&shared, &path)?);
+                listening.push(format!("unix://{}", path.display()));
+                unix_path = Some(path);
+            }
+            for addr in &cfg.faces.tcp.listen {
+                let (task, local) = listeners::listen_tcp(&shared, *addr).await?;
+                tasks.push(task);
+                listening.push(format!("{}://{}", if local.is_ipv4() { "tcp4" } else { "tcp6" }, local));
+            }
+            for addr in &cfg.faces.udp.listen {
+                let ch = UdpChannel::bind(*addr, cfg.faces.udp.mtu, cfg.faces.udp.idle_timeout_s)
+                    .map_err(|e| anyhow::anyhow!("cannot bind UDP {addr}: {e}"))?;
+                ch.spawn_reader(shared.ingress());
+                let local = ch.local_addr();
+                let uri = format!("{}://{}", if local.is_ipv4() { "udp4" } else { "udp6" }, local);
+                shared.channels.lock().unwrap_or_else(|e| e.into_inner()).push(uri.clone());
+                listening.push(uri);
+                shared.udp.lock().unwrap_or_else(|e| e.into_inner()).push(ch);
+            }
+            for m in &cfg.faces.udp.multicast {
+                let ch = UdpChannel::multicast(m.group, m.interface, cfg.faces.udp.mtu, &shared.ingress())
+                    .map_err(|e| anyhow::anyhow!("cannot join multicast {}: {e}", m.group))?;
+                ch.spawn_reader(shared.ingress());
+                listening.push(format!("udp4://{} (multicast)", m.group));
+            }
+            // Static faces, routes and strategies.
+            let mut static_ids = Vec::new();
+            for f in &cfg.static_faces {
+                let uri = crate::face::uri::FaceUri::parse(&f.uri).map_err(anyhow::Error::msg)?;
+                let face = listeners::create_face(&shared, &uri, crate::face::Persistency::Permanent, f.mtu)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("cannot create face {}: {e}", f.uri))?;
+                static_ids.push((uri, face.id));
+            }
+            for r in &cfg.routes {
+                let uri = crate::face::uri::FaceUri::parse(&r.face).map_err(anyhow::Error::msg)?;
+                let id = static_ids
+                    .iter()
+                    .find(|(u, _)| *u == uri)
+                    .map(|(_, id)| *id)
+                    .ok_or_else(|| anyhow::anyhow!("route face {} not created", r.face))?;
+                let prefix = ndnlab_wire::Name::from_uri(&r.prefix)?;
+                let (tx, rx) = oneshot::channel();
+                let _ = shared.mgmt_tx.send(MgmtMsg::StaticRoute {
+                    prefix,
+                    face: id,
+                    cost: r.cost,
+                    done: tx,
+                });
+                let _ = rx.await;
+            }
+            for s in &cfg.strategies {
+                let prefix = ndnlab_wire::Name::from_uri(&s.prefix)?;
+                let strategy = ndnlab_wire::Name::from_uri(&s.strategy)?;
+                let (tx, rx) = oneshot::channel();
+                let _ = shared.mgmt_tx.send(MgmtMsg::StaticStrategy {
+                    prefix,
+                    strategy,
+                    done: tx,
+                });
+                rx.await?.map_err(|e| anyhow::anyhow!("strategy for {}: {e}", s.prefix))?;
+            }
+            Ok(())
+        }
+        .await;
+        let daemon = Daemon {
+            shared,
+            shard_threads,
+            unix_path,
+            tasks,
+            listening,
+        };
+        if let Err(e) = result {
+            daemon.shutdown().await;
+            return Err(e);
+        }
+        Ok(daemon)
+    }
+
+    /// Shared state (for metrics, tests).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Opens an in-process face.
+    pub fn app_face(&self, name: &str) -> AppFace {
+        AppFace::open(name, self.shared.ingress())
+    }
+
+    /// Registers a route toward a face, as `rib/register` would (origin app, CHILD_INHERIT).
+    pub async fn register_route(&self, prefix: &ndnlab_wire::Name, face: u64, cost: u64) {
+        let (tx, rx) = oneshot::channel();
+        let _ = self.shared.mgmt_tx.send(MgmtMsg::StaticRoute {
+            prefix: prefix.clone(),
+            face,
+            cost,
+            done: tx,
+        });
+        let _ = rx.await;
+    }
+
+    /// Closes every face, stops shards and management, removes the Unix socket.
+    pub async fn shutdown(mut self) {
+        for t in self.tasks.drain(..) {
+            t.abort();
+        }
+        for f in self.shared.faces.list() {
+            self.shared.close_face(&f);
+        }
+        self.shared.broadcast(|| ShardMsg::Stop);
+        for th in self.shard_threads.drain(..) {
+            let _ = tokio::task::spawn_blocking(move || th.join()).await;
+        }
+        if let Some(p) = self.unix_path.take() {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}

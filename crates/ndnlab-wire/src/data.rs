@@ -1,0 +1,319 @@
+//! [`Data`]: a checked zero-copy view (content is a slice of the wire bytes).
+
+use core::ops::Range;
+use core::time::Duration;
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use crate::component::{Component, OwnedComponent};
+use crate::data_builder::DataBuilder;
+use crate::name::Name;
+use crate::signature::SignatureInfo;
+use crate::tlv::{self, types};
+use crate::DecodeError;
+
+/// ContentType values.
+pub mod content_type {
+    pub const BLOB: u64 = 0;
+    pub const LINK: u64 = 1;
+    pub const KEY: u64 = 2;
+    pub const NACK: u64 = 3;
+    pub const MANIFEST: u64 = 4;
+    pub const PREFIX_ANN: u64 = 5;
+    pub const FLIC: u64 = 1024;
+}
+
+/// A decoded Data packet. Accessors never fail.
+#[derive(Debug, Clone)]
+pub struct Data {
+    wire: Bytes,
+    name: Name,
+    /// offset of the Name TLV (start of the signed portion)
+    signed_start: u32,
+    /// end of the SignatureInfo TLV (end of the signed portion)
+    signed_end: u32,
+    content_type: u64,
+    freshness_ms: Option<u64>,
+    /// whole FinalBlockId component TLV
+    final_block: Option<Range<u32>>,
+    /// Content TLV-VALUE
+    content: Option<Range<u32>>,
+    sig_info: SignatureInfo,
+    sig_value: Range<u32>,
+    digest: OnceLock<[u8; 32]>,
+}
+
+fn order(typ: u64) -> Option<u8> {
+    Some(match typ {
+        types::META_INFO => 1,
+        types::CONTENT => 2,
+        types::SIGNATURE_INFO => 3,
+        types::SIGNATURE_VALUE => 4,
+        _ => return None,
+    })
+}
+
+impl Data {
+    /// A builder for a new Data packet.
+    pub fn builder(name: Name) -> DataBuilder {
+        DataBuilder::new(name)
+    }
+
+    /// Validates a Data TLV (the whole of `wire`) and records its offsets.
+    pub fn decode(wire: Bytes) -> Result<Data, DecodeError> {
+        let outer = tlv::read_element(&wire, 0, wire.len())?;
+        if outer.typ != types::DATA {
+            return Err(DecodeError::Unexpected {
+                expected: types::DATA,
+                got: outer.typ,
+                offset: 0,
+            });
+        }
+        if outer.end() != wire.len() {
+            return Err(DecodeError::TrailingBytes { offset: outer.end() });
+        }
+        if wire.len() > u32::MAX as usize {
+            return Err(DecodeError::BadLength { offset: 0 });
+        }
+        let end = outer.end();
+        let mut pos = outer.value.start;
+        if pos >= end {
+            return Err(DecodeError::Missing { field: "Name" });
+        }
+        let ne = tlv::read_element(&wire, pos, end)?;
+        if ne.typ != types::NAME {
+            return Err(DecodeError::Unexpected {
+                expected: types::NAME,
+                got: ne.typ,
+                offset: pos,
+            });
+        }
+        let name = Name::parse_at(&wire, ne.value.clone())?;
+        pos = ne.end();
+        let mut content_type = content_type::BLOB;
+        let mut freshness_ms = None;
+        let mut final_block = None;
+        let mut content = None;
+        let mut sig_info = None;
+        let mut sig_value = None;
+        let mut signed_end = 0;
+        let mut last = 0u8;
+        while pos < end {
+            let e = tlv::read_element(&wire, pos, end)?;
+            pos = e.end();
+            let Some(ord) = order(e.typ) else {
+                if tlv::is_critical(e.typ) {
+                    return Err(DecodeError::UnknownCritical {
+                        typ: e.typ,
+                        offset: e.offset,
+                    });
+                }
+                continue;
+            };
+            if ord <= last {
+                return Err(DecodeError::OutOfOrder {
+                    typ: e.typ,
+                    offset: e.offset,
+                });
+            }
+            last = ord;
+            match e.typ {
+                types::META_INFO => {
+                    let mut mlast = 0u8;
+                    for m in tlv::Elements::new(&wire, e.value.clone()) {
+                        let m = m?;
+                        let mord = match m.typ {
+                            types::CONTENT_TYPE => 1,
+                            types::FRESHNESS_PERIOD => 2,
+                            types::FINAL_BLOCK_ID => 3,
+                            t if tlv::is_critical(t) => {
+                                return Err(DecodeError::UnknownCritical {
+                                    typ: t,
+                                    offset: m.offset,
+                                })
+                            }
+                            _ => continue,
+                        };
+                        if mord <= mlast {
+                            return Err(DecodeError::OutOfOrder {
+                                typ: m.typ,
+                                offset: m.offset,
+                            });
+                        }
+                        mlast = mord;
+                        let v = &wire[m.value.clone()];
+                        match mord {
+                            1 => content_type = tlv::read_nni_at(v, m.value.start)?,
+                            2 => freshness_ms = Some(tlv::read_nni_at(v, m.value.start)?),
+                            _ => {
+                                let c = tlv::read_element(&wire, m.value.start, m.value.end)?;
+                                if c.end() != m.value.end {
+                                    return Err(DecodeError::BadLength { offset: m.offset });
+                                }
+                                // validate as a one-component name
+                                Name::scan(&wire, m.value.clone())?;
+                                final_block = Some(c.offset as u32..c.end() as u32);
+                            }
+                        }
+                    }
+                }
+                types::CONTENT => content = Some(e.value.start as u32..e.value.end as u32),
+                types::SIGNATURE_INFO => {
+                    sig_info = Some(SignatureInfo::parse(&wire, e.value.clone())?);
+                    signed_end = e.end() as u32;
+                }
+                _ => sig_value = Some(e.value.start as u32..e.value.end as u32),
+            }
+        }
+        let sig_info = sig_info.ok_or(DecodeError::Missing {
+            field: "SignatureInfo",
+        })?;
+        let sig_value = sig_value.ok_or(DecodeError::Missing {
+            field: "SignatureValue",
+        })?;
+        Ok(Data {
+            signed_start: ne.offset as u32,
+            signed_end,
+            wire,
+            name,
+            content_type,
+            freshness_ms,
+            final_block,
+            content,
+            sig_info,
+            sig_value,
+            digest: OnceLock::new(),
+        })
+    }
+
+    /// The name.
+    #[inline]
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+
+    /// ContentType (BLOB when absent).
+    #[inline]
+    pub fn content_type(&self) -> u64 {
+        self.content_type
+    }
+
+    /// FreshnessPeriod, if present.
+    #[inline]
+    pub fn freshness_period(&self) -> Option<Duration> {
+        self.freshness_ms.map(Duration::from_millis)
+    }
+
+    /// FinalBlockId component.
+    pub fn final_block_id(&self) -> Option<Component<'_>> {
+        let r = self.final_block.as_ref()?;
+        let b = self.wire.get(r.start as usize..r.end as usize)?;
+        let mut p = 0;
+        let typ = tlv::read_varnum(b, &mut p).ok()?;
+        tlv::read_varnum(b, &mut p).ok()?;
+        Some(Component::new(typ, &b[p..]))
+    }
+
+    /// FinalBlockId as an owned component.
+    pub fn final_block_id_owned(&self) -> Option<OwnedComponent> {
+        self.final_block_id().map(OwnedComponent::from)
+    }
+
+    /// Content TLV-VALUE, zero-copy (empty if absent).
+    #[inline]
+    pub fn content(&self) -> Bytes {
+        match &self.content {
+            Some(r) => self.wire.slice(r.start as usize..r.end as usize),
+            None => Bytes::new(),
+        }
+    }
+
+    /// Content TLV-VALUE as a slice (empty if absent).
+    #[inline]
+    pub fn content_slice(&self) -> &[u8] {
+        match &self.content {
+            Some(r) => &self.wire[r.start as usize..r.end as usize],
+            None => &[],
+        }
+    }
+
+    /// Whether a Content element is present.
+    pub fn has_content(&self) -> bool {
+        self.content.is_some()
+    }
+
+    /// SignatureInfo.
+    #[inline]
+    pub fn signature_info(&self) -> &SignatureInfo {
+        &self.sig_info
+    }
+
+    /// SignatureType.
+    #[inline]
+    pub fn signature_type(&self) -> u64 {
+        self.sig_info.sig_type
+    }
+
+    /// SignatureValue TLV-VALUE.
+    #[inline]
+    pub fn signature_value(&self) -> &[u8] {
+        &self.wire[self.sig_value.start as usize..self.sig_value.end as usize]
+    }
+
+    /// The signed portion: from the Name TLV to the end of SignatureInfo.
+    #[inline]
+    pub fn signed_portion(&self) -> &[u8] {
+        &self.wire[self.signed_start as usize..self.signed_end as usize]
+    }
+
+    /// SHA-256 of the whole Data TLV (computed once, then cached).
+    pub fn implicit_digest(&self) -> [u8; 32] {
+        *self.digest.get_or_init(|| Sha256::digest(&self.wire).into())
+    }
+
+    /// The name with the implicit digest component appended.
+    pub fn full_name(&self) -> Name {
+        self.name
+            .append(OwnedComponent::implicit_digest(self.implicit_digest()).as_component())
+    }
+
+    /// Whether this Data can satisfy an Interest for `interest_name` with
+    /// CanBePrefix `can_be_prefix` (implicit digest handled; MustBeFresh is the
+    /// CS's business).
+    pub fn matches_name(&self, interest_name: &Name, can_be_prefix: bool) -> bool {
+        if interest_name.len() == self.name.len() + 1 {
+            if let Some(last) = interest_name.last() {
+                if last.is_implicit_digest() {
+                    return interest_name.prefix(self.name.len()) == self.name
+                        && last.value == self.implicit_digest();
+                }
+            }
+        }
+        if can_be_prefix {
+            interest_name.is_prefix_of(&self.name)
+        } else {
+            *interest_name == self.name
+        }
+    }
+
+    /// The whole Data TLV.
+    #[inline]
+    pub fn wire(&self) -> &Bytes {
+        &self.wire
+    }
+
+    /// Consumes the view, returning the wire bytes.
+    pub fn into_wire(self) -> Bytes {
+        self.wire
+    }
+}
+
+impl PartialEq for Data {
+    fn eq(&self, other: &Self) -> bool {
+        self.wire == other.wire
+    }
+}
+
+impl Eq for Data {}

@@ -1,0 +1,614 @@
+//! [`Name`]: a cheap-to-clone view of a Name TLV-VALUE plus the offsets of its
+//! components, with canonical order, prefix tests and prefix hashing.
+//!
+//! Component offsets are kept inline (no heap allocation for names of up to
+//! 20 components) as `u16`, so a name value is limited to 65535 bytes (NDN
+//! packets are at most 8800 bytes on NFD faces).
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::ops::Range;
+use core::str::FromStr;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use smallvec::SmallVec;
+
+use crate::component::{Component, OwnedComponent};
+use crate::tlv::{self, types};
+use crate::{DecodeError, UriError};
+
+pub(crate) type Offsets = SmallVec<[u16; 20]>;
+
+/// An NDN name: the Name TLV-VALUE (shared [`Bytes`]) and component offsets.
+///
+/// Equality and hashing are bytewise on the TLV-VALUE, which is canonical
+/// because decoding enforces shortest var-numbers. `Ord` is the canonical
+/// order of the packet spec.
+#[derive(Clone, Default)]
+pub struct Name {
+    value: Bytes,
+    offs: Offsets,
+}
+
+impl Name {
+    /// The empty name `/`.
+    pub fn new() -> Self {
+        Name::default()
+    }
+
+    /// A builder that appends components.
+    pub fn builder() -> NameBuilder {
+        NameBuilder::default()
+    }
+
+    pub(crate) fn from_parts(value: Bytes, offs: Offsets) -> Self {
+        Name { value, offs }
+    }
+
+    /// Replaces the value bytes by an identical copy (or, transiently, by
+    /// nothing while the owner rewrites its buffer).
+    pub(crate) fn set_value_bytes(&mut self, b: Bytes) {
+        self.value = b;
+    }
+
+    /// Parses an NDN URI (`/a/b/seg=3`).
+    pub fn from_uri(uri: &str) -> Result<Name, UriError> {
+        crate::uri::parse_name(uri)
+    }
+
+    /// Decodes a whole Name TLV (type 7); no bytes may follow it.
+    pub fn decode(wire: Bytes) -> Result<Name, DecodeError> {
+        let e = tlv::read_element(&wire, 0, wire.len())?;
+        if e.typ != types::NAME {
+            return Err(DecodeError::Unexpected {
+                expected: types::NAME,
+                got: e.typ,
+                offset: 0,
+            });
+        }
+        if e.end() != wire.len() {
+            return Err(DecodeError::TrailingBytes { offset: e.end() });
+        }
+        Name::parse_at(&wire, e.value)
+    }
+
+    /// Validates a Name TLV-VALUE (a sequence of components).
+    pub fn from_value(value: Bytes) -> Result<Name, DecodeError> {
+        let r = 0..value.len();
+        Name::parse_at(&value, r)
+    }
+
+    /// Parses the components in `buf[value]`; errors carry offsets in `buf`.
+    pub(crate) fn parse_at(buf: &Bytes, value: Range<usize>) -> Result<Name, DecodeError> {
+        let offs = Name::scan(buf, value.clone())?;
+        Ok(Name {
+            value: buf.slice(value),
+            offs,
+        })
+    }
+
+    /// Validates components in `buf[value]` and returns their offsets.
+    #[inline]
+    pub(crate) fn scan(buf: &[u8], value: Range<usize>) -> Result<Offsets, DecodeError> {
+        if value.len() > u16::MAX as usize {
+            return Err(DecodeError::BadLength {
+                offset: value.start,
+            });
+        }
+        let mut offs = Offsets::new();
+        let mut pos = value.start;
+        while pos < value.end {
+            let e = tlv::read_element(buf, pos, value.end)?;
+            if e.typ > 0xFFFF {
+                return Err(DecodeError::InvalidType {
+                    typ: e.typ,
+                    offset: pos,
+                });
+            }
+            if (e.typ == types::IMPLICIT_SHA256_DIGEST_COMPONENT
+                || e.typ == types::PARAMETERS_SHA256_DIGEST_COMPONENT)
+                && e.len() != 32
+            {
+                return Err(DecodeError::BadLength { offset: pos });
+            }
+            offs.push((pos - value.start) as u16);
+            pos = e.value.end;
+        }
+        Ok(offs)
+    }
+
+    /// Number of components.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.offs.len()
+    }
+
+    /// Whether this is the empty name.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.offs.is_empty()
+    }
+
+    /// End offset (in the value) of the first `n` components.
+    #[inline]
+    fn end_of(&self, n: usize) -> usize {
+        match self.offs.get(n) {
+            Some(&o) => o as usize,
+            None => self.value.len(),
+        }
+    }
+
+    /// Byte range of component `i`'s TLV inside [`Name::value_bytes`].
+    pub fn component_range(&self, i: usize) -> Option<Range<usize>> {
+        let start = *self.offs.get(i)? as usize;
+        Some(start..self.end_of(i + 1))
+    }
+
+    /// Component `i` (negative indexing is not supported; see [`Name::last`]).
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Component<'_>> {
+        let r = self.component_range(i)?;
+        Some(component_at(&self.value[r]))
+    }
+
+    /// The last component.
+    pub fn last(&self) -> Option<Component<'_>> {
+        self.get(self.len().checked_sub(1)?)
+    }
+
+    /// Iterates over the components.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { name: self, i: 0 }
+    }
+
+    /// The first `n` components (the whole name if `n >= len`); shares the bytes.
+    pub fn prefix(&self, n: usize) -> Name {
+        let n = n.min(self.len());
+        Name {
+            value: self.value.slice(..self.end_of(n)),
+            offs: self.offs[..n].iter().copied().collect(),
+        }
+    }
+
+    /// Components `start..end` (clamped) as a new name.
+    pub fn sub_name(&self, start: usize, end: usize) -> Name {
+        let end = end.min(self.len());
+        let start = start.min(end);
+        let base = self.end_of(start);
+        Name {
+            value: self.value.slice(base..self.end_of(end)),
+            offs: self.offs[start..end]
+                .iter()
+                .map(|&o| o - base as u16)
+                .collect(),
+        }
+    }
+
+    /// Whether `self` is a prefix of (or equal to) `other`.
+    #[inline]
+    pub fn is_prefix_of(&self, other: &Name) -> bool {
+        // both are whole-component TLV sequences, so a byte prefix is a component prefix
+        other.value.starts_with(&self.value)
+    }
+
+    /// The Name TLV-VALUE (all component TLVs).
+    #[inline]
+    pub fn value_bytes(&self) -> &[u8] {
+        &self.value
+    }
+
+    /// The Name TLV-VALUE as shared bytes.
+    #[inline]
+    pub fn value(&self) -> &Bytes {
+        &self.value
+    }
+
+    /// TLVs of the first `n` components: a table key for prefix `n`.
+    #[inline]
+    pub fn prefix_bytes(&self, n: usize) -> &[u8] {
+        &self.value[..self.end_of(n)]
+    }
+
+    /// Hash of the first `n` components (clamped), equal to
+    /// `prefix_hashes(..)[n]`. Deterministic across runs and machines.
+    pub fn prefix_hash(&self, n: usize) -> u64 {
+        let n = n.min(self.len());
+        let mut h = PREFIX_HASH_SEED;
+        for i in 0..n {
+            let r = self.offs[i] as usize..self.end_of(i + 1);
+            h = hash_component(h, &self.value[r]);
+        }
+        h
+    }
+
+    /// Hashes of every prefix, lengths `0..=len`, in one pass: `out[k]` =
+    /// `prefix_hash(k)`. Writes `min(out.len(), len + 1)` entries and returns
+    /// that count.
+    pub fn prefix_hashes(&self, out: &mut [u64]) -> usize {
+        let n = out.len().min(self.len() + 1);
+        if n == 0 {
+            return 0;
+        }
+        let mut h = PREFIX_HASH_SEED;
+        out[0] = h;
+        for k in 1..n {
+            let r = self.offs[k - 1] as usize..self.end_of(k);
+            h = hash_component(h, &self.value[r]);
+            out[k] = h;
+        }
+        n
+    }
+
+    /// Size of the whole Name TLV.
+    #[inline]
+    pub fn encoded_len(&self) -> usize {
+        tlv::tlv_len(types::NAME, self.value.len())
+    }
+
+    /// Writes the whole Name TLV.
+    #[inline]
+    pub fn encode(&self, out: &mut impl BufMut) {
+        tlv::put_tlv(out, types::NAME, &self.value);
+    }
+
+    /// The whole Name TLV as new bytes.
+    pub fn to_wire(&self) -> Bytes {
+        let mut b = BytesMut::with_capacity(self.encoded_len());
+        self.encode(&mut b);
+        b.freeze()
+    }
+
+    /// A new name with `c` appended.
+    pub fn append(&self, c: Component<'_>) -> Name {
+        let mut b = NameBuilder::with_capacity(self.value.len() + c.encoded_len());
+        b.extend_name(self);
+        b.push(c);
+        b.build()
+    }
+
+    /// A new name with a GenericNameComponent appended.
+    pub fn append_generic(&self, value: &[u8]) -> Name {
+        self.append(Component::generic(value))
+    }
+
+    /// A new name with `seg=n` appended.
+    pub fn append_segment(&self, n: u64) -> Name {
+        self.append(OwnedComponent::segment(n).as_component())
+    }
+
+    /// A new name with `v=n` appended.
+    pub fn append_version(&self, n: u64) -> Name {
+        self.append(OwnedComponent::version(n).as_component())
+    }
+
+    /// A new name with all components of `other` appended.
+    pub fn concat(&self, other: &Name) -> Name {
+        let mut b = NameBuilder::with_capacity(self.value.len() + other.value.len());
+        b.extend_name(self);
+        b.extend_name(other);
+        b.build()
+    }
+
+    /// Canonical URI (same as `Display`).
+    pub fn to_uri(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// Reads the component TLV that `tlv_bytes` holds exactly (validated earlier).
+#[inline]
+fn component_at(tlv_bytes: &[u8]) -> Component<'_> {
+    let mut p = 0;
+    let typ = tlv::read_varnum(tlv_bytes, &mut p).unwrap_or(0);
+    let _len = tlv::read_varnum(tlv_bytes, &mut p).unwrap_or(0);
+    Component {
+        typ,
+        value: tlv_bytes.get(p..).unwrap_or(&[]),
+    }
+}
+
+const PREFIX_HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
+const K1: u64 = 0x9E37_79B9_7F4A_7C15;
+const K2: u64 = 0xD6E8_FEB8_6659_FD93;
+
+#[inline(always)]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let r = (a as u128).wrapping_mul(b as u128);
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+/// Mixes one component TLV into the running prefix hash (8 bytes per step).
+#[inline]
+fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
+    let mut chunks = tlv_bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        h = fold_mul(h ^ u64::from_le_bytes(a), K1);
+    }
+    let rem = chunks.remainder();
+    if !rem.is_empty() {
+        let mut a = [0u8; 8];
+        a[..rem.len()].copy_from_slice(rem);
+        h = fold_mul(h ^ u64::from_le_bytes(a), K1);
+    }
+    fold_mul(h ^ tlv_bytes.len() as u64, K2)
+}
+
+/// Iterator over a name's components.
+#[derive(Clone)]
+pub struct Iter<'a> {
+    name: &'a Name,
+    i: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Component<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Component<'a>> {
+        let c = self.name.get(self.i)?;
+        self.i += 1;
+        Some(c)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.name.len().saturating_sub(self.i);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a Name {
+    type Item = Component<'a>;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl PartialEq for Name {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl Eq for Name {}
+
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.value.as_ref().hash(state)
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Canonical order: first differing component decides; a proper prefix comes first.
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let mut a = self.iter();
+        let mut b = other.iter();
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return Ordering::Equal,
+                (None, Some(_)) => return Ordering::Less,
+                (Some(_), None) => return Ordering::Greater,
+                (Some(x), Some(y)) => match x.cmp(&y) {
+                    Ordering::Equal => {}
+                    o => return o,
+                },
+            }
+        }
+    }
+}
+
+/// Canonical NDN URI (`/` for the empty name).
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("/");
+        }
+        for c in self.iter() {
+            f.write_str("/")?;
+            fmt::Display::fmt(&c, f)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Name({self})")
+    }
+}
+
+impl FromStr for Name {
+    type Err = UriError;
+    fn from_str(s: &str) -> Result<Name, UriError> {
+        Name::from_uri(s)
+    }
+}
+
+impl TryFrom<&str> for Name {
+    type Error = UriError;
+    fn try_from(s: &str) -> Result<Name, UriError> {
+        Name::from_uri(s)
+    }
+}
+
+/// Builds a [`Name`] component by component into one buffer.
+#[derive(Debug, Default, Clone)]
+pub struct NameBuilder {
+    buf: BytesMut,
+    offs: Offsets,
+}
+
+impl NameBuilder {
+    /// A builder with room for `value_len` bytes of components.
+    pub fn with_capacity(value_len: usize) -> Self {
+        NameBuilder {
+            buf: BytesMut::with_capacity(value_len),
+            offs: Offsets::new(),
+        }
+    }
+
+    /// Appends a component. Components past the 65535-byte name limit are dropped.
+    pub fn push(&mut self, c: Component<'_>) -> &mut Self {
+        if self.buf.len() + c.encoded_len() <= u16::MAX as usize && c.typ != 0 && c.typ <= 0xFFFF {
+            self.offs.push(self.buf.len() as u16);
+            c.encode(&mut self.buf);
+        }
+        self
+    }
+
+    /// Appends every component of `name`.
+    pub fn extend_name(&mut self, name: &Name) -> &mut Self {
+        if self.buf.len() + name.value.len() <= u16::MAX as usize {
+            let base = self.buf.len() as u16;
+            self.offs.extend(name.offs.iter().map(|&o| o + base));
+            self.buf.extend_from_slice(&name.value);
+        }
+        self
+    }
+
+    /// Appends a GenericNameComponent.
+    pub fn push_generic(&mut self, value: &[u8]) -> &mut Self {
+        self.push(Component::generic(value))
+    }
+
+    /// Appends an owned component.
+    pub fn push_owned(&mut self, c: &OwnedComponent) -> &mut Self {
+        self.push(c.as_component())
+    }
+
+    /// Appends `seg=n`.
+    pub fn push_segment(&mut self, n: u64) -> &mut Self {
+        self.push_owned(&OwnedComponent::segment(n))
+    }
+
+    /// Appends `v=n`.
+    pub fn push_version(&mut self, n: u64) -> &mut Self {
+        self.push_owned(&OwnedComponent::version(n))
+    }
+
+    /// Appends `t=n`.
+    pub fn push_timestamp(&mut self, n: u64) -> &mut Self {
+        self.push_owned(&OwnedComponent::timestamp(n))
+    }
+
+    /// Appends `seq=n`.
+    pub fn push_sequence(&mut self, n: u64) -> &mut Self {
+        self.push_owned(&OwnedComponent::sequence(n))
+    }
+
+    /// Appends `off=n`.
+    pub fn push_byte_offset(&mut self, n: u64) -> &mut Self {
+        self.push_owned(&OwnedComponent::byte_offset(n))
+    }
+
+    /// The finished name.
+    pub fn build(&mut self) -> Name {
+        Name {
+            value: core::mem::take(&mut self.buf).freeze(),
+            offs: core::mem::take(&mut self.offs),
+        }
+    }
+}
+
+impl<'a> FromIterator<Component<'a>> for Name {
+    fn from_iter<I: IntoIterator<Item = Component<'a>>>(iter: I) -> Self {
+        let mut b = NameBuilder::default();
+        for c in iter {
+            b.push(c);
+        }
+        b.build()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Name {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn decode_and_print() {
+        // 07 0e | 08 03 "ndn" | 08 04 "test" | 32 01 05 (seg=5)
+        let wire = hex::decode("070e08036e646e0804746573743201 05".replace(' ', "")).unwrap();
+        let name = Name::decode(Bytes::from(wire.clone())).unwrap();
+        assert_eq!(name.len(), 3);
+        assert_eq!(name.to_string(), "/ndn/test/seg=5");
+        assert_eq!(name.get(2).unwrap().as_segment(), Some(5));
+        assert_eq!(name.to_wire().as_ref(), &wire[..]);
+        assert_eq!(n("/ndn/test/seg=5"), name);
+        assert_eq!(Name::new().to_string(), "/");
+    }
+
+    #[test]
+    fn decode_errors() {
+        // component with type 0
+        let e = Name::decode(Bytes::from_static(&[7, 2, 0, 0])).unwrap_err();
+        assert!(matches!(e, DecodeError::InvalidType { typ: 0, offset: 2 }));
+        // component type > 65535
+        let e = Name::decode(Bytes::from_static(&[7, 6, 0xfe, 0, 1, 0, 0, 0])).unwrap_err();
+        assert!(matches!(e, DecodeError::InvalidType { .. }));
+        // implicit digest of 1 byte
+        let e = Name::decode(Bytes::from_static(&[7, 3, 1, 1, 0])).unwrap_err();
+        assert_eq!(e, DecodeError::BadLength { offset: 2 });
+        // component overruns the name
+        let e = Name::decode(Bytes::from_static(&[7, 3, 8, 2, 0, 0])).unwrap_err();
+        assert_eq!(e, DecodeError::TrailingBytes { offset: 5 });
+        let e = Name::decode(Bytes::from_static(&[7, 3, 8, 2, 0])).unwrap_err();
+        assert_eq!(e, DecodeError::Truncated { offset: 2 });
+    }
+
+    #[test]
+    fn prefixes() {
+        let a = n("/a/b/c");
+        assert!(n("/").is_prefix_of(&a));
+        assert!(n("/a/b").is_prefix_of(&a));
+        assert!(a.is_prefix_of(&a));
+        assert!(!n("/a/bb").is_prefix_of(&a));
+        assert!(!n("/a/b/c/d").is_prefix_of(&a));
+        assert_eq!(a.prefix(2), n("/a/b"));
+        assert_eq!(a.prefix(9), a);
+        assert_eq!(a.sub_name(1, 3), n("/b/c"));
+        assert_eq!(a.prefix_bytes(1), &[8, 1, b'a']);
+        assert_eq!(a.append_segment(1), n("/a/b/c/seg=1"));
+        assert_eq!(a.concat(&n("/x")), n("/a/b/c/x"));
+    }
+
+    #[test]
+    fn prefix_hashes_match_prefix_hash() {
+        let a = n("/localhost/nfd/faces/list/v=1/seg=0/a-much-longer-component-value");
+        let mut out = [0u64; 16];
+        assert_eq!(a.prefix_hashes(&mut out), a.len() + 1);
+        for k in 0..=a.len() {
+            assert_eq!(out[k], a.prefix_hash(k));
+            assert_eq!(out[k], a.prefix(k).prefix_hash(99));
+        }
+        let mut seen = std::collections::HashSet::new();
+        assert!(out[..=a.len()].iter().all(|h| seen.insert(*h)));
+        assert_ne!(n("/ab").prefix_hash(1), n("/a/b").prefix_hash(2));
+        let mut small = [0u64; 2];
+        assert_eq!(a.prefix_hashes(&mut small), 2);
+    }
+
+    #[test]
+    fn canonical_order() {
+        let mut v = vec![n("/b"), n("/a/b"), n("/aa"), n("/a"), n("/"), n("/seg=1"), n("/sha256digest=0000000000000000000000000000000000000000000000000000000000000000")];
+        v.sort();
+        let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+        assert_eq!(
+            s,
+            ["/", "/sha256digest=0000000000000000000000000000000000000000000000000000000000000000", "/a", "/a/b", "/b", "/aa", "/seg=1"]
+        );
+    }
+}
