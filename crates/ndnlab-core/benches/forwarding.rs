@@ -1,1 +1,354 @@
-fn main() {}
+//! Forwarder core throughput, in-process, one core, no I/O (docs/BENCHMARKS.md).
+//!
+//! * `miss/4comp`, `miss/16comp`: one exchange = Interest in -> FIB -> PIT -> out,
+//!   then Data in (PIT token echoed) -> PIT -> CS insert -> out. Every name is new
+//!   and the CS is full, so each exchange also evicts.
+//! * `hit/4comp`: Interest in -> CS hit -> Data out.
+//! * `miss_cs/<2^k>`, `hit_cs/<2^k>`: the same, CS capacity 2^10 .. 2^21 (full).
+//! * `miss_fib/<n>`: the miss path with 10^3 .. 10^6 FIB prefixes.
+//!
+//! Packets are built and decoded outside the timed region (`iter_custom` times only
+//! the forwarding calls). FIB: `n` prefixes of 1, 2 or 3 components; names hit them
+//! uniformly.
+//!
+//! Clock: the timed region is measured in *thread CPU time*
+//! (`CLOCK_THREAD_CPUTIME_ID`), so that other processes on a shared machine do not
+//! inflate the figures; `NDNLAB_BENCH_CLOCK=wall` measures wall time instead.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ndnlab_core::{
+    FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, UnsolicitedDataPolicy,
+};
+use ndnlab_wire::{Data, Interest, Name};
+
+const CONSUMER: FaceId = FaceId(256);
+const PRODUCER: FaceId = FaceId(257);
+const BATCH: u64 = 8192;
+
+/// A stopwatch on thread CPU time (default) or wall time.
+#[derive(Clone, Copy)]
+struct Clock {
+    wall: bool,
+}
+
+impl Clock {
+    fn from_env() -> Self {
+        Clock {
+            wall: std::env::var("NDNLAB_BENCH_CLOCK").is_ok_and(|v| v == "wall"),
+        }
+    }
+
+    fn now(self) -> Duration {
+        if self.wall {
+            return WALL_EPOCH.with(|e| e.elapsed());
+        }
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the timespec we own.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+}
+
+thread_local! {
+    static WALL_EPOCH: Instant = Instant::now();
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+struct Setup {
+    fw: Forwarder,
+    fib_size: u64,
+    comps: usize,
+    next_id: u64,
+    rng: Rng,
+    now: u64,
+}
+
+fn prefix_uri(i: u64) -> String {
+    match i % 3 {
+        0 => format!("/p{i}"),
+        1 => format!("/p{i}/x"),
+        _ => format!("/p{i}/x/y"),
+    }
+}
+
+impl Setup {
+    fn new(fib_size: u64, cs_capacity: usize, comps: usize) -> Self {
+        let mut fw = Forwarder::new(ForwarderConfig {
+            cs_capacity,
+            unsolicited: UnsolicitedDataPolicy::AdmitAll,
+            ..Default::default()
+        });
+        fw.add_face(CONSUMER, FaceScope::NonLocal, LinkType::PointToPoint);
+        fw.add_face(PRODUCER, FaceScope::NonLocal, LinkType::PointToPoint);
+        fw.fib().reserve(fib_size as usize);
+        for i in 0..fib_size {
+            fw.fib()
+                .add_nexthop(&Name::from_uri(&prefix_uri(i)).unwrap(), PRODUCER, 1);
+        }
+        fw.cs().reserve(cs_capacity);
+        let mut s = Setup {
+            fw,
+            fib_size,
+            comps,
+            next_id: 0,
+            rng: Rng(0x9E37_79B9_7F4A_7C15),
+            now: 1,
+        };
+        // Fill the CS to capacity (unsolicited Data, admitted by policy).
+        let mut filled = 0;
+        while filled < cs_capacity {
+            let n = (cs_capacity - filled).min(65536);
+            for (_, d) in s.packets(n) {
+                s.fw.handle_data(s.now, PRODUCER, d, LpMeta::default());
+            }
+            filled += n;
+        }
+        s
+    }
+
+    fn name(&mut self) -> String {
+        let p = self.rng.next() % self.fib_size;
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut uri = format!("/p{p}/x/y/o{id}");
+        for c in 4..self.comps {
+            uri.push_str(&format!("/c{c}"));
+        }
+        uri
+    }
+
+    /// `n` new (Interest, Data) pairs with fresh names.
+    fn packets(&mut self, n: usize) -> Vec<(Interest, Data)> {
+        (0..n)
+            .map(|_| {
+                let uri = self.name();
+                let name = Name::from_uri(&uri).unwrap();
+                let nonce = self.rng.next() as u32;
+                let i = Interest::builder(name.clone())
+                    .nonce(nonce)
+                    .lifetime_ms(4000)
+                    .build_view()
+                    .unwrap();
+                let d = Data::decode(
+                    Data::builder(name)
+                        .content(Bytes::from(vec![0x5a; 100]))
+                        .freshness_ms(10_000)
+                        .sign_digest(),
+                )
+                .unwrap();
+                (i, d)
+            })
+            .collect()
+    }
+
+    /// One exchange: Interest from the consumer, Data back from the producer.
+    #[inline]
+    fn exchange(&mut self, i: Interest, d: Data) {
+        self.now += 1_000;
+        self.fw
+            .handle_interest(self.now, CONSUMER, i, LpMeta::default());
+        let t = self.fw.poll_transmit().expect("Interest forwarded");
+        let meta = LpMeta {
+            pit_token: t.meta.pit_token.clone(),
+            ..Default::default()
+        };
+        drop(black_box(t));
+        self.fw.handle_data(self.now, PRODUCER, d, meta);
+        let out = self.fw.poll_transmit().expect("Data returned");
+        drop(black_box(out));
+    }
+
+    fn time_misses(&mut self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(BATCH);
+            let batch = self.packets(n as usize);
+            let clock = Clock::from_env();
+            let start = clock.now();
+            for (k, (i, d)) in batch.into_iter().enumerate() {
+                self.exchange(i, d);
+                if k % 64 == 63 {
+                    // A runtime runs the timers once per burst.
+                    self.fw.handle_timeout(self.now);
+                }
+            }
+            total += clock.now() - start;
+            left -= n;
+        }
+        total
+    }
+}
+
+/// CS hit setup: `pool` Interests for names already cached, drawn across the whole CS.
+struct HitSetup {
+    s: Setup,
+    pool: Vec<Interest>,
+    at: usize,
+}
+
+impl HitSetup {
+    fn new(cs_capacity: usize, pool: usize) -> Self {
+        let mut s = Setup::new(100_000, 0, 4);
+        s.fw.cs().set_capacity(cs_capacity, 0);
+        s.fw.cs().reserve(cs_capacity);
+        let mut names = Vec::with_capacity(cs_capacity);
+        let mut filled = 0;
+        while filled < cs_capacity {
+            let n = (cs_capacity - filled).min(65536);
+            for (i, d) in s.packets(n) {
+                names.push(i.name().clone());
+                s.fw.handle_data(s.now, PRODUCER, d, LpMeta::default());
+            }
+            filled += n;
+        }
+        assert_eq!(s.fw.cs_ref().len(), cs_capacity);
+        let pool = (0..pool)
+            .map(|k| {
+                let name = names[(s.rng.next() % names.len() as u64) as usize].clone();
+                Interest::builder(name)
+                    .nonce(k as u32)
+                    .lifetime_ms(4000)
+                    .build_view()
+                    .unwrap()
+            })
+            .collect();
+        HitSetup { s, pool, at: 0 }
+    }
+
+    fn time_hits(&mut self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(BATCH) as usize;
+            let batch: Vec<Interest> = (0..n)
+                .map(|_| {
+                    self.at = (self.at + 1) % self.pool.len();
+                    self.pool[self.at].clone()
+                })
+                .collect();
+            let fw = &mut self.s.fw;
+            let now = self.s.now;
+            let clock = Clock::from_env();
+            let start = clock.now();
+            for (k, i) in batch.into_iter().enumerate() {
+                if k % 64 == 63 {
+                    fw.handle_timeout(now);
+                }
+                fw.handle_interest(now, CONSUMER, i, LpMeta::default());
+                let out = fw.poll_transmit().expect("CS hit");
+                drop(black_box(out));
+            }
+            total += clock.now() - start;
+            left -= n as u64;
+        }
+        total
+    }
+}
+
+// Setups are built lazily inside the closures, so a filtered run only pays for the
+// benchmarks it runs.
+
+fn miss_path(c: &mut Criterion) {
+    let mut g = c.benchmark_group("miss");
+    g.throughput(Throughput::Elements(1));
+    for comps in [4, 16] {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(format!("{comps}comp")), |b| {
+            let s = s.get_or_insert_with(|| Setup::new(100_000, 65_536, comps));
+            b.iter_custom(|iters| s.time_misses(iters))
+        });
+        if let Some(s) = s {
+            assert_eq!(s.fw.pit_len(), 0);
+            assert_eq!(s.fw.counters().n_cs_hits, 0);
+        }
+    }
+    g.finish();
+}
+
+fn hit_path(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hit");
+    g.throughput(Throughput::Elements(1));
+    let mut h: Option<HitSetup> = None;
+    g.bench_function("4comp", |b| {
+        let h = h.get_or_insert_with(|| HitSetup::new(65_536, 65_536));
+        b.iter_custom(|iters| h.time_hits(iters))
+    });
+    if let Some(h) = h {
+        assert_eq!(h.s.fw.counters().n_cs_misses, 0);
+    }
+    g.finish();
+}
+
+/// CS capacities 2^10 .. 2^21 (`NDNLAB_BENCH_CS_MAX_LOG2` lowers the top, e.g. on small machines).
+fn cs_sizes() -> Vec<usize> {
+    let max: u32 = std::env::var("NDNLAB_BENCH_CS_MAX_LOG2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(21);
+    [10u32, 13, 16, 19, 21]
+        .into_iter()
+        .filter(|&k| k <= max)
+        .map(|k| 1usize << k)
+        .collect()
+}
+
+fn cs_capacity_sweep(c: &mut Criterion) {
+    let mut g = c.benchmark_group("miss_cs");
+    g.throughput(Throughput::Elements(1));
+    for cap in cs_sizes() {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+            let s = s.get_or_insert_with(|| Setup::new(100_000, cap, 4));
+            b.iter_custom(|iters| s.time_misses(iters))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("hit_cs");
+    g.throughput(Throughput::Elements(1));
+    for cap in cs_sizes() {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::new(cap, 65_536));
+            b.iter_custom(|iters| h.time_hits(iters))
+        });
+    }
+    g.finish();
+}
+
+fn fib_size_sweep(c: &mut Criterion) {
+    let mut g = c.benchmark_group("miss_fib");
+    g.throughput(Throughput::Elements(1));
+    for n in [1_000u64, 10_000, 100_000, 1_000_000] {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let s = s.get_or_insert_with(|| Setup::new(n, 65_536, 4));
+            b.iter_custom(|iters| s.time_misses(iters))
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep
+}
+criterion_main!(benches);

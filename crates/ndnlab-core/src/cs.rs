@@ -81,6 +81,10 @@ impl CsState {
         }
     }
 
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
     #[inline]
     pub(crate) fn capacity(&self) -> usize {
         self.capacity
@@ -105,7 +109,14 @@ impl Pcct {
     /// CS lookup for an Interest whose (digest-less) name is slot `s`.
     /// Returns the CS entry index on a hit. Counts hits and misses.
     #[inline]
-    pub(crate) fn cs_lookup(&mut self, s: u32, cbp: bool, mbf: bool, digest: Option<&[u8; 32]>, now: Time) -> Option<u32> {
+    pub(crate) fn cs_lookup(
+        &mut self,
+        s: u32,
+        cbp: bool,
+        mbf: bool,
+        digest: Option<&[u8; 32]>,
+        now: Time,
+    ) -> Option<u32> {
         let slot = &self.slots[s as usize];
         let (direct, indirect, key) = (slot.cs, slot.indirect, slot.key);
         self.cs.policy.on_lookup(key);
@@ -124,7 +135,12 @@ impl Pcct {
                 hit = Some(direct);
             }
         }
-        if hit.is_none() && cbp && digest.is_none() && indirect != NONE && usable(self.cs.entry(indirect), mbf, now) {
+        if hit.is_none()
+            && cbp
+            && digest.is_none()
+            && indirect != NONE
+            && usable(self.cs.entry(indirect), mbf, now)
+        {
             hit = Some(indirect);
         }
         match hit {
@@ -145,7 +161,13 @@ impl Pcct {
 
     /// Insert (or refresh) `data` into the CS at slot `s` (the Data's full name).
     /// Returns the entry index, or `None` if not admitted.
-    pub(crate) fn cs_insert(&mut self, s: u32, data: &Data, now: Time, unsolicited: bool) -> Option<u32> {
+    pub(crate) fn cs_insert(
+        &mut self,
+        s: u32,
+        data: &Data,
+        now: Time,
+        unsolicited: bool,
+    ) -> Option<u32> {
         if !self.cs.admit || self.cs.capacity == 0 {
             return None;
         }
@@ -153,11 +175,14 @@ impl Pcct {
         if size > self.cs.capacity_bytes {
             return None;
         }
-        let fresh_until = now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
+        let fresh_until =
+            now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
         let existing = self.slots[s as usize].cs;
         if existing != NONE {
             // Refresh in place: new copy, new freshness.
-            let e = self.cs.entries[existing as usize].as_mut().expect("live CS entry");
+            let e = self.cs.entries[existing as usize]
+                .as_mut()
+                .expect("live CS entry");
             self.cs.bytes = self.cs.bytes - e.size as usize + size;
             e.data = data.clone();
             e.fresh_until = fresh_until;
@@ -169,14 +194,24 @@ impl Pcct {
         }
         let key = self.slots[s as usize].key;
         // Make room; TinyLFU may refuse the newcomer instead.
-        while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes {
-            let Some(v) = self.cs.policy.victim(now) else { break };
+        while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes
+        {
+            let Some(v) = self.cs.policy.victim(now) else {
+                break;
+            };
             if !self.cs.policy.admit(key, self.cs.entry(v).hash) {
                 return None;
             }
             self.cs_remove(v);
         }
-        let entry = CsEntry { data: data.clone(), slot: s, hash: key, fresh_until, size: size as u32, indirect_from: NONE };
+        let entry = CsEntry {
+            data: data.clone(),
+            slot: s,
+            hash: key,
+            fresh_until,
+            size: size as u32,
+            indirect_from: NONE,
+        };
         let i = match self.cs.free.pop() {
             Some(i) => {
                 self.cs.entries[i as usize] = Some(entry);
@@ -230,7 +265,9 @@ impl Pcct {
 
     /// Remove CS entry `i`.
     pub(crate) fn cs_remove(&mut self, i: u32) {
-        let Some(e) = self.cs.entries[i as usize].take() else { return };
+        let Some(e) = self.cs.entries[i as usize].take() else {
+            return;
+        };
         self.cs.policy.on_remove(i);
         self.cs.free.push(i);
         self.cs.count -= 1;
@@ -322,7 +359,11 @@ impl Pcct {
             .entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| e.as_ref().filter(|e| e.data.name().value_bytes().starts_with(p)).map(|_| i as u32))
+            .filter_map(|(i, e)| {
+                e.as_ref()
+                    .filter(|e| e.data.name().value_bytes().starts_with(p))
+                    .map(|_| i as u32)
+            })
             .take(limit)
             .collect();
         for &i in &victims {
@@ -348,12 +389,18 @@ impl Pcct {
 
     /// Names of cached Data in eviction order (next victim first).
     pub fn eviction_order(&mut self, now: Time) -> Vec<Name> {
-        self.cs.policy.eviction_order(now).into_iter().map(|i| self.cs.entry(i).data.name().clone()).collect()
+        self.cs
+            .policy
+            .eviction_order(now)
+            .into_iter()
+            .map(|i| self.cs.entry(i).data.name().clone())
+            .collect()
     }
 
     /// Whether a Data named exactly `name` is cached.
     pub fn contains(&self, name: &Name) -> bool {
         let n = name.len();
-        self.find_slot(name, n, name.prefix_hash(n)).is_some_and(|s| self.slots[s as usize].cs != NONE)
+        self.find_slot(name, n, name.prefix_hash(n))
+            .is_some_and(|s| self.slots[s as usize].cs != NONE)
     }
 }

@@ -24,7 +24,12 @@ pub struct DeadNonceList {
 impl DeadNonceList {
     /// A list keeping entries for `lifetime`, at most `capacity` of them (oldest dropped first).
     pub fn new(lifetime: Time, capacity: usize) -> Self {
-        DeadNonceList { lifetime, capacity: capacity.max(1), queue: VecDeque::new(), set: HashMapU64::default() }
+        DeadNonceList {
+            lifetime,
+            capacity: capacity.max(1),
+            queue: VecDeque::new(),
+            set: HashMapU64::default(),
+        }
     }
 
     #[inline]

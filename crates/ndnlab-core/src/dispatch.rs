@@ -51,7 +51,10 @@ mod tests {
         let a = Name::from_uri("/x/y/1").unwrap();
         let b = Name::from_uri("/x/y/2/3").unwrap();
         for shards in 1..8 {
-            assert_eq!(dispatch_interest(&a, 2, shards), dispatch_interest(&b, 2, shards));
+            assert_eq!(
+                dispatch_interest(&a, 2, shards),
+                dispatch_interest(&b, 2, shards)
+            );
             assert!(dispatch_interest(&a, 2, shards) < shards);
         }
         assert_eq!(dispatch_by_token(&[2, 0, 0, 0, 0, 0, 0, 0], 4), Some(2));

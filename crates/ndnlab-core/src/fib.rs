@@ -88,7 +88,9 @@ impl Fib {
 
     /// Next hops of the exact entry for `prefix`.
     pub fn get(&self, prefix: &Name) -> Option<&[NextHop]> {
-        self.table.find_exact(prefix).map(|id| &self.table.get(id)[..])
+        self.table
+            .find_exact(prefix)
+            .map(|id| &self.table.get(id)[..])
     }
 
     /// Longest-prefix match: the matched prefix's entry id.

@@ -110,7 +110,11 @@ pub struct RetxSuppressionConfig {
 
 impl Default for RetxSuppressionConfig {
     fn default() -> Self {
-        RetxSuppressionConfig { initial: 10 * MS, max: 250 * MS, multiplier: 2 }
+        RetxSuppressionConfig {
+            initial: 10 * MS,
+            max: 250 * MS,
+            multiplier: 2,
+        }
     }
 }
 
@@ -174,6 +178,7 @@ pub struct Forwarder {
     pub(crate) out: VecDeque<Transmit>,
     pub(crate) counters: ForwarderCounters,
     pub(crate) asf: AsfState,
+    pub(crate) tokens: crate::token::TokenArena,
     rng: u64,
 }
 
@@ -185,12 +190,20 @@ impl Forwarder {
             faces: HashMapU64::default(),
             fib: Fib::new(),
             sc: StrategyChoice::new(config.default_strategy),
-            pcct: Pcct::new(CsState::new(config.cs_capacity, config.cs_capacity_bytes, config.cs_policy), shard),
+            pcct: Pcct::new(
+                CsState::new(
+                    config.cs_capacity,
+                    config.cs_capacity_bytes,
+                    config.cs_policy,
+                ),
+                shard,
+            ),
             dnl: DeadNonceList::new(config.dead_nonce_lifetime, config.dead_nonce_capacity),
             timers: TimerQueue::default(),
             out: VecDeque::new(),
             counters: ForwarderCounters::default(),
             asf: AsfState::default(),
+            tokens: Default::default(),
             rng: config.seed | 1,
             config,
         }
@@ -221,7 +234,9 @@ impl Forwarder {
         }
         self.fib.remove_face(id);
         for p in self.pcct.pit_ids() {
-            let Some(e) = self.pcct.pit_mut(p) else { continue };
+            let Some(e) = self.pcct.pit_mut(p) else {
+                continue;
+            };
             e.in_records.retain(|r| r.face != id);
             e.out_records.retain(|r| r.face != id);
             if e.in_records.is_empty() {
@@ -284,7 +299,9 @@ impl Forwarder {
 
     /// Faces: `(id, scope, link type)`.
     pub fn faces(&self) -> impl Iterator<Item = (FaceId, FaceScope, LinkType)> + '_ {
-        self.faces.iter().map(|(id, f)| (FaceId(*id), f.scope, f.link))
+        self.faces
+            .iter()
+            .map(|(id, f)| (FaceId(*id), f.scope, f.link))
     }
 
     /// Process a burst of inputs (drains `burst`).
@@ -304,7 +321,7 @@ impl Forwarder {
             if !self.pcct.pit_live(p, generation) {
                 continue;
             }
-            let expiry = self.pcct.pit(p).map_or(now, |e| e.expiry);
+            let expiry = self.pcct.pit(p).map_or(now, |e| e.expiry());
             if expiry <= now {
                 self.finalize(now, p);
             } else {

@@ -76,6 +76,7 @@ pub mod face;
 pub mod fib;
 pub mod forwarder;
 pub mod hash;
+pub mod mem;
 pub mod name_table;
 pub mod pcct;
 pub mod pipeline;

@@ -75,7 +75,9 @@ impl<T> NameTable<T> {
         let mut id = *self.map.get(&k)?;
         let bytes = name.prefix_bytes(n);
         while id != NONE {
-            let e = self.entries[id as usize].as_ref().expect("chained entry exists");
+            let e = self.entries[id as usize]
+                .as_ref()
+                .expect("chained entry exists");
             if e.name.len() == n && e.name.value_bytes() == bytes {
                 return Some(id);
             }
@@ -127,7 +129,12 @@ impl<T> NameTable<T> {
             return (id, false);
         }
         let head = self.map.get(&k).copied().unwrap_or(NONE);
-        let entry = Entry { name: name.clone(), key: k, next: head, value: make() };
+        let entry = Entry {
+            name: name.clone(),
+            key: k,
+            next: head,
+            value: make(),
+        };
         let id = match self.free.pop() {
             Some(id) => {
                 self.entries[id as usize] = Some(entry);
@@ -172,7 +179,9 @@ impl<T> NameTable<T> {
         } else {
             let mut cur = head;
             while cur != NONE {
-                let c = self.entries[cur as usize].as_mut().expect("chained entry exists");
+                let c = self.entries[cur as usize]
+                    .as_mut()
+                    .expect("chained entry exists");
                 if c.next == id {
                     c.next = e.next;
                     break;
@@ -192,17 +201,26 @@ impl<T> NameTable<T> {
 
     /// The name of an entry.
     pub fn name(&self, id: EntryId) -> &Name {
-        &self.entries[id as usize].as_ref().expect("valid entry id").name
+        &self.entries[id as usize]
+            .as_ref()
+            .expect("valid entry id")
+            .name
     }
 
     /// The value of an entry.
     pub fn get(&self, id: EntryId) -> &T {
-        &self.entries[id as usize].as_ref().expect("valid entry id").value
+        &self.entries[id as usize]
+            .as_ref()
+            .expect("valid entry id")
+            .value
     }
 
     /// The value of an entry, mutably.
     pub fn get_mut(&mut self, id: EntryId) -> &mut T {
-        &mut self.entries[id as usize].as_mut().expect("valid entry id").value
+        &mut self.entries[id as usize]
+            .as_mut()
+            .expect("valid entry id")
+            .value
     }
 
     /// Every entry: `(id, name, value)`.

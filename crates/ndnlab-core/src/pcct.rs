@@ -23,7 +23,6 @@ use crate::hash::{key, HashMapU64};
 use crate::pit::{PitEntry, PitFlags};
 use crate::strategy::StrategyKind;
 use crate::token::PitToken;
-use crate::Time;
 
 /// "No index".
 pub(crate) const NONE: u32 = u32::MAX;
@@ -42,13 +41,6 @@ pub(crate) struct Slot {
     pub(crate) cs: u32,
     /// CS entry (in another slot, with a longer name) reachable by CanBePrefix Interests.
     pub(crate) indirect: u32,
-    /// Number of components.
-    pub(crate) len: u16,
-}
-
-struct PitSlot {
-    generation: u32,
-    entry: Option<PitEntry>,
 }
 
 /// The PIT-CS composite table. `ContentStore` (see [`crate::cs`]) is its public
@@ -57,7 +49,9 @@ pub struct Pcct {
     map: HashMapU64<u32>,
     pub(crate) slots: Vec<Slot>,
     free_slots: Vec<u32>,
-    pit: Vec<PitSlot>,
+    pit: Vec<Option<PitEntry>>,
+    /// Generation of each PIT cell (survives removal, so stale tokens are detected).
+    generations: Vec<u32>,
     free_pit: Vec<u32>,
     n_pit: usize,
     /// Number of CanBePrefix PIT entries per slot name length.
@@ -80,6 +74,7 @@ impl Pcct {
             slots: Vec::new(),
             free_slots: Vec::new(),
             pit: Vec::new(),
+            generations: Vec::new(),
             free_pit: Vec::new(),
             n_pit: 0,
             cbp_lengths: Vec::new(),
@@ -106,15 +101,36 @@ impl Pcct {
         self.cs.admit && self.cs.capacity() > 0
     }
 
+    /// Number of distinct keys in the name index (equals `slot_count()` unless 64-bit
+    /// key collisions chain slots).
+    pub fn index_len(&self) -> usize {
+        self.map.len()
+    }
+
     /// Number of name slots in use.
     pub fn slot_count(&self) -> usize {
         self.slots.len() - self.free_slots.len()
     }
 
-    /// Reserve room for `n` names.
+    /// Reserve room for `n` more names, PIT entries and CS entries.
     pub fn reserve(&mut self, n: usize) {
+        self.reserve_pit(n);
+        self.cs.reserve(n);
+    }
+
+    /// Reserve room for `n` more PIT entries, each with its own name.
+    pub fn reserve_pit(&mut self, n: usize) {
         self.map.reserve(n);
         self.slots.reserve(n);
+        self.pit.reserve(n);
+        self.generations.reserve(n);
+    }
+
+    /// Reserve room for `n` more CS entries, each with its own name.
+    pub fn reserve_cs(&mut self, n: usize) {
+        self.map.reserve(n);
+        self.slots.reserve(n);
+        self.cs.reserve(n);
     }
 
     // ---------------------------------------------------------------- slots
@@ -149,48 +165,73 @@ impl Pcct {
             Entry::Vacant(v) => {
                 let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, NONE);
                 v.insert(s);
-                return SlotRef { slot: s, created: true };
+                return SlotRef {
+                    slot: s,
+                    created: true,
+                };
             }
         };
         if let Some(s) = self.chain_find(head, bytes) {
-            return SlotRef { slot: s, created: false };
+            return SlotRef {
+                slot: s,
+                created: false,
+            };
         }
         let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, head);
         self.map.insert(k, s);
-        SlotRef { slot: s, created: true }
+        SlotRef {
+            slot: s,
+            created: true,
+        }
     }
 
     /// Free slot `s` if nothing uses it any more.
     #[inline]
     pub(crate) fn maybe_free_slot(&mut self, s: u32) {
         let slot = &self.slots[s as usize];
-        if slot.pit_head != NONE || slot.cs != NONE || slot.indirect != NONE || slot.name.is_empty() && slot.key == 0 {
+        if slot.pit_head != NONE
+            || slot.cs != NONE
+            || slot.indirect != NONE
+            || slot.name.is_empty() && slot.key == 0
+        {
             return;
         }
         let k = slot.key;
         let next = slot.next;
-        let head = self.map.get(&k).copied().unwrap_or(NONE);
-        if head == s {
-            if next == NONE {
-                self.map.remove(&k);
-            } else {
-                self.map.insert(k, next);
-            }
-        } else {
-            let mut cur = head;
-            while cur != NONE {
-                if self.slots[cur as usize].next == s {
-                    self.slots[cur as usize].next = next;
-                    break;
+        // One probe: unlink from the head of the chain, or walk it.
+        use std::collections::hash_map::Entry;
+        let mut walk_from = NONE;
+        if let Entry::Occupied(mut o) = self.map.entry(k) {
+            let head = *o.get();
+            if head == s {
+                if next == NONE {
+                    o.remove();
+                } else {
+                    *o.get_mut() = next;
                 }
-                cur = self.slots[cur as usize].next;
+            } else {
+                walk_from = head;
             }
+        }
+        let mut cur = walk_from;
+        while cur != NONE {
+            if self.slots[cur as usize].next == s {
+                self.slots[cur as usize].next = next;
+                break;
+            }
+            cur = self.slots[cur as usize].next;
         }
         let slot = &mut self.slots[s as usize];
         slot.name = Bytes::new();
         slot.key = 0;
         slot.next = NONE;
         self.free_slots.push(s);
+    }
+
+    /// Map key of slot `s` (also the Dead Nonce List name key).
+    #[inline]
+    pub(crate) fn slot_key(&self, s: u32) -> u64 {
+        self.slots[s as usize].key
     }
 
     /// Name bytes of slot `s`.
@@ -202,10 +243,16 @@ impl Pcct {
 
     /// The PIT entry in slot `s` with these selectors, if any.
     #[inline]
-    pub(crate) fn pit_find_in_slot(&self, s: u32, cbp: bool, mbf: bool, digest: Option<&[u8; 32]>) -> Option<u32> {
+    pub(crate) fn pit_find_in_slot(
+        &self,
+        s: u32,
+        cbp: bool,
+        mbf: bool,
+        digest: Option<&[u8; 32]>,
+    ) -> Option<u32> {
         let mut p = self.slots[s as usize].pit_head;
         while p != NONE {
-            let e = self.pit[p as usize].entry.as_ref().expect("linked PIT entry");
+            let e = self.pit[p as usize].as_ref().expect("linked PIT entry");
             if e.flags.can_be_prefix == cbp
                 && e.flags.must_be_fresh == mbf
                 && e.digest.as_deref() == digest
@@ -217,38 +264,36 @@ impl Pcct {
         None
     }
 
-    /// Insert a new PIT entry in slot `s`.
-    #[allow(clippy::too_many_arguments)]
+    /// Insert a new PIT entry in slot `s` (whose name has `slot_len` components).
     pub(crate) fn pit_insert(
         &mut self,
         s: u32,
+        slot_len: usize,
         flags: PitFlags,
         digest: Option<[u8; 32]>,
         strategy: StrategyKind,
-        name_hash: u64,
         interest: Bytes,
-        now: Time,
     ) -> u32 {
         let head = self.slots[s as usize].pit_head;
         let idx = match self.free_pit.pop() {
             Some(i) => i,
             None => {
-                self.pit.push(PitSlot { generation: 0, entry: None });
+                self.pit.push(None);
+                self.generations.push(0);
                 (self.pit.len() - 1) as u32
             }
         };
-        let ps = &mut self.pit[idx as usize];
-        ps.generation = (ps.generation + 1) & 0x00FF_FFFF;
-        ps.entry = Some(PitEntry {
+        let g = &mut self.generations[idx as usize];
+        *g = (*g + 1) & 0x00FF_FFFF;
+        let slot_len = slot_len.min(u16::MAX as usize) as u16;
+        self.pit[idx as usize] = Some(PitEntry {
             slot: s,
             next_in_slot: head,
-            generation: ps.generation,
             flags,
             strategy,
+            slot_len,
             measure_key: 0,
             digest: digest.map(Box::new),
-            name_hash,
-            expiry: now,
             suppression_interval: 0,
             interest,
             in_records: Default::default(),
@@ -256,7 +301,7 @@ impl Pcct {
         });
         self.slots[s as usize].pit_head = idx;
         if flags.can_be_prefix {
-            let l = self.slots[s as usize].len as usize;
+            let l = slot_len as usize;
             if self.cbp_lengths.len() <= l {
                 self.cbp_lengths.resize(l + 1, 0);
             }
@@ -269,7 +314,7 @@ impl Pcct {
 
     /// Remove PIT entry `p`, returning it.
     pub(crate) fn pit_remove(&mut self, p: u32) -> Option<PitEntry> {
-        let e = self.pit.get_mut(p as usize)?.entry.take()?;
+        let e = self.pit.get_mut(p as usize)?.take()?;
         let s = e.slot;
         // unlink from the slot's list
         let head = self.slots[s as usize].pit_head;
@@ -278,7 +323,7 @@ impl Pcct {
         } else {
             let mut cur = head;
             while cur != NONE {
-                let c = self.pit[cur as usize].entry.as_mut().expect("linked PIT entry");
+                let c = self.pit[cur as usize].as_mut().expect("linked PIT entry");
                 if c.next_in_slot == p {
                     c.next_in_slot = e.next_in_slot;
                     break;
@@ -287,7 +332,7 @@ impl Pcct {
             }
         }
         if e.flags.can_be_prefix {
-            let l = self.slots[s as usize].len as usize;
+            let l = e.slot_len as usize;
             self.cbp_lengths[l] -= 1;
             self.n_cbp -= 1;
         }
@@ -300,25 +345,35 @@ impl Pcct {
     /// PIT entry `p`.
     #[inline]
     pub(crate) fn pit(&self, p: u32) -> Option<&PitEntry> {
-        self.pit.get(p as usize)?.entry.as_ref()
+        self.pit.get(p as usize)?.as_ref()
     }
 
     /// PIT entry `p`, mutably.
     #[inline]
     pub(crate) fn pit_mut(&mut self, p: u32) -> Option<&mut PitEntry> {
-        self.pit.get_mut(p as usize)?.entry.as_mut()
+        self.pit.get_mut(p as usize)?.as_mut()
     }
 
     /// Whether `(p, generation)` still names a live entry.
     #[inline]
     pub(crate) fn pit_live(&self, p: u32, generation: u32) -> bool {
-        self.pit.get(p as usize).is_some_and(|s| s.generation == generation && s.entry.is_some())
+        self.generations.get(p as usize) == Some(&generation) && self.pit[p as usize].is_some()
+    }
+
+    /// Generation of PIT cell `p`.
+    #[inline]
+    pub(crate) fn generation_of(&self, p: u32) -> u32 {
+        self.generations[p as usize]
     }
 
     /// The token for entry `p`.
     #[inline]
     pub(crate) fn token_of(&self, p: u32) -> PitToken {
-        PitToken { shard: self.shard, generation: self.pit[p as usize].generation, index: p }
+        PitToken {
+            shard: self.shard,
+            generation: self.generations[p as usize],
+            index: p,
+        }
     }
 
     /// Resolve a token we issued to a live PIT entry.
@@ -336,14 +391,19 @@ impl Pcct {
                 return None;
             }
             let cur = p;
-            p = self.pit[p as usize].entry.as_ref().expect("linked PIT entry").next_in_slot;
+            p = self.pit[p as usize]
+                .as_ref()
+                .expect("linked PIT entry")
+                .next_in_slot;
             Some(cur)
         })
     }
 
     /// Every live PIT entry index.
     pub(crate) fn pit_ids(&self) -> Vec<u32> {
-        (0..self.pit.len() as u32).filter(|&i| self.pit[i as usize].entry.is_some()).collect()
+        (0..self.pit.len() as u32)
+            .filter(|&i| self.pit[i as usize].is_some())
+            .collect()
     }
 
     /// Indices of PIT entries Data named `name` can satisfy, not checking digests
@@ -363,13 +423,16 @@ impl Pcct {
             return;
         }
         let n = name.len();
-        for l in 0..n.min(self.cbp_lengths.len()) {
-            if self.cbp_lengths[l] == 0 {
+        for (l, &count) in self.cbp_lengths.iter().enumerate().take(n) {
+            if count == 0 {
                 continue;
             }
             if let Some(s) = self.find_slot(name, l, hashes[l]) {
                 for p in self.pit_in_slot(s) {
-                    if self.pit[p as usize].entry.as_ref().is_some_and(|e| e.flags.can_be_prefix) {
+                    if self.pit[p as usize]
+                        .as_ref()
+                        .is_some_and(|e| e.flags.can_be_prefix)
+                    {
                         out.push(p);
                     }
                 }
@@ -378,7 +441,14 @@ impl Pcct {
     }
 }
 
-fn alloc_slot(slots: &mut Vec<Slot>, free: &mut Vec<u32>, k: u64, name: &Name, n: usize, next: u32) -> u32 {
+fn alloc_slot(
+    slots: &mut Vec<Slot>,
+    free: &mut Vec<u32>,
+    k: u64,
+    name: &Name,
+    n: usize,
+    next: u32,
+) -> u32 {
     let end = name.prefix_bytes(n).len();
     let slot = Slot {
         key: k,
@@ -387,7 +457,6 @@ fn alloc_slot(slots: &mut Vec<Slot>, free: &mut Vec<u32>, k: u64, name: &Name, n
         pit_head: NONE,
         cs: NONE,
         indirect: NONE,
-        len: n as u16,
     };
     match free.pop() {
         Some(s) => {

@@ -23,8 +23,6 @@ pub struct InRecord {
     pub nonce: u32,
     /// When that Interest's lifetime ends.
     pub expiry: Time,
-    /// When the downstream last (re)expressed it.
-    pub last_renewed: Time,
     /// The downstream's PIT token, echoed on Data/Nack.
     pub token: Option<Bytes>,
 }
@@ -40,10 +38,42 @@ pub struct OutRecord {
     pub last_renewed: Time,
     /// When it stops being pending.
     pub expiry: Time,
-    /// Nack received from the upstream, if any.
-    pub nack: Option<NackReason>,
-    /// Per-upstream retransmission suppression interval (multicast, ASF).
-    pub suppression_interval: Time,
+    /// Nack received from the upstream, if any (compact code, see [`OutRecord::nack`]).
+    nack: u8,
+    /// Per-upstream retransmission suppression interval in ns (multicast, ASF), clamped to `u32`.
+    pub suppression_interval: u32,
+}
+
+impl OutRecord {
+    /// The Nack received from this upstream (an unknown reason code reads as `None`).
+    #[inline]
+    pub fn nack(&self) -> Option<NackReason> {
+        match self.nack {
+            0 => None,
+            1 => Some(NackReason::Congestion),
+            2 => Some(NackReason::Duplicate),
+            3 => Some(NackReason::NoRoute),
+            _ => Some(NackReason::None),
+        }
+    }
+
+    /// Record a Nack (or clear it).
+    #[inline]
+    pub fn set_nack(&mut self, reason: Option<NackReason>) {
+        self.nack = match reason {
+            None => 0,
+            Some(NackReason::Congestion) => 1,
+            Some(NackReason::Duplicate) => 2,
+            Some(NackReason::NoRoute) => 3,
+            Some(_) => 4,
+        };
+    }
+
+    /// Whether the upstream Nacked.
+    #[inline]
+    pub fn is_nacked(&self) -> bool {
+        self.nack != 0
+    }
 }
 
 /// Flags of a PIT entry.
@@ -66,22 +96,18 @@ pub struct PitEntry {
     pub slot: u32,
     /// Next entry in the same slot.
     pub next_in_slot: u32,
-    /// Generation (matches the PIT token).
-    pub generation: u32,
     /// Flags.
     pub flags: PitFlags,
     /// Strategy chosen at creation.
     pub strategy: StrategyKind,
+    /// Length of the slot name (CanBePrefix bookkeeping).
+    pub slot_len: u16,
     /// ASF measurements key (hash of the FIB prefix used), 0 if none.
-    pub measure_key: u64,
+    pub measure_key: u32,
     /// Implicit digest the Data must have (Interest name ended with it).
     pub digest: Option<Box<[u8; 32]>>,
-    /// Hash of the full Interest name (Dead Nonce List key).
-    pub name_hash: u64,
-    /// When the entry expires (max in-record expiry; `now` once satisfied or rejected).
-    pub expiry: Time,
-    /// Entry-level retransmission suppression interval (best-route).
-    pub suppression_interval: Time,
+    /// Entry-level retransmission suppression interval in ns (best-route), clamped to `u32`.
+    pub suppression_interval: u32,
     /// The latest Interest as forwarded (wire bytes).
     pub interest: Bytes,
     /// Downstreams.
@@ -91,6 +117,11 @@ pub struct PitEntry {
 }
 
 impl PitEntry {
+    /// When the entry expires: the latest in-record expiry.
+    pub fn expiry(&self) -> Time {
+        self.in_records.iter().map(|r| r.expiry).max().unwrap_or(0)
+    }
+
     /// The in-record of `face`.
     pub fn in_record(&self, face: FaceId) -> Option<&InRecord> {
         self.in_records.iter().find(|r| r.face == face)
@@ -107,27 +138,43 @@ impl PitEntry {
     }
 
     /// Insert or refresh the in-record of `face`.
-    pub fn insert_in_record(&mut self, face: FaceId, nonce: u32, now: Time, expiry: Time, token: Option<Bytes>) {
+    pub fn insert_in_record(
+        &mut self,
+        face: FaceId,
+        nonce: u32,
+        expiry: Time,
+        token: Option<Bytes>,
+    ) {
         match self.in_records.iter_mut().find(|r| r.face == face) {
             Some(r) => {
                 r.nonce = nonce;
                 r.expiry = expiry;
-                r.last_renewed = now;
                 r.token = token;
             }
-            None => self.in_records.push(InRecord { face, nonce, expiry, last_renewed: now, token }),
+            None => self.in_records.push(InRecord {
+                face,
+                nonce,
+                expiry,
+                token,
+            }),
         }
     }
 
     /// Insert or refresh the out-record of `face`.
-    pub fn insert_out_record(&mut self, face: FaceId, nonce: u32, now: Time, expiry: Time) -> &mut OutRecord {
+    pub fn insert_out_record(
+        &mut self,
+        face: FaceId,
+        nonce: u32,
+        now: Time,
+        expiry: Time,
+    ) -> &mut OutRecord {
         let i = match self.out_records.iter().position(|r| r.face == face) {
             Some(i) => {
                 let r = &mut self.out_records[i];
                 r.nonce = nonce;
                 r.last_renewed = now;
                 r.expiry = expiry;
-                r.nack = None;
+                r.nack = 0;
                 i
             }
             None => {
@@ -136,7 +183,7 @@ impl PitEntry {
                     nonce,
                     last_renewed: now,
                     expiry,
-                    nack: None,
+                    nack: 0,
                     suppression_interval: 0,
                 });
                 self.out_records.len() - 1
@@ -147,7 +194,9 @@ impl PitEntry {
 
     /// NFD `hasPendingOutRecords`: an out-record not expired and not Nacked.
     pub fn has_pending_out_records(&self, now: Time) -> bool {
-        self.out_records.iter().any(|r| r.expiry > now && r.nack.is_none())
+        self.out_records
+            .iter()
+            .any(|r| r.expiry > now && r.nack == 0)
     }
 
     /// Latest out-record send time.

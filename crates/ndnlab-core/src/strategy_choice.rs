@@ -48,7 +48,11 @@ impl StrategyChoice {
     /// Choose a strategy for `prefix` (NFD `strategy-choice/set`). `strategy` is an NFD
     /// strategy name, with version (`/localhost/nfd/strategy/best-route/v=5`) or without
     /// (latest version). Returns the strategy chosen.
-    pub fn set(&mut self, prefix: &Name, strategy: &Name) -> Result<StrategyKind, StrategyChoiceError> {
+    pub fn set(
+        &mut self,
+        prefix: &Name,
+        strategy: &Name,
+    ) -> Result<StrategyKind, StrategyChoiceError> {
         let kind = StrategyKind::from_name(strategy)
             .ok_or_else(|| StrategyChoiceError::UnknownStrategy(strategy.to_string()))?;
         self.set_kind(prefix, kind)?;
@@ -56,7 +60,11 @@ impl StrategyChoice {
     }
 
     /// Choose a strategy by kind.
-    pub fn set_kind(&mut self, prefix: &Name, kind: StrategyKind) -> Result<(), StrategyChoiceError> {
+    pub fn set_kind(
+        &mut self,
+        prefix: &Name,
+        kind: StrategyKind,
+    ) -> Result<(), StrategyChoiceError> {
         if prefix.len() > MAX_PREFIX_LEN {
             return Err(StrategyChoiceError::PrefixTooLong(prefix.len()));
         }
@@ -136,9 +144,12 @@ mod tests {
     fn versioned_names_and_lpm() {
         let mut sc = StrategyChoice::default();
         assert_eq!(sc.find_effective(&n("/a/b")), StrategyKind::BestRoute);
-        let k = sc.set(&n("/a"), &n("/localhost/nfd/strategy/multicast/v=5")).unwrap();
+        let k = sc
+            .set(&n("/a"), &n("/localhost/nfd/strategy/multicast/v=5"))
+            .unwrap();
         assert_eq!(k, StrategyKind::Multicast);
-        sc.set(&n("/a/b"), &n("/localhost/nfd/strategy/asf")).unwrap();
+        sc.set(&n("/a/b"), &n("/localhost/nfd/strategy/asf"))
+            .unwrap();
         assert_eq!(sc.find_effective(&n("/a/b/c")), StrategyKind::Asf);
         assert_eq!(sc.find_effective(&n("/a/x")), StrategyKind::Multicast);
         assert!(matches!(

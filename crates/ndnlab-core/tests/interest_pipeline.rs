@@ -23,7 +23,15 @@ fn forwards_to_lowest_cost_and_returns_data() {
     let out = lab.take();
     assert_eq!(summary(&out), vec![(A.0, "D".into())]);
     let c = lab.fw.counters();
-    assert_eq!((c.n_in_interests, c.n_out_interests, c.n_in_data, c.n_out_data), (1, 1, 1, 1));
+    assert_eq!(
+        (
+            c.n_in_interests,
+            c.n_out_interests,
+            c.n_in_data,
+            c.n_out_data
+        ),
+        (1, 1, 1, 1)
+    );
     assert_eq!((c.n_satisfied_interests, c.n_unsatisfied_interests), (1, 0));
     assert_eq!((c.n_cs_hits, c.n_cs_misses), (0, 1));
     assert_eq!(lab.fw.pit_len(), 0);
@@ -75,16 +83,37 @@ fn aggregation_forwards_once_and_answers_every_downstream_with_its_token() {
     lab.route("/a", C, 1);
     let t_a = bytes::Bytes::from_static(b"tokA");
     let t_b = bytes::Bytes::from_static(b"tokB");
-    lab.send_interest_meta(A, interest("/a/1", 1), LpMeta { pit_token: Some(t_a.clone()), ..Default::default() });
-    lab.send_interest_meta(B, interest("/a/1", 2), LpMeta { pit_token: Some(t_b.clone()), ..Default::default() });
+    lab.send_interest_meta(
+        A,
+        interest("/a/1", 1),
+        LpMeta {
+            pit_token: Some(t_a.clone()),
+            ..Default::default()
+        },
+    );
+    lab.send_interest_meta(
+        B,
+        interest("/a/1", 2),
+        LpMeta {
+            pit_token: Some(t_b.clone()),
+            ..Default::default()
+        },
+    );
     let out = lab.take();
-    assert_eq!(summary(&out), vec![(C.0, "I".into())], "second Interest is aggregated (suppressed)");
+    assert_eq!(
+        summary(&out),
+        vec![(C.0, "I".into())],
+        "second Interest is aggregated (suppressed)"
+    );
     assert_eq!(lab.fw.pit_len(), 1);
     assert_eq!(lab.fw.counters().drops.get(DropReason::RetxSuppressed), 1);
 
     lab.send_data(C, data("/a/1"), out[0].meta.pit_token.clone());
     let out = lab.take();
-    let mut got: Vec<_> = out.iter().map(|t| (t.face, t.meta.pit_token.clone())).collect();
+    let mut got: Vec<_> = out
+        .iter()
+        .map(|t| (t.face, t.meta.pit_token.clone()))
+        .collect();
     got.sort_by_key(|x| x.0);
     assert_eq!(got, vec![(A, Some(t_a)), (B, Some(t_b))]);
     assert_eq!(lab.fw.counters().n_satisfied_interests, 1);
@@ -133,7 +162,8 @@ fn duplicate_nonce_from_another_face_is_a_loop_nacked_duplicate() {
     assert_eq!(lab.fw.counters().n_out_nacks, 1);
 
     // On a multi-access face a loop is dropped silently.
-    lab.fw.add_face(FaceId(400), FaceScope::NonLocal, LinkType::MultiAccess);
+    lab.fw
+        .add_face(FaceId(400), FaceScope::NonLocal, LinkType::MultiAccess);
     lab.send_interest(FaceId(400), interest("/a/1", 42));
     assert!(lab.take().is_empty());
     assert_eq!(lab.fw.counters().drops.get(DropReason::DuplicateNonce), 2);
@@ -148,7 +178,11 @@ fn same_nonce_from_same_point_to_point_face_is_not_a_loop() {
     lab.advance_ms(50);
     lab.send_interest(A, interest("/a/1", 42));
     let out = lab.take();
-    assert_eq!(summary(&out), vec![(C.0, "I".into())], "a retransmission, forwarded again");
+    assert_eq!(
+        summary(&out),
+        vec![(C.0, "I".into())],
+        "a retransmission, forwarded again"
+    );
     assert_eq!(lab.fw.counters().drops.get(DropReason::DuplicateNonce), 0);
 }
 
@@ -223,9 +257,13 @@ fn localhost_interests_are_confined_to_local_faces() {
     lab.route("/localhost/x", B, 1);
     lab.send_interest(A, interest("/localhost/nfd/status", 1));
     assert!(lab.take().is_empty());
-    assert_eq!(lab.fw.counters().drops.get(DropReason::LocalhostViolation), 1);
+    assert_eq!(
+        lab.fw.counters().drops.get(DropReason::LocalhostViolation),
+        1
+    );
     // From a local face, it may reach a local face but never a non-local one.
-    lab.fw.add_face(FaceId(301), FaceScope::Local, LinkType::PointToPoint);
+    lab.fw
+        .add_face(FaceId(301), FaceScope::Local, LinkType::PointToPoint);
     lab.send_interest(FaceId(301), interest("/localhost/nfd/status", 2));
     assert_eq!(summary(&lab.take()), vec![(APP.0, "I".into())]);
     lab.send_interest(FaceId(301), interest("/localhost/x/1", 3));
@@ -236,14 +274,20 @@ fn localhost_interests_are_confined_to_local_faces() {
 fn next_hop_face_id_from_local_face_bypasses_the_strategy() {
     let mut lab = Lab::standard();
     lab.route("/a", B, 1);
-    let meta = LpMeta { next_hop_face_id: Some(C.0), ..Default::default() };
+    let meta = LpMeta {
+        next_hop_face_id: Some(C.0),
+        ..Default::default()
+    };
     lab.send_interest_meta(APP, interest("/a/1", 1), meta.clone());
     assert_eq!(summary(&lab.take()), vec![(C.0, "I".into())]);
     // Ignored from a non-local face.
     lab.send_interest_meta(A, interest("/a/2", 2), meta);
     assert_eq!(summary(&lab.take()), vec![(B.0, "I".into())]);
     // Unknown face: dropped and counted.
-    let bad = LpMeta { next_hop_face_id: Some(999), ..Default::default() };
+    let bad = LpMeta {
+        next_hop_face_id: Some(999),
+        ..Default::default()
+    };
     lab.send_interest_meta(APP, interest("/a/3", 3), bad);
     assert!(lab.take().is_empty());
     assert_eq!(lab.fw.counters().drops.get(DropReason::BadNextHopFaceId), 1);
@@ -253,12 +297,24 @@ fn next_hop_face_id_from_local_face_bypasses_the_strategy() {
 fn forwarding_hint_is_used_for_fib_lookup() {
     let mut lab = Lab::standard();
     lab.route("/isp", C, 1);
-    lab.route("/", D, 100);
-    let i = interest_with("/producer/file", 1, |b| b.forwarding_hint([name("/unknown"), name("/isp/router")]));
+    lab.route("/producer", B, 1);
+    // The first delegation with a FIB match that has next hops wins.
+    let i = interest_with("/producer/file", 1, |b| {
+        b.forwarding_hint([name("/unknown"), name("/isp/router")])
+    });
     lab.send_interest(A, i);
     assert_eq!(summary(&lab.take()), vec![(C.0, "I".into())]);
-    // Without a usable delegation, the name is used.
-    let i = interest_with("/producer/file2", 2, |b| b.forwarding_hint([name("/unknown")]));
+    // As in NFD, a hinted Interest is not routed by its name: no delegation -> no route.
+    let i = interest_with("/producer/file2", 2, |b| {
+        b.forwarding_hint([name("/unknown")])
+    });
+    lab.send_interest(A, i);
+    assert_eq!(summary(&lab.take()), vec![(A.0, "N:no-route".into())]);
+    // In a consumer region the default route matches the first delegation.
+    lab.route("/", D, 100);
+    let i = interest_with("/producer/file3", 3, |b| {
+        b.forwarding_hint([name("/unknown"), name("/isp/router")])
+    });
     lab.send_interest(A, i);
     assert_eq!(summary(&lab.take()), vec![(D.0, "I".into())]);
 }
@@ -274,14 +330,21 @@ fn packets_from_unknown_faces_are_dropped_and_removed_faces_cleaned_up() {
     lab.fw.remove_face(A, lab.now);
     assert_eq!(lab.fw.pit_len(), 0, "entry lost its only downstream");
     assert_eq!(lab.fw.counters().n_unsatisfied_interests, 2);
-    assert_eq!(summary(&lab.take()), vec![(C.0, "I".into())], "queued transmits to A are dropped");
+    assert_eq!(
+        summary(&lab.take()),
+        vec![(C.0, "I".into())],
+        "queued transmits to A are dropped"
+    );
     assert!(lab.fw.face_counters(A).is_none());
 }
 
 #[test]
 fn nack_from_upstream_is_returned_downstream_when_all_upstreams_nacked() {
     let mut lab = Lab::standard();
-    lab.fw.strategy_choice().set(&name("/a"), &name("/localhost/nfd/strategy/multicast/v=5")).unwrap();
+    lab.fw
+        .strategy_choice()
+        .set(&name("/a"), &name("/localhost/nfd/strategy/multicast/v=5"))
+        .unwrap();
     lab.route("/a", B, 1);
     lab.route("/a", C, 1);
     let i = interest("/a/1", 11);
@@ -293,7 +356,11 @@ fn nack_from_upstream_is_returned_downstream_when_all_upstreams_nacked() {
     assert!(lab.take().is_empty(), "C has not answered yet");
     lab.send_nack(C, i.clone(), NackReason::Congestion, None);
     let out = lab.take();
-    assert_eq!(summary(&out), vec![(A.0, "N:congestion".into())], "least severe reason");
+    assert_eq!(
+        summary(&out),
+        vec![(A.0, "N:congestion".into())],
+        "least severe reason"
+    );
     assert_eq!(lab.fw.pit_len(), 0);
     // Nack for nothing: dropped.
     lab.send_nack(C, i, NackReason::NoRoute, tok);
@@ -307,7 +374,10 @@ fn nack_with_wrong_nonce_or_from_wrong_face_is_dropped() {
     lab.send_interest(A, interest("/a/1", 11));
     lab.take();
     lab.send_nack(B, interest("/a/1", 12), NackReason::NoRoute, None);
-    assert_eq!(lab.fw.counters().drops.get(DropReason::NackNonceMismatch), 1);
+    assert_eq!(
+        lab.fw.counters().drops.get(DropReason::NackNonceMismatch),
+        1
+    );
     lab.send_nack(C, interest("/a/1", 11), NackReason::NoRoute, None);
     assert_eq!(lab.fw.counters().drops.get(DropReason::NackNoOutRecord), 1);
     lab.send_nack(B, interest("/a/1", 11), NackReason::NoRoute, None);

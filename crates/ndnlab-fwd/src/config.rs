@@ -354,7 +354,10 @@ impl FwdConfig {
             }
             if let Some(mtu) = f.mtu {
                 if !(576..=65000).contains(&mtu) {
-                    return Err(invalid(format!("face[{i}].mtu"), "must be within 576..=65000"));
+                    return Err(invalid(
+                        format!("face[{i}].mtu"),
+                        "must be within 576..=65000",
+                    ));
                 }
             }
         }
@@ -429,7 +432,9 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let e = parse("[cs]\npolicy = \"random\"\n").unwrap_err().to_string();
+        let e = parse("[cs]\npolicy = \"random\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cs.policy"), "{e}");
         let e = parse("[faces.udp]\nmtu = 10\n").unwrap_err().to_string();
         assert!(e.contains("faces.udp.mtu"), "{e}");

@@ -20,6 +20,7 @@
 
 pub mod config;
 pub mod face;
+pub mod loadgen;
 pub mod metrics;
 pub mod mgmt;
 pub mod runtime;

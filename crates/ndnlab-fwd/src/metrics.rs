@@ -16,23 +16,79 @@ pub async fn render(shared: &Shared) -> String {
     let mut s = String::new();
     let reports = shared.query_shards().await;
     let mut line = |name: &str, help: &str, v: u64| {
-        let _ = writeln!(s, "# HELP ndnlab_{name} {help}\n# TYPE ndnlab_{name} counter\nndnlab_{name} {v}");
+        let _ = writeln!(
+            s,
+            "# HELP ndnlab_{name} {help}\n# TYPE ndnlab_{name} counter\nndnlab_{name} {v}"
+        );
     };
-    let sum = |f: &dyn Fn(&crate::runtime::shard::ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
-    line("in_interests_total", "Interests received", sum(&|r| r.counters.n_in_interests));
-    line("in_data_total", "Data received", sum(&|r| r.counters.n_in_data));
-    line("in_nacks_total", "Nacks received", sum(&|r| r.counters.n_in_nacks));
-    line("out_interests_total", "Interests sent", sum(&|r| r.counters.n_out_interests));
-    line("out_data_total", "Data sent", sum(&|r| r.counters.n_out_data));
-    line("out_nacks_total", "Nacks sent", sum(&|r| r.counters.n_out_nacks));
-    line("satisfied_interests_total", "PIT entries satisfied", sum(&|r| r.counters.n_satisfied_interests));
-    line("unsatisfied_interests_total", "PIT entries expired or Nacked", sum(&|r| r.counters.n_unsatisfied_interests));
+    let sum =
+        |f: &dyn Fn(&crate::runtime::shard::ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
+    line(
+        "in_interests_total",
+        "Interests received",
+        sum(&|r| r.counters.n_in_interests),
+    );
+    line(
+        "in_data_total",
+        "Data received",
+        sum(&|r| r.counters.n_in_data),
+    );
+    line(
+        "in_nacks_total",
+        "Nacks received",
+        sum(&|r| r.counters.n_in_nacks),
+    );
+    line(
+        "out_interests_total",
+        "Interests sent",
+        sum(&|r| r.counters.n_out_interests),
+    );
+    line(
+        "out_data_total",
+        "Data sent",
+        sum(&|r| r.counters.n_out_data),
+    );
+    line(
+        "out_nacks_total",
+        "Nacks sent",
+        sum(&|r| r.counters.n_out_nacks),
+    );
+    line(
+        "satisfied_interests_total",
+        "PIT entries satisfied",
+        sum(&|r| r.counters.n_satisfied_interests),
+    );
+    line(
+        "unsatisfied_interests_total",
+        "PIT entries expired or Nacked",
+        sum(&|r| r.counters.n_unsatisfied_interests),
+    );
     line("cs_hits_total", "Content Store hits", sum(&|r| r.cs.n_hits));
-    line("cs_misses_total", "Content Store misses", sum(&|r| r.cs.n_misses));
-    line("decode_drops_total", "packets that failed to decode", shared.counters.decode_drops.load(Relaxed));
-    line("shard_queue_drops_total", "packets dropped on full shard queues", shared.counters.shard_drops.load(Relaxed));
-    let _ = writeln!(s, "# TYPE ndnlab_pit_entries gauge\nndnlab_pit_entries {}", sum(&|r| r.n_pit as u64));
-    let _ = writeln!(s, "# TYPE ndnlab_cs_entries gauge\nndnlab_cs_entries {}", sum(&|r| r.cs.n_entries as u64));
+    line(
+        "cs_misses_total",
+        "Content Store misses",
+        sum(&|r| r.cs.n_misses),
+    );
+    line(
+        "decode_drops_total",
+        "packets that failed to decode",
+        shared.counters.decode_drops.load(Relaxed),
+    );
+    line(
+        "shard_queue_drops_total",
+        "packets dropped on full shard queues",
+        shared.counters.shard_drops.load(Relaxed),
+    );
+    let _ = writeln!(
+        s,
+        "# TYPE ndnlab_pit_entries gauge\nndnlab_pit_entries {}",
+        sum(&|r| r.n_pit as u64)
+    );
+    let _ = writeln!(
+        s,
+        "# TYPE ndnlab_cs_entries gauge\nndnlab_cs_entries {}",
+        sum(&|r| r.cs.n_entries as u64)
+    );
     let _ = writeln!(s, "# TYPE ndnlab_face_packets_total counter");
     for f in shared.faces.list() {
         let st = &f.stats;
@@ -44,7 +100,11 @@ pub async fn render(shared: &Shared) -> String {
             ("out", "data", st.out_data.load(Relaxed)),
             ("out", "nack", st.out_nacks.load(Relaxed)),
         ] {
-            let _ = writeln!(s, "ndnlab_face_packets_total{{face=\"{}\",dir=\"{dir}\",kind=\"{kind}\"}} {v}", f.id);
+            let _ = writeln!(
+                s,
+                "ndnlab_face_packets_total{{face=\"{}\",dir=\"{dir}\",kind=\"{kind}\"}} {v}",
+                f.id
+            );
         }
     }
     let _ = writeln!(s, "# TYPE ndnlab_face_drops_total counter");
@@ -56,24 +116,35 @@ pub async fn render(shared: &Shared) -> String {
             ("shard-queue-full", st.shard_drops.load(Relaxed)),
             ("reassembly-timeout", st.reassembly_timeouts.load(Relaxed)),
         ] {
-            let _ = writeln!(s, "ndnlab_face_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}", f.id);
+            let _ = writeln!(
+                s,
+                "ndnlab_face_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}",
+                f.id
+            );
         }
     }
     s
 }
 
 /// Serves `GET /metrics` (any path) on `addr`.
-pub async fn serve(addr: SocketAddr, shared: Arc<Shared>) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+pub async fn serve(
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot bind metrics endpoint {addr}: {e}"))?;
     Ok(tokio::spawn(async move {
         loop {
-            let Ok((mut sock, _)) = listener.accept().await else { continue };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                continue;
+            };
             let sh = shared.clone();
             tokio::spawn(async move {
                 let mut buf = [0u8; 2048];
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), sock.read(&mut buf)).await;
+                let _ =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), sock.read(&mut buf))
+                        .await;
                 let body = render(&sh).await;
                 let head = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",

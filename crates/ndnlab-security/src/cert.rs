@@ -28,9 +28,15 @@ pub enum CertError {
     #[error("certificate has no ValidityPeriod")]
     MissingValidity,
     #[error("certificate public key: {0}")]
-    Key(#[from] KeyError),
+    Key(KeyError),
     #[error("signing the certificate failed: {0}")]
     Sign(String),
+}
+
+impl From<KeyError> for CertError {
+    fn from(e: KeyError) -> Self {
+        CertError::Key(e)
+    }
 }
 
 /// A parsed certificate: the Data and its public key, ready to verify.
@@ -65,9 +71,16 @@ impl Certificate {
         if data.content_type() != content_type::KEY {
             return Err(CertError::WrongContentType(data.content_type()));
         }
-        let validity = data.signature_info().validity.ok_or(CertError::MissingValidity)?;
+        let validity = data
+            .signature_info()
+            .validity
+            .ok_or(CertError::MissingValidity)?;
         let key = PublicKey::from_spki_der(data.content_slice())?;
-        Ok(Certificate { data, key, validity })
+        Ok(Certificate {
+            data,
+            key,
+            validity,
+        })
     }
 
     /// Builds and signs a certificate for `public_key` named
@@ -84,7 +97,9 @@ impl Certificate {
             return Err(CertError::NotCertName(key_name.to_string()));
         }
         if !public_key.key_type().is_asymmetric() {
-            return Err(CertError::Key(KeyError::NotApplicable(public_key.key_type())));
+            return Err(CertError::Key(KeyError::NotApplicable(
+                public_key.key_type(),
+            )));
         }
         let mut info = signer.signature_info();
         info.validity = Some(validity);
@@ -125,7 +140,10 @@ impl Certificate {
 
     /// The issuer-id component's value.
     pub fn issuer_id(&self) -> &[u8] {
-        self.name().get(self.name().len() - 2).map(|c| c.value).unwrap_or_default()
+        self.name()
+            .get(self.name().len() - 2)
+            .map(|c| c.value)
+            .unwrap_or_default()
     }
 
     /// The public key.
@@ -145,7 +163,13 @@ impl Certificate {
 
     /// Whether the KeyLocator names this certificate's own key (or itself).
     pub fn is_self_signed(&self) -> bool {
-        match self.data.signature_info().key_locator.as_ref().and_then(|k| k.name()) {
+        match self
+            .data
+            .signature_info()
+            .key_locator
+            .as_ref()
+            .and_then(|k| k.name())
+        {
             Some(n) => naming::to_key_name(n).as_ref() == Some(&self.key_name()),
             None => false,
         }
@@ -206,12 +230,20 @@ mod tests {
 
     #[test]
     fn not_a_certificate() {
-        let wire = Data::builder("/a/b".parse().unwrap()).content(&b"x"[..]).sign_digest();
-        assert!(matches!(Certificate::decode(wire), Err(CertError::NotCertName(_))));
+        let wire = Data::builder("/a/b".parse().unwrap())
+            .content(&b"x"[..])
+            .sign_digest();
+        assert!(matches!(
+            Certificate::decode(wire),
+            Err(CertError::NotCertName(_))
+        ));
         let wire = Data::builder("/a/KEY/k/self/v=1".parse().unwrap())
             .content(&b"x"[..])
             .sign_digest();
-        assert!(matches!(Certificate::decode(wire), Err(CertError::WrongContentType(0))));
+        assert!(matches!(
+            Certificate::decode(wire),
+            Err(CertError::WrongContentType(0))
+        ));
         assert!(matches!(
             Certificate::decode(Bytes::from_static(b"\x06\x05abc")),
             Err(CertError::Decode(_))

@@ -21,19 +21,28 @@
 mod cert;
 mod error;
 mod key_type;
+mod keychain;
 pub mod naming;
 mod oid;
+mod pool;
 mod private_key;
 mod public_key;
 mod signer;
+mod validator;
 mod verify;
 
+pub use cert::{validity_from, CertError, Certificate, CERT_FRESHNESS};
 pub use error::KeyError;
 pub use key_type::{KeyType, UnknownKeyType};
+pub use keychain::{
+    base64_encode, decode_cert_file, KeyEntry, KeyStorage, Keychain, KeychainError,
+    DEFAULT_VALIDITY, KEYCHAIN_ENV,
+};
+pub use pool::{PoolError, SigningPool};
 pub use private_key::{PrivateKey, HMAC_KEY_LEN};
-pub use cert::{validity_from, CertError, Certificate, CERT_FRESHNESS};
 pub use public_key::{BadSignature, PublicKey};
 pub use signer::{InterestSigner, KeySigner};
+pub use validator::{block_on, BoxFuture, CertFetcher, NoFetch, StaticFetcher, Validator};
 pub use verify::{verify_data, verify_interest, verify_signature, Rejection};
 
 pub use ndnlab_wire::{DigestSha256, SignError, Signer};

@@ -25,7 +25,9 @@ pub fn is_cert_name(name: &Name) -> bool {
 
 /// `/<identity>/KEY/<key-id>`.
 pub fn key_name(identity: &Name, key_id: &[u8]) -> Name {
-    identity.append_generic(KEY_COMPONENT).append_generic(key_id)
+    identity
+        .append_generic(KEY_COMPONENT)
+        .append_generic(key_id)
 }
 
 /// `/<key-name>/<issuer-id>/<version>`.

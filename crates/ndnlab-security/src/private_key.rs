@@ -29,7 +29,7 @@ enum Inner {
     Ed25519(Ed25519KeyPair),
     Rsa(RsaKeyPair),
     RsaSoft(Box<rsa::pkcs1v15::SigningKey<sha2::Sha256>>),
-    Hmac(aws_lc_rs::hmac::Key),
+    Hmac(Box<aws_lc_rs::hmac::Key>),
 }
 
 /// A private key (or HMAC secret) in memory, ready to sign.
@@ -56,14 +56,18 @@ impl PrivateKey {
     pub fn generate(key_type: KeyType) -> Result<PrivateKey, KeyError> {
         let rng = SystemRandom::new();
         let encoded = match key_type {
-            KeyType::EcdsaP256 => EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng)
-                .map_err(gen_err)?
-                .as_ref()
-                .to_vec(),
-            KeyType::EcdsaP384 => EcdsaKeyPair::generate_pkcs8(&ECDSA_P384_SHA384_ASN1_SIGNING, &rng)
-                .map_err(gen_err)?
-                .as_ref()
-                .to_vec(),
+            KeyType::EcdsaP256 => {
+                EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng)
+                    .map_err(gen_err)?
+                    .as_ref()
+                    .to_vec()
+            }
+            KeyType::EcdsaP384 => {
+                EcdsaKeyPair::generate_pkcs8(&ECDSA_P384_SHA384_ASN1_SIGNING, &rng)
+                    .map_err(gen_err)?
+                    .as_ref()
+                    .to_vec()
+            }
             KeyType::Ed25519 => Ed25519KeyPair::generate_pkcs8v1(&rng)
                 .map_err(gen_err)?
                 .as_ref()
@@ -99,7 +103,10 @@ impl PrivateKey {
     pub fn from_hmac_secret(secret: &[u8]) -> PrivateKey {
         PrivateKey {
             key_type: KeyType::Hmac,
-            inner: Inner::Hmac(aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, secret)),
+            inner: Inner::Hmac(Box::new(aws_lc_rs::hmac::Key::new(
+                aws_lc_rs::hmac::HMAC_SHA256,
+                secret,
+            ))),
             encoded: secret.to_vec(),
             rng: SystemRandom::new(),
         }
@@ -122,7 +129,10 @@ impl PrivateKey {
                 let sk = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new(k);
                 (key_type, Inner::RsaSoft(Box::new(sk)))
             } else {
-                (key_type, Inner::Rsa(RsaKeyPair::from_pkcs8(der).map_err(rejected)?))
+                (
+                    key_type,
+                    Inner::Rsa(RsaKeyPair::from_pkcs8(der).map_err(rejected)?),
+                )
             }
         } else if oid == crate::oid::EC_PUBLIC_KEY {
             let curve = info
@@ -130,10 +140,12 @@ impl PrivateKey {
                 .parameters_oid()
                 .map_err(|e| KeyError::Malformed(format!("EC curve: {e}")))?;
             if curve == crate::oid::SECP256R1 {
-                let kp = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, der).map_err(rejected)?;
+                let kp = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, der)
+                    .map_err(rejected)?;
                 (KeyType::EcdsaP256, Inner::EcdsaP256(kp))
             } else if curve == crate::oid::SECP384R1 {
-                let kp = EcdsaKeyPair::from_pkcs8(&ECDSA_P384_SHA384_ASN1_SIGNING, der).map_err(rejected)?;
+                let kp = EcdsaKeyPair::from_pkcs8(&ECDSA_P384_SHA384_ASN1_SIGNING, der)
+                    .map_err(rejected)?;
                 (KeyType::EcdsaP384, Inner::EcdsaP384(kp))
             } else {
                 return Err(KeyError::Unsupported(format!("EC curve {curve}")));
@@ -174,11 +186,15 @@ impl PrivateKey {
     pub fn public_key_der(&self) -> Result<Vec<u8>, KeyError> {
         let e = |e: aws_lc_rs::error::Unspecified| KeyError::Malformed(e.to_string());
         Ok(match &self.inner {
-            Inner::EcdsaP256(k) | Inner::EcdsaP384(k) => k.public_key().as_der().map_err(e)?.as_ref().to_vec(),
+            Inner::EcdsaP256(k) | Inner::EcdsaP384(k) => {
+                k.public_key().as_der().map_err(e)?.as_ref().to_vec()
+            }
             Inner::Ed25519(k) => k.public_key().as_der().map_err(e)?.as_ref().to_vec(),
             Inner::Rsa(k) => k.public_key().as_der().map_err(e)?.as_ref().to_vec(),
             Inner::RsaSoft(k) => {
-                let vk = rsa::pkcs1v15::VerifyingKey::<sha2::Sha256>::from(k.as_ref().as_ref().to_public_key());
+                let vk = rsa::pkcs1v15::VerifyingKey::<sha2::Sha256>::from(
+                    k.as_ref().as_ref().to_public_key(),
+                );
                 vk.to_public_key_der()
                     .map_err(|err| KeyError::Malformed(err.to_string()))?
                     .as_bytes()
@@ -227,7 +243,10 @@ impl PrivateKey {
 /// "SHA-384 digest" yields a standard P-384/SHA-256 signature (checked in the
 /// tests against aws-lc-rs' `ECDSA_P384_SHA256_ASN1` verifier and in the
 /// python-ndn interop test).
-fn sign_p384_sha256(k: &EcdsaKeyPair, msg: &[u8]) -> Result<Vec<u8>, aws_lc_rs::error::Unspecified> {
+fn sign_p384_sha256(
+    k: &EcdsaKeyPair,
+    msg: &[u8],
+) -> Result<Vec<u8>, aws_lc_rs::error::Unspecified> {
     let h = digest::digest(&digest::SHA256, msg);
     let mut wide = [0u8; 48];
     wide[16..].copy_from_slice(h.as_ref());

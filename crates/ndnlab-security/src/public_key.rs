@@ -11,7 +11,7 @@ use crate::{KeyError, KeyType};
 
 enum Inner {
     Parsed(ParsedPublicKey),
-    Hmac(aws_lc_rs::hmac::Key),
+    Hmac(Box<aws_lc_rs::hmac::Key>),
 }
 
 /// A key that verifies signatures of one [`KeyType`].
@@ -55,32 +55,35 @@ impl PublicKey {
         let spki = spki::SubjectPublicKeyInfoRef::from_der(der)
             .map_err(|e| KeyError::Malformed(format!("SubjectPublicKeyInfo: {e}")))?;
         let oid = spki.algorithm.oid;
-        let (key_type, alg): (KeyType, &'static dyn aws_lc_rs::signature::VerificationAlgorithm) =
-            if oid == crate::oid::RSA_ENCRYPTION {
-                let pk = <rsa::RsaPublicKey as rsa::pkcs8::DecodePublicKey>::from_public_key_der(der)
-                    .map_err(|e| KeyError::Malformed(format!("RSA public key: {e}")))?;
-                let bits = rsa::traits::PublicKeyParts::size(&pk) * 8;
-                let t = KeyType::from_rsa_bits(bits)
-                    .ok_or_else(|| KeyError::Unsupported(format!("RSA-{bits}")))?;
-                (t, &RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY)
-            } else if oid == crate::oid::EC_PUBLIC_KEY {
-                let curve = spki
-                    .algorithm
-                    .parameters_oid()
-                    .map_err(|e| KeyError::Malformed(format!("EC curve: {e}")))?;
-                if curve == crate::oid::SECP256R1 {
-                    (KeyType::EcdsaP256, &ECDSA_P256_SHA256_ASN1)
-                } else if curve == crate::oid::SECP384R1 {
-                    (KeyType::EcdsaP384, &ECDSA_P384_SHA256_ASN1)
-                } else {
-                    return Err(KeyError::Unsupported(format!("EC curve {curve}")));
-                }
-            } else if oid == crate::oid::ED25519 {
-                (KeyType::Ed25519, &ED25519)
+        let (key_type, alg): (
+            KeyType,
+            &'static dyn aws_lc_rs::signature::VerificationAlgorithm,
+        ) = if oid == crate::oid::RSA_ENCRYPTION {
+            let pk = <rsa::RsaPublicKey as rsa::pkcs8::DecodePublicKey>::from_public_key_der(der)
+                .map_err(|e| KeyError::Malformed(format!("RSA public key: {e}")))?;
+            let bits = rsa::traits::PublicKeyParts::size(&pk) * 8;
+            let t = KeyType::from_rsa_bits(bits)
+                .ok_or_else(|| KeyError::Unsupported(format!("RSA-{bits}")))?;
+            (t, &RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY)
+        } else if oid == crate::oid::EC_PUBLIC_KEY {
+            let curve = spki
+                .algorithm
+                .parameters_oid()
+                .map_err(|e| KeyError::Malformed(format!("EC curve: {e}")))?;
+            if curve == crate::oid::SECP256R1 {
+                (KeyType::EcdsaP256, &ECDSA_P256_SHA256_ASN1)
+            } else if curve == crate::oid::SECP384R1 {
+                (KeyType::EcdsaP384, &ECDSA_P384_SHA256_ASN1)
             } else {
-                return Err(KeyError::Unsupported(format!("key algorithm {oid}")));
-            };
-        let parsed = ParsedPublicKey::new(alg, der).map_err(|e| KeyError::Malformed(e.to_string()))?;
+                return Err(KeyError::Unsupported(format!("EC curve {curve}")));
+            }
+        } else if oid == crate::oid::ED25519 {
+            (KeyType::Ed25519, &ED25519)
+        } else {
+            return Err(KeyError::Unsupported(format!("key algorithm {oid}")));
+        };
+        let parsed =
+            ParsedPublicKey::new(alg, der).map_err(|e| KeyError::Malformed(e.to_string()))?;
         Ok(PublicKey {
             key_type,
             inner: Inner::Parsed(parsed),
@@ -92,7 +95,10 @@ impl PublicKey {
     pub fn hmac(secret: &[u8]) -> PublicKey {
         PublicKey {
             key_type: KeyType::Hmac,
-            inner: Inner::Hmac(aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, secret)),
+            inner: Inner::Hmac(Box::new(aws_lc_rs::hmac::Key::new(
+                aws_lc_rs::hmac::HMAC_SHA256,
+                secret,
+            ))),
             der: secret.to_vec(),
         }
     }
@@ -154,17 +160,29 @@ mod tests {
             // one flipped bit in the message or the signature is rejected
             let mut m2 = msg.to_vec();
             m2[3] ^= 0x10;
-            assert_eq!(pk.verify(t.sig_type(), &m2, &sig), Err(BadSignature::Invalid), "{t}");
+            assert_eq!(
+                pk.verify(t.sig_type(), &m2, &sig),
+                Err(BadSignature::Invalid),
+                "{t}"
+            );
             let mut s2 = sig.clone();
             let last = s2.len() - 1;
             s2[last] ^= 1;
-            assert_eq!(pk.verify(t.sig_type(), msg, &s2), Err(BadSignature::Invalid), "{t}");
-            assert!(matches!(pk.verify(99, msg, &sig), Err(BadSignature::WrongType { .. })));
+            assert_eq!(
+                pk.verify(t.sig_type(), msg, &s2),
+                Err(BadSignature::Invalid),
+                "{t}"
+            );
+            assert!(matches!(
+                pk.verify(99, msg, &sig),
+                Err(BadSignature::WrongType { .. })
+            ));
             // a PKCS#8 round trip keeps the key
             if t != KeyType::Hmac {
                 let again = PrivateKey::from_pkcs8_der(k.to_pkcs8_der().unwrap()).unwrap();
                 assert_eq!(again.key_type(), t);
-                pk.verify(t.sig_type(), msg, &again.sign(msg).unwrap()).unwrap();
+                pk.verify(t.sig_type(), msg, &again.sign(msg).unwrap())
+                    .unwrap();
                 assert_eq!(again.public_key_der().unwrap(), k.public_key_der().unwrap());
             }
         }
@@ -183,9 +201,12 @@ mod tests {
         // aws-lc-rs' own ECDSA_P384_SHA256_ASN1 verifier (a different code path
         // from the signing trick: it hashes with SHA-256 itself).
         pub fn verify(spki: &[u8], msg: &[u8], sig: &[u8]) -> bool {
-            aws_lc_rs::signature::UnparsedPublicKey::new(&aws_lc_rs::signature::ECDSA_P384_SHA256_ASN1, spki)
-                .verify(msg, sig)
-                .is_ok()
+            aws_lc_rs::signature::UnparsedPublicKey::new(
+                &aws_lc_rs::signature::ECDSA_P384_SHA256_ASN1,
+                spki,
+            )
+            .verify(msg, sig)
+            .is_ok()
         }
     }
 

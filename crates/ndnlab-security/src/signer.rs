@@ -80,17 +80,22 @@ impl Signer for KeySigner {
 /// Wraps a signer for signed Interests: each `signature_info` call adds a
 /// fresh 8-byte SignatureNonce, the SignatureTime (ms since the Unix epoch,
 /// strictly increasing) and the next SignatureSeqNum, as selected.
-pub struct InterestSigner<S> {
-    inner: S,
+pub struct InterestSigner {
+    inner: Arc<dyn Signer>,
     nonce: bool,
     time: bool,
     seq: Option<AtomicU64>,
     last_time: AtomicU64,
 }
 
-impl<S: Signer> InterestSigner<S> {
+impl InterestSigner {
     /// With SignatureNonce and SignatureTime (the NDN defaults).
-    pub fn new(inner: S) -> Self {
+    pub fn new(inner: impl Signer + 'static) -> Self {
+        Self::from_arc(Arc::new(inner))
+    }
+
+    /// Wraps a shared signer.
+    pub fn from_arc(inner: Arc<dyn Signer>) -> Self {
         InterestSigner {
             inner,
             nonce: true,
@@ -121,10 +126,12 @@ impl<S: Signer> InterestSigner<S> {
         let mut prev = self.last_time.load(Ordering::Relaxed);
         loop {
             let t = now.max(prev + 1);
-            match self
-                .last_time
-                .compare_exchange_weak(prev, t, Ordering::Relaxed, Ordering::Relaxed)
-            {
+            match self.last_time.compare_exchange_weak(
+                prev,
+                t,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return t,
                 Err(p) => prev = p,
             }
@@ -132,7 +139,7 @@ impl<S: Signer> InterestSigner<S> {
     }
 }
 
-impl<S: Signer> Signer for InterestSigner<S> {
+impl Signer for InterestSigner {
     fn signature_info(&self) -> SignatureInfo {
         let mut info = self.inner.signature_info();
         if self.nonce {

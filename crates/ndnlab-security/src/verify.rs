@@ -37,7 +37,11 @@ pub enum Rejection {
     NotAuthorized { key: String, name: String },
     /// A certificate outside its ValidityPeriod.
     #[error("certificate {cert} is not valid now ({not_before} .. {not_after})")]
-    Expired { cert: String, not_before: String, not_after: String },
+    Expired {
+        cert: String,
+        not_before: String,
+        not_after: String,
+    },
     /// A fetched packet is not a valid certificate.
     #[error("invalid certificate {name}: {why}")]
     BadCertificate { name: String, why: String },
@@ -101,7 +105,12 @@ pub fn verify_signature(
 
 /// Verifies a Data packet's signature with `key` (or its DigestSha256).
 pub fn verify_data(data: &Data, key: Option<&PublicKey>) -> Result<(), Rejection> {
-    verify_signature(data.signature_info(), data.signed_portion(), data.signature_value(), key)
+    verify_signature(
+        data.signature_info(),
+        data.signed_portion(),
+        data.signature_value(),
+        key,
+    )
 }
 
 /// Verifies a signed Interest's signature with `key` (or its DigestSha256).

@@ -28,7 +28,7 @@ pub mod content_type {
 /// A decoded Data packet. Accessors never fail.
 #[derive(Debug, Clone)]
 pub struct Data {
-    wire: Bytes,
+    /// the name; its backing buffer is the whole Data wire
     name: Name,
     /// offset of the Name TLV (start of the signed portion)
     signed_start: u32,
@@ -36,13 +36,17 @@ pub struct Data {
     signed_end: u32,
     content_type: u64,
     freshness_ms: Option<u64>,
-    /// whole FinalBlockId component TLV
-    final_block: Option<Range<u32>>,
+    /// whole FinalBlockId component TLV (empty: absent)
+    final_block: Range<u32>,
     /// Content TLV-VALUE
-    content: Option<Range<u32>>,
-    sig_info: SignatureInfo,
+    content: Range<u32>,
+    has_content: bool,
+    sig_type: u64,
+    /// whole SignatureInfo TLV-VALUE; parsed on first use
+    sig_info_value: Range<u32>,
+    sig_info: OnceLock<Box<SignatureInfo>>,
     sig_value: Range<u32>,
-    digest: OnceLock<[u8; 32]>,
+    digest: OnceLock<Box<[u8; 32]>>,
 }
 
 fn order(typ: u64) -> Option<u8> {
@@ -90,13 +94,13 @@ impl Data {
                 offset: pos,
             });
         }
-        let name = Name::parse_at(&wire, ne.value.clone())?;
+        let name_offs = Name::scan(&wire, ne.value.clone())?;
         pos = ne.end();
         let mut content_type = content_type::BLOB;
         let mut freshness_ms = None;
-        let mut final_block = None;
+        let mut final_block = 0..0;
         let mut content = None;
-        let mut sig_info = None;
+        let mut sig_info: Option<(u64, Range<usize>)> = None;
         let mut sig_value = None;
         let mut signed_end = 0;
         let mut last = 0u8;
@@ -154,20 +158,21 @@ impl Data {
                                 }
                                 // validate as a one-component name
                                 Name::scan(&wire, m.value.clone())?;
-                                final_block = Some(c.offset as u32..c.end() as u32);
+                                final_block = c.offset as u32..c.end() as u32;
                             }
                         }
                     }
                 }
                 types::CONTENT => content = Some(e.value.start as u32..e.value.end as u32),
                 types::SIGNATURE_INFO => {
-                    sig_info = Some(SignatureInfo::parse(&wire, e.value.clone())?);
+                    let t = SignatureInfo::validate(&wire, e.value.clone())?;
+                    sig_info = Some((t, e.value.clone()));
                     signed_end = e.end() as u32;
                 }
                 _ => sig_value = Some(e.value.start as u32..e.value.end as u32),
             }
         }
-        let sig_info = sig_info.ok_or(DecodeError::Missing {
+        let (sig_type, sig_info_value) = sig_info.ok_or(DecodeError::Missing {
             field: "SignatureInfo",
         })?;
         let sig_value = sig_value.ok_or(DecodeError::Missing {
@@ -176,13 +181,15 @@ impl Data {
         Ok(Data {
             signed_start: ne.offset as u32,
             signed_end,
-            wire,
-            name,
+            name: Name::from_backing(wire, ne.value, name_offs),
             content_type,
             freshness_ms,
             final_block,
-            content,
-            sig_info,
+            has_content: content.is_some(),
+            content: content.unwrap_or(0..0),
+            sig_type,
+            sig_info_value: sig_info_value.start as u32..sig_info_value.end as u32,
+            sig_info: OnceLock::new(),
             sig_value,
             digest: OnceLock::new(),
         })
@@ -208,8 +215,11 @@ impl Data {
 
     /// FinalBlockId component.
     pub fn final_block_id(&self) -> Option<Component<'_>> {
-        let r = self.final_block.as_ref()?;
-        let b = self.wire.get(r.start as usize..r.end as usize)?;
+        let r = &self.final_block;
+        if r.is_empty() {
+            return None;
+        }
+        let b = self.name.backing().get(r.start as usize..r.end as usize)?;
         let mut p = 0;
         let typ = tlv::read_varnum(b, &mut p).ok()?;
         tlv::read_varnum(b, &mut p).ok()?;
@@ -224,53 +234,57 @@ impl Data {
     /// Content TLV-VALUE, zero-copy (empty if absent).
     #[inline]
     pub fn content(&self) -> Bytes {
-        match &self.content {
-            Some(r) => self.wire.slice(r.start as usize..r.end as usize),
-            None => Bytes::new(),
-        }
+        let r = &self.content;
+        self.name.backing().slice(r.start as usize..r.end as usize)
     }
 
     /// Content TLV-VALUE as a slice (empty if absent).
     #[inline]
     pub fn content_slice(&self) -> &[u8] {
-        match &self.content {
-            Some(r) => &self.wire[r.start as usize..r.end as usize],
-            None => &[],
-        }
+        let r = &self.content;
+        self.name
+            .backing()
+            .get(r.start as usize..r.end as usize)
+            .unwrap_or(&[])
     }
 
     /// Whether a Content element is present.
     pub fn has_content(&self) -> bool {
-        self.content.is_some()
+        self.has_content
     }
 
-    /// SignatureInfo.
-    #[inline]
+    /// SignatureInfo (parsed on first call; validated by `decode`).
     pub fn signature_info(&self) -> &SignatureInfo {
-        &self.sig_info
+        self.sig_info.get_or_init(|| {
+            let r = self.sig_info_value.start as usize..self.sig_info_value.end as usize;
+            // cannot fail: `decode` validated the same bytes with the same code
+            Box::new(SignatureInfo::parse(self.name.backing(), r).unwrap_or_else(|_| SignatureInfo::new(self.sig_type)))
+        })
     }
 
     /// SignatureType.
     #[inline]
     pub fn signature_type(&self) -> u64 {
-        self.sig_info.sig_type
+        self.sig_type
     }
 
     /// SignatureValue TLV-VALUE.
     #[inline]
     pub fn signature_value(&self) -> &[u8] {
-        &self.wire[self.sig_value.start as usize..self.sig_value.end as usize]
+        &self.name.backing()[self.sig_value.start as usize..self.sig_value.end as usize]
     }
 
     /// The signed portion: from the Name TLV to the end of SignatureInfo.
     #[inline]
     pub fn signed_portion(&self) -> &[u8] {
-        &self.wire[self.signed_start as usize..self.signed_end as usize]
+        &self.name.backing()[self.signed_start as usize..self.signed_end as usize]
     }
 
     /// SHA-256 of the whole Data TLV (computed once, then cached).
     pub fn implicit_digest(&self) -> [u8; 32] {
-        *self.digest.get_or_init(|| Sha256::digest(&self.wire).into())
+        **self
+            .digest
+            .get_or_init(|| Box::new(Sha256::digest(self.name.backing()).into()))
     }
 
     /// The name with the implicit digest component appended.
@@ -301,18 +315,18 @@ impl Data {
     /// The whole Data TLV.
     #[inline]
     pub fn wire(&self) -> &Bytes {
-        &self.wire
+        self.name.backing()
     }
 
     /// Consumes the view, returning the wire bytes.
-    pub fn into_wire(self) -> Bytes {
-        self.wire
+    pub fn into_wire(mut self) -> Bytes {
+        self.name.take_backing()
     }
 }
 
 impl PartialEq for Data {
     fn eq(&self, other: &Self) -> bool {
-        self.wire == other.wire
+        self.wire() == other.wire()
     }
 }
 

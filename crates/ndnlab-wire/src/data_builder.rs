@@ -19,6 +19,7 @@ pub struct DataBuilder {
     final_block_id: Option<OwnedComponent>,
     content: Option<Bytes>,
     sig_info: Option<SignatureInfo>,
+    empty_meta_info: bool,
 }
 
 /// Room left before the signed portion for the Data TLV header.
@@ -34,6 +35,7 @@ impl DataBuilder {
             final_block_id: None,
             content: None,
             sig_info: None,
+            empty_meta_info: false,
         }
     }
 
@@ -69,6 +71,13 @@ impl DataBuilder {
         self
     }
 
+    /// Writes a MetaInfo element even when it holds no field (some encoders
+    /// such as python-ndn do; off by default).
+    pub fn empty_meta_info(mut self, yes: bool) -> Self {
+        self.empty_meta_info = yes;
+        self
+    }
+
     fn meta_len(&self) -> usize {
         let mut n = 0;
         if let Some(t) = self.content_type {
@@ -92,7 +101,7 @@ impl DataBuilder {
         let meta_len = self.meta_len();
         let mut signed_len = self.name.encoded_len()
             + info.encoded_len(types::SIGNATURE_INFO);
-        if meta_len > 0 {
+        if meta_len > 0 || self.empty_meta_info {
             signed_len += tlv::tlv_len(types::META_INFO, meta_len);
         }
         if let Some(c) = &self.content {
@@ -102,7 +111,7 @@ impl DataBuilder {
         let mut out = BytesMut::with_capacity(HEADROOM + signed_len + tlv::tlv_len(types::SIGNATURE_VALUE, max_sig));
         out.put_bytes(0, HEADROOM);
         self.name.encode(&mut out);
-        if meta_len > 0 {
+        if meta_len > 0 || self.empty_meta_info {
             tlv::put_header(&mut out, types::META_INFO, meta_len);
             if let Some(t) = self.content_type {
                 tlv::put_nni_tlv(&mut out, types::CONTENT_TYPE, t);

@@ -29,11 +29,12 @@ struct InterestSig {
 /// Accessors never fail.
 #[derive(Debug, Clone)]
 pub struct Interest {
-    wire: Bytes,
+    /// the name; its backing buffer is the whole Interest wire
     name: Name,
     /// start of the Name TLV-VALUE in `wire`
     name_at: u32,
-    hints: Vec<Name>,
+    /// ForwardingHint and signature, boxed: rare, and the view stays small
+    extras: Option<Box<Extras>>,
     can_be_prefix: bool,
     must_be_fresh: bool,
     /// offsets of TLV-VALUEs in `wire`; 0 = absent
@@ -43,10 +44,16 @@ pub struct Interest {
     hop_at: u32,
     /// start of the ApplicationParameters TLV; 0 = absent
     params_at: u32,
-    params_value: Range<u32>,
+    /// TLV-VALUE length of ApplicationParameters
+    params_len: u32,
     /// index of the ParametersSha256DigestComponent
     params_digest_index: Option<u16>,
-    sig: Option<Box<InterestSig>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Extras {
+    hints: Vec<Name>,
+    sig: Option<InterestSig>,
 }
 
 /// Position of each known element in the Interest order.
@@ -100,15 +107,14 @@ impl Interest {
                 offset: pos,
             });
         }
-        let name = Name::parse_at(&wire, ne.value.clone())?;
-        if name.is_empty() {
+        let (offs, digest_idx) = Name::scan_digest(&wire, ne.value.clone())?;
+        if offs.is_empty() {
             return Err(DecodeError::EmptyName);
         }
         let mut it = Interest {
             name_at: ne.value.start as u32,
-            wire: Bytes::new(),
-            name,
-            hints: Vec::new(),
+            name: Name::new(),
+            extras: None,
             can_be_prefix: false,
             must_be_fresh: false,
             nonce_at: 0,
@@ -116,9 +122,8 @@ impl Interest {
             lifetime_len: 0,
             hop_at: 0,
             params_at: 0,
-            params_value: 0..0,
+            params_len: 0,
             params_digest_index: None,
-            sig: None,
         };
         pos = ne.end();
         let mut last = 0u8;
@@ -167,7 +172,10 @@ impl Interest {
                                 offset: h.offset,
                             });
                         }
-                        it.hints.push(Name::parse_at(&wire, h.value)?);
+                        it.extras
+                            .get_or_insert_with(Default::default)
+                            .hints
+                            .push(Name::parse_at(&wire, h.value)?);
                     }
                 }
                 types::NONCE => {
@@ -189,7 +197,7 @@ impl Interest {
                 }
                 types::APPLICATION_PARAMETERS => {
                     it.params_at = e.offset as u32;
-                    it.params_value = e.value.start as u32..e.value.end as u32;
+                    it.params_len = e.len() as u32;
                 }
                 types::INTEREST_SIGNATURE_INFO => {
                     let si = SignatureInfo::parse(&wire, e.value.clone())?;
@@ -208,11 +216,11 @@ impl Interest {
                         field: "ApplicationParameters",
                     });
                 }
-                it.sig = Some(Box::new(InterestSig {
+                it.extras.get_or_insert_with(Default::default).sig = Some(InterestSig {
                     info,
                     info_range: r.start as u32..r.end as u32,
                     value: v.start as u32..v.end as u32,
-                }));
+                });
             }
             (Some(_), None) => {
                 return Err(DecodeError::Missing {
@@ -226,21 +234,14 @@ impl Interest {
             }
             (None, None) => {}
         }
+        it.name = Name::from_backing(wire, ne.value, offs);
         // ParametersSha256DigestComponent: exactly one iff ApplicationParameters
-        let mut digest_idx = None;
-        for (i, c) in it.name.iter().enumerate() {
-            if c.is_params_digest() {
-                if digest_idx.is_some() {
-                    return Err(DecodeError::ParamsDigestMissing);
-                }
-                digest_idx = Some(i as u16);
-            }
-        }
+        let digest_idx = digest_idx.map_err(|()| DecodeError::ParamsDigestMissing)?;
         if it.params_at != 0 {
             let Some(i) = digest_idx else {
                 return Err(DecodeError::ParamsDigestMissing);
             };
-            let want = Sha256::digest(&wire[it.params_at as usize..end]);
+            let want = Sha256::digest(&it.name.backing()[it.params_at as usize..end]);
             let have = it.name.get(i as usize).map(|c| c.value).unwrap_or(&[]);
             if want.as_slice() != have {
                 return Err(DecodeError::ParamsDigestMismatch);
@@ -249,8 +250,21 @@ impl Interest {
         } else if digest_idx.is_some() {
             return Err(DecodeError::ParamsDigestMissing);
         }
-        it.wire = wire;
         Ok(it)
+    }
+
+    fn sig(&self) -> Option<&InterestSig> {
+        self.extras.as_ref()?.sig.as_ref()
+    }
+
+    /// TLV-VALUE range of ApplicationParameters (empty if absent).
+    fn params_value(&self) -> Range<usize> {
+        if self.params_at == 0 {
+            return 0..0;
+        }
+        // ApplicationParameters' TLV-TYPE (36) is one byte
+        let start = self.params_at as usize + 1 + tlv::varnum_len(self.params_len as u64);
+        start..start + self.params_len as usize
     }
 
     /// The name.
@@ -274,7 +288,10 @@ impl Interest {
     /// ForwardingHint names (empty if absent).
     #[inline]
     pub fn forwarding_hint(&self) -> &[Name] {
-        &self.hints
+        match &self.extras {
+            Some(x) => &x.hints,
+            None => &[],
+        }
     }
 
     /// Nonce, read big-endian.
@@ -283,7 +300,7 @@ impl Interest {
         if self.nonce_at == 0 {
             return None;
         }
-        let b = self.wire.get(self.nonce_at as usize..self.nonce_at as usize + 4)?;
+        let b = self.name.backing().get(self.nonce_at as usize..self.nonce_at as usize + 4)?;
         Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
@@ -294,7 +311,7 @@ impl Interest {
             return None;
         }
         let r = self.lifetime_at as usize..self.lifetime_at as usize + self.lifetime_len as usize;
-        tlv::read_nni(self.wire.get(r)?).ok()
+        tlv::read_nni(self.name.backing().get(r)?).ok()
     }
 
     /// InterestLifetime (4 s when absent).
@@ -310,7 +327,7 @@ impl Interest {
         if self.hop_at == 0 {
             return None;
         }
-        self.wire.get(self.hop_at as usize).copied()
+        self.name.backing().get(self.hop_at as usize).copied()
     }
 
     /// ApplicationParameters TLV-VALUE (zero-copy).
@@ -319,8 +336,9 @@ impl Interest {
             return None;
         }
         Some(
-            self.wire
-                .slice(self.params_value.start as usize..self.params_value.end as usize),
+            self.name
+                .backing()
+                .slice(self.params_value()),
         )
     }
 
@@ -331,27 +349,27 @@ impl Interest {
 
     /// InterestSignatureInfo of a signed Interest.
     pub fn signature_info(&self) -> Option<&SignatureInfo> {
-        self.sig.as_ref().map(|s| &s.info)
+        self.sig().map(|s| &s.info)
     }
 
     /// InterestSignatureValue TLV-VALUE of a signed Interest.
     pub fn signature_value(&self) -> Option<&[u8]> {
-        let s = self.sig.as_ref()?;
-        self.wire.get(s.value.start as usize..s.value.end as usize)
+        let s = self.sig()?;
+        self.name.backing().get(s.value.start as usize..s.value.end as usize)
     }
 
     /// The signed portion of a signed Interest in three pieces: name components
     /// before the ParametersSha256DigestComponent, those after it, and
     /// ApplicationParameters through InterestSignatureInfo.
     pub fn signed_portion_parts(&self) -> Option<[&[u8]; 3]> {
-        let s = self.sig.as_ref()?;
+        let s = self.sig()?;
         let i = self.params_digest_index? as usize;
         let value = self.name.value_bytes();
         let r = self.name.component_range(i)?;
         Some([
             &value[..r.start],
             &value[r.end..],
-            self.wire.get(self.params_at as usize..s.info_range.end as usize)?,
+            self.name.backing().get(self.params_at as usize..s.info_range.end as usize)?,
         ])
     }
 
@@ -362,18 +380,18 @@ impl Interest {
 
     /// Whether this Interest carries InterestSignatureInfo/Value.
     pub fn is_signed(&self) -> bool {
-        self.sig.is_some()
+        self.sig().is_some()
     }
 
     /// The whole Interest TLV.
     #[inline]
     pub fn wire(&self) -> &Bytes {
-        &self.wire
+        self.name.backing()
     }
 
     /// Consumes the view, returning the wire bytes.
-    pub fn into_wire(self) -> Bytes {
-        self.wire
+    pub fn into_wire(mut self) -> Bytes {
+        self.name.take_backing()
     }
 
     /// Sets the Nonce: in place when present, else the Interest is re-encoded.
@@ -424,19 +442,15 @@ impl Interest {
     /// Overwrites `data` at `at` (same size); copies the buffer first only if
     /// it is shared with another `Bytes`.
     fn write_in_place(&mut self, at: usize, data: &[u8]) {
-        let base = self.wire.as_ptr() as usize;
-        let span = |b: &Bytes| {
-            let at = (b.as_ptr() as usize).wrapping_sub(base);
-            at..at + b.len()
+        // drop our own extra references so that the buffer can be unique
+        let hints: &mut [Name] = match &mut self.extras {
+            Some(x) => &mut x.hints,
+            None => &mut [],
         };
-        let name_span = span(self.name.value());
-        let hint_spans: Vec<Range<usize>> = self.hints.iter().map(|h| span(h.value())).collect();
-        // drop our own aliases so that the buffer can be unique
-        self.name.set_value_bytes(Bytes::new());
-        for h in &mut self.hints {
-            h.set_value_bytes(Bytes::new());
+        for h in hints.iter_mut() {
+            drop(h.take_backing());
         }
-        let wire = core::mem::take(&mut self.wire);
+        let wire = self.name.take_backing();
         let mut m = match wire.try_into_mut() {
             Ok(m) => m,
             Err(shared) => BytesMut::from(&shared[..]),
@@ -444,26 +458,25 @@ impl Interest {
         if let Some(dst) = m.get_mut(at..at + data.len()) {
             dst.copy_from_slice(data);
         }
-        self.wire = m.freeze();
-        self.name.set_value_bytes(self.wire.slice(name_span));
-        for (h, r) in self.hints.iter_mut().zip(hint_spans) {
-            if !r.is_empty() {
-                h.set_value_bytes(self.wire.slice(r));
-            }
+        let wire = m.freeze();
+        for h in hints.iter_mut() {
+            h.set_backing(wire.clone());
         }
+        self.name.set_backing(wire);
     }
 
     /// Replaces the element of type `typ` (or inserts it at its place) with
     /// `tlv_bytes`, re-encoding the Interest.
     fn splice(&mut self, typ: u64, tlv_bytes: &[u8]) {
         let Some(my_order) = order(typ) else { return };
+        let wire = self.name.backing();
         let mut p = 0;
-        let _ = tlv::read_varnum(&self.wire, &mut p);
-        let _ = tlv::read_varnum(&self.wire, &mut p);
+        let _ = tlv::read_varnum(wire, &mut p);
+        let _ = tlv::read_varnum(wire, &mut p);
         let start = self.name_at as usize + self.name.value_bytes().len();
-        let end = self.wire.len();
+        let end = wire.len();
         let mut cut = end..end;
-        for e in tlv::Elements::new(&self.wire, start..end).flatten() {
+        for e in tlv::Elements::new(wire, start..end).flatten() {
             match order(e.typ) {
                 Some(o) if o == my_order => {
                     cut = e.range();
@@ -479,9 +492,9 @@ impl Interest {
         let value_len = (end - p) - cut.len() + tlv_bytes.len();
         let mut out = BytesMut::with_capacity(tlv::tlv_len(types::INTEREST, value_len));
         tlv::put_header(&mut out, types::INTEREST, value_len);
-        out.put_slice(&self.wire[p..cut.start]);
+        out.put_slice(&wire[p..cut.start]);
         out.put_slice(tlv_bytes);
-        out.put_slice(&self.wire[cut.end..]);
+        out.put_slice(&wire[cut.end..]);
         match Interest::decode(out.freeze()) {
             Ok(i) => *self = i,
             Err(e) => debug_assert!(false, "splice produced an invalid Interest: {e}"),
@@ -491,7 +504,7 @@ impl Interest {
 
 impl PartialEq for Interest {
     fn eq(&self, other: &Self) -> bool {
-        self.wire == other.wire
+        self.wire() == other.wire()
     }
 }
 

@@ -52,3 +52,20 @@ pub use packet::Packet;
 pub use signature::{
     sig_type, DigestSha256, IsoTime, KeyLocator, SignError, SignatureInfo, Signer, ValidityPeriod,
 };
+
+#[cfg(test)]
+mod size_tests {
+    /// Views are moved around by value: keep them small.
+    #[test]
+    fn view_sizes() {
+        let sizes = [
+            ("Name", core::mem::size_of::<crate::Name>()),
+            ("Interest", core::mem::size_of::<crate::Interest>()),
+            ("Data", core::mem::size_of::<crate::Data>()),
+            ("LpPacket", core::mem::size_of::<crate::LpPacket>()),
+        ];
+        println!("{sizes:?}");
+        assert!(sizes[1].1 <= 136, "{sizes:?}");
+        assert!(sizes[2].1 <= 200, "{sizes:?}");
+    }
+}

@@ -20,14 +20,19 @@ use crate::{DecodeError, UriError};
 
 pub(crate) type Offsets = SmallVec<[u16; 20]>;
 
-/// An NDN name: the Name TLV-VALUE (shared [`Bytes`]) and component offsets.
+/// An NDN name: a shared [`Bytes`] holding the Name TLV-VALUE (often the
+/// whole packet the name was decoded from, so that decoding a packet costs no
+/// extra reference count) and the component offsets.
 ///
 /// Equality and hashing are bytewise on the TLV-VALUE, which is canonical
 /// because decoding enforces shortest var-numbers. `Ord` is the canonical
 /// order of the packet spec.
 #[derive(Clone, Default)]
 pub struct Name {
-    value: Bytes,
+    /// backing buffer; the value is `buf[start..start + vlen]`
+    buf: Bytes,
+    start: u32,
+    vlen: u16,
     offs: Offsets,
 }
 
@@ -42,14 +47,41 @@ impl Name {
         NameBuilder::default()
     }
 
+    /// `value` must hold at most 65535 bytes of valid components at `offs`.
     pub(crate) fn from_parts(value: Bytes, offs: Offsets) -> Self {
-        Name { value, offs }
+        Name {
+            vlen: value.len().min(u16::MAX as usize) as u16,
+            start: 0,
+            buf: value,
+            offs,
+        }
     }
 
-    /// Replaces the value bytes by an identical copy (or, transiently, by
-    /// nothing while the owner rewrites its buffer).
-    pub(crate) fn set_value_bytes(&mut self, b: Bytes) {
-        self.value = b;
+    /// A name whose value is `buf[value]`, already validated (offsets from [`Name::scan`]).
+    pub(crate) fn from_backing(buf: Bytes, value: Range<usize>, offs: Offsets) -> Self {
+        Name {
+            buf,
+            start: value.start as u32,
+            vlen: value.len() as u16,
+            offs,
+        }
+    }
+
+    /// The backing buffer (packets built on a name use it as their wire).
+    #[inline]
+    pub(crate) fn backing(&self) -> &Bytes {
+        &self.buf
+    }
+
+    /// Takes the backing buffer out (the name reads as empty bytes until
+    /// [`Name::set_backing`] puts an identical buffer back).
+    pub(crate) fn take_backing(&mut self) -> Bytes {
+        core::mem::take(&mut self.buf)
+    }
+
+    /// Puts back a buffer with the same layout as the one taken.
+    pub(crate) fn set_backing(&mut self, b: Bytes) {
+        self.buf = b;
     }
 
     /// Parses an NDN URI (`/a/b/seg=3`).
@@ -81,41 +113,62 @@ impl Name {
 
     /// Parses the components in `buf[value]`; errors carry offsets in `buf`.
     pub(crate) fn parse_at(buf: &Bytes, value: Range<usize>) -> Result<Name, DecodeError> {
-        let offs = Name::scan(buf, value.clone())?;
-        Ok(Name {
-            value: buf.slice(value),
-            offs,
-        })
+        Ok(Name::parse_at_digest(buf, value)?.0)
+    }
+
+    /// [`Name::parse_at`], also returning the index of the single
+    /// ParametersSha256DigestComponent (`Err(())` if there are several).
+    #[inline]
+    pub(crate) fn parse_at_digest(
+        buf: &Bytes,
+        value: Range<usize>,
+    ) -> Result<(Name, Result<Option<u16>, ()>), DecodeError> {
+        let (offs, digest) = Name::scan_digest(buf, value.clone())?;
+        Ok((Name::from_backing(buf.clone(), value, offs), digest))
     }
 
     /// Validates components in `buf[value]` and returns their offsets.
     #[inline]
     pub(crate) fn scan(buf: &[u8], value: Range<usize>) -> Result<Offsets, DecodeError> {
+        Ok(Name::scan_digest(buf, value)?.0)
+    }
+
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn scan_digest(
+        buf: &[u8],
+        value: Range<usize>,
+    ) -> Result<(Offsets, Result<Option<u16>, ()>), DecodeError> {
         if value.len() > u16::MAX as usize {
             return Err(DecodeError::BadLength {
                 offset: value.start,
             });
         }
         let mut offs = Offsets::new();
+        let mut digest = Ok(None);
         let mut pos = value.start;
         while pos < value.end {
             let e = tlv::read_element(buf, pos, value.end)?;
-            if e.typ > 0xFFFF {
+            if e.typ <= types::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                if e.len() != 32 {
+                    return Err(DecodeError::BadLength { offset: pos });
+                }
+                if e.typ == types::PARAMETERS_SHA256_DIGEST_COMPONENT {
+                    digest = match digest {
+                        Ok(None) => Ok(Some(offs.len() as u16)),
+                        _ => Err(()),
+                    };
+                }
+            } else if e.typ > 0xFFFF {
                 return Err(DecodeError::InvalidType {
                     typ: e.typ,
                     offset: pos,
                 });
             }
-            if (e.typ == types::IMPLICIT_SHA256_DIGEST_COMPONENT
-                || e.typ == types::PARAMETERS_SHA256_DIGEST_COMPONENT)
-                && e.len() != 32
-            {
-                return Err(DecodeError::BadLength { offset: pos });
-            }
             offs.push((pos - value.start) as u16);
             pos = e.value.end;
         }
-        Ok(offs)
+        Ok((offs, digest))
     }
 
     /// Number of components.
@@ -135,7 +188,7 @@ impl Name {
     fn end_of(&self, n: usize) -> usize {
         match self.offs.get(n) {
             Some(&o) => o as usize,
-            None => self.value.len(),
+            None => self.vlen as usize,
         }
     }
 
@@ -149,7 +202,7 @@ impl Name {
     #[inline]
     pub fn get(&self, i: usize) -> Option<Component<'_>> {
         let r = self.component_range(i)?;
-        Some(component_at(&self.value[r]))
+        Some(component_at(self.value_bytes().get(r)?))
     }
 
     /// The last component.
@@ -166,7 +219,9 @@ impl Name {
     pub fn prefix(&self, n: usize) -> Name {
         let n = n.min(self.len());
         Name {
-            value: self.value.slice(..self.end_of(n)),
+            buf: self.buf.clone(),
+            start: self.start,
+            vlen: self.end_of(n) as u16,
             offs: self.offs[..n].iter().copied().collect(),
         }
     }
@@ -177,7 +232,9 @@ impl Name {
         let start = start.min(end);
         let base = self.end_of(start);
         Name {
-            value: self.value.slice(base..self.end_of(end)),
+            buf: self.buf.clone(),
+            start: self.start + base as u32,
+            vlen: (self.end_of(end) - base) as u16,
             offs: self.offs[start..end]
                 .iter()
                 .map(|&o| o - base as u16)
@@ -189,35 +246,42 @@ impl Name {
     #[inline]
     pub fn is_prefix_of(&self, other: &Name) -> bool {
         // both are whole-component TLV sequences, so a byte prefix is a component prefix
-        other.value.starts_with(&self.value)
+        other.value_bytes().starts_with(self.value_bytes())
     }
 
     /// The Name TLV-VALUE (all component TLVs).
     #[inline]
     pub fn value_bytes(&self) -> &[u8] {
-        &self.value
+        let s = self.start as usize;
+        self.buf.get(s..s + self.vlen as usize).unwrap_or(&[])
     }
 
-    /// The Name TLV-VALUE as shared bytes.
+    /// The Name TLV-VALUE as shared bytes (a cheap slice of the backing buffer).
     #[inline]
-    pub fn value(&self) -> &Bytes {
-        &self.value
+    pub fn value(&self) -> Bytes {
+        let s = self.start as usize;
+        if s + self.vlen as usize > self.buf.len() {
+            return Bytes::new();
+        }
+        self.buf.slice(s..s + self.vlen as usize)
     }
 
     /// TLVs of the first `n` components: a table key for prefix `n`.
     #[inline]
     pub fn prefix_bytes(&self, n: usize) -> &[u8] {
-        &self.value[..self.end_of(n)]
+        let v = self.value_bytes();
+        &v[..self.end_of(n).min(v.len())]
     }
 
     /// Hash of the first `n` components (clamped), equal to
     /// `prefix_hashes(..)[n]`. Deterministic across runs and machines.
     pub fn prefix_hash(&self, n: usize) -> u64 {
         let n = n.min(self.len());
+        let v = self.value_bytes();
         let mut h = PREFIX_HASH_SEED;
         for i in 0..n {
             let r = self.offs[i] as usize..self.end_of(i + 1);
-            h = hash_component(h, &self.value[r]);
+            h = hash_component(h, v.get(r).unwrap_or(&[]));
         }
         h
     }
@@ -230,12 +294,13 @@ impl Name {
         if n == 0 {
             return 0;
         }
+        let v = self.value_bytes();
         let mut h = PREFIX_HASH_SEED;
         out[0] = h;
-        for k in 1..n {
-            let r = self.offs[k - 1] as usize..self.end_of(k);
-            h = hash_component(h, &self.value[r]);
-            out[k] = h;
+        for (k, slot) in out[1..n].iter_mut().enumerate() {
+            let r = self.offs[k] as usize..self.end_of(k + 1);
+            h = hash_component(h, v.get(r).unwrap_or(&[]));
+            *slot = h;
         }
         n
     }
@@ -243,13 +308,13 @@ impl Name {
     /// Size of the whole Name TLV.
     #[inline]
     pub fn encoded_len(&self) -> usize {
-        tlv::tlv_len(types::NAME, self.value.len())
+        tlv::tlv_len(types::NAME, self.vlen as usize)
     }
 
     /// Writes the whole Name TLV.
     #[inline]
     pub fn encode(&self, out: &mut impl BufMut) {
-        tlv::put_tlv(out, types::NAME, &self.value);
+        tlv::put_tlv(out, types::NAME, self.value_bytes());
     }
 
     /// The whole Name TLV as new bytes.
@@ -261,7 +326,7 @@ impl Name {
 
     /// A new name with `c` appended.
     pub fn append(&self, c: Component<'_>) -> Name {
-        let mut b = NameBuilder::with_capacity(self.value.len() + c.encoded_len());
+        let mut b = NameBuilder::with_capacity(self.vlen as usize + c.encoded_len());
         b.extend_name(self);
         b.push(c);
         b.build()
@@ -284,7 +349,7 @@ impl Name {
 
     /// A new name with all components of `other` appended.
     pub fn concat(&self, other: &Name) -> Name {
-        let mut b = NameBuilder::with_capacity(self.value.len() + other.value.len());
+        let mut b = NameBuilder::with_capacity(self.vlen as usize + other.vlen as usize);
         b.extend_name(self);
         b.extend_name(other);
         b.build()
@@ -370,7 +435,7 @@ impl<'a> IntoIterator for &'a Name {
 impl PartialEq for Name {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
+        self.value_bytes() == other.value_bytes()
     }
 }
 
@@ -378,7 +443,7 @@ impl Eq for Name {}
 
 impl Hash for Name {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.value.as_ref().hash(state)
+        self.value_bytes().hash(state)
     }
 }
 
@@ -468,10 +533,10 @@ impl NameBuilder {
 
     /// Appends every component of `name`.
     pub fn extend_name(&mut self, name: &Name) -> &mut Self {
-        if self.buf.len() + name.value.len() <= u16::MAX as usize {
+        if self.buf.len() + name.vlen as usize <= u16::MAX as usize {
             let base = self.buf.len() as u16;
             self.offs.extend(name.offs.iter().map(|&o| o + base));
-            self.buf.extend_from_slice(&name.value);
+            self.buf.extend_from_slice(name.value_bytes());
         }
         self
     }
@@ -513,10 +578,10 @@ impl NameBuilder {
 
     /// The finished name.
     pub fn build(&mut self) -> Name {
-        Name {
-            value: core::mem::take(&mut self.buf).freeze(),
-            offs: core::mem::take(&mut self.offs),
-        }
+        Name::from_parts(
+            core::mem::take(&mut self.buf).freeze(),
+            core::mem::take(&mut self.offs),
+        )
     }
 }
 
@@ -590,9 +655,9 @@ mod tests {
         let a = n("/localhost/nfd/faces/list/v=1/seg=0/a-much-longer-component-value");
         let mut out = [0u64; 16];
         assert_eq!(a.prefix_hashes(&mut out), a.len() + 1);
-        for k in 0..=a.len() {
-            assert_eq!(out[k], a.prefix_hash(k));
-            assert_eq!(out[k], a.prefix(k).prefix_hash(99));
+        for (k, h) in out.iter().enumerate().take(a.len() + 1) {
+            assert_eq!(*h, a.prefix_hash(k));
+            assert_eq!(*h, a.prefix(k).prefix_hash(99));
         }
         let mut seen = std::collections::HashSet::new();
         assert!(out[..=a.len()].iter().all(|h| seen.insert(*h)));
@@ -603,7 +668,7 @@ mod tests {
 
     #[test]
     fn canonical_order() {
-        let mut v = vec![n("/b"), n("/a/b"), n("/aa"), n("/a"), n("/"), n("/seg=1"), n("/sha256digest=0000000000000000000000000000000000000000000000000000000000000000")];
+        let mut v = [n("/b"), n("/a/b"), n("/aa"), n("/a"), n("/"), n("/seg=1"), n("/sha256digest=0000000000000000000000000000000000000000000000000000000000000000")];
         v.sort();
         let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
         assert_eq!(

@@ -308,90 +308,127 @@ impl SignatureInfo {
 
     /// Parses the TLV-VALUE at `buf[value]` (offsets in errors are in `buf`).
     pub(crate) fn parse(buf: &Bytes, value: core::ops::Range<usize>) -> Result<Self, DecodeError> {
-        let mut it = tlv::Elements::new(buf, value);
-        let first = it.next().ok_or(DecodeError::Missing {
-            field: "SignatureType",
-        })??;
-        if first.typ != types::SIGNATURE_TYPE {
-            return Err(DecodeError::Unexpected {
-                expected: types::SIGNATURE_TYPE,
-                got: first.typ,
-                offset: first.offset,
-            });
-        }
-        let mut si = SignatureInfo::new(tlv::read_nni_at(&buf[first.value.clone()], first.offset)?);
-        for e in it {
-            let e = e?;
-            let v = &buf[e.value.clone()];
-            let dup = || DecodeError::OutOfOrder {
-                typ: e.typ,
-                offset: e.offset,
-            };
-            match e.typ {
-                types::KEY_LOCATOR => {
-                    if si.key_locator.is_some() {
-                        return Err(dup());
-                    }
-                    let inner = tlv::read_element(buf, e.value.start, e.value.end)
-                        .map_err(|err| match err {
-                            DecodeError::Truncated { .. } if e.is_empty() => DecodeError::Missing {
-                                field: "KeyLocator content",
-                            },
-                            other => other,
-                        })?;
-                    if inner.end() != e.value.end {
-                        return Err(DecodeError::BadLength { offset: e.offset });
-                    }
-                    si.key_locator = Some(match inner.typ {
-                        types::NAME => KeyLocator::Name(crate::Name::parse_at(buf, inner.value)?),
-                        types::KEY_DIGEST => KeyLocator::Digest(buf.slice(inner.value)),
-                        t => {
-                            return Err(DecodeError::Unexpected {
-                                expected: types::NAME,
-                                got: t,
-                                offset: inner.offset,
-                            })
-                        }
-                    });
+        let mut si = SignatureInfo::default();
+        si.sig_type = walk(buf, value, |f| match f {
+            Field::KeyName(r) => {
+                // validated by walk
+                if let Ok(n) = crate::Name::parse_at(buf, r) {
+                    si.key_locator = Some(KeyLocator::Name(n));
                 }
-                types::SIGNATURE_NONCE => {
-                    if si.nonce.is_some() {
-                        return Err(dup());
-                    }
-                    si.nonce = Some(buf.slice(e.value.clone()));
-                }
-                types::SIGNATURE_TIME => {
-                    if si.time.is_some() {
-                        return Err(dup());
-                    }
-                    si.time = Some(tlv::read_nni_at(v, e.value.start)?);
-                }
-                types::SIGNATURE_SEQ_NUM => {
-                    if si.seq_num.is_some() {
-                        return Err(dup());
-                    }
-                    si.seq_num = Some(tlv::read_nni_at(v, e.value.start)?);
-                }
-                types::VALIDITY_PERIOD => {
-                    if si.validity.is_some() {
-                        return Err(dup());
-                    }
-                    si.validity = Some(parse_validity(buf, &e)?);
-                }
-                t if tlv::is_critical(t) => {
-                    return Err(DecodeError::UnknownCritical {
-                        typ: t,
-                        offset: e.offset,
-                    })
-                }
-                _ => si.other.push(buf.slice(e.range())),
             }
-        }
+            Field::KeyDigest(r) => si.key_locator = Some(KeyLocator::Digest(buf.slice(r))),
+            Field::Nonce(r) => si.nonce = Some(buf.slice(r)),
+            Field::Time(t) => si.time = Some(t),
+            Field::SeqNum(n) => si.seq_num = Some(n),
+            Field::Validity(v) => si.validity = Some(v),
+            Field::Other(r) => si.other.push(buf.slice(r)),
+        })?;
         Ok(si)
+    }
+
+    /// Checks the TLV-VALUE at `buf[value]` exactly as [`SignatureInfo::parse`]
+    /// does, without building anything; returns the SignatureType.
+    #[inline]
+    pub(crate) fn validate(buf: &[u8], value: core::ops::Range<usize>) -> Result<u64, DecodeError> {
+        walk(buf, value, |_| {})
     }
 }
 
-fn parse_validity(buf: &Bytes, e: &tlv::Element) -> Result<ValidityPeriod, DecodeError> {
+/// One SignatureInfo element found by [`walk`] (ranges in the buffer).
+enum Field {
+    KeyName(core::ops::Range<usize>),
+    KeyDigest(core::ops::Range<usize>),
+    Nonce(core::ops::Range<usize>),
+    Time(u64),
+    SeqNum(u64),
+    Validity(ValidityPeriod),
+    Other(core::ops::Range<usize>),
+}
+
+/// Validates a SignatureInfo TLV-VALUE, reporting each element; returns the
+/// SignatureType. Repeated known elements and unknown critical ones are errors.
+#[inline]
+fn walk(
+    buf: &[u8],
+    value: core::ops::Range<usize>,
+    mut on: impl FnMut(Field),
+) -> Result<u64, DecodeError> {
+    let mut it = tlv::Elements::new(buf, value);
+    let first = it.next().ok_or(DecodeError::Missing {
+        field: "SignatureType",
+    })??;
+    if first.typ != types::SIGNATURE_TYPE {
+        return Err(DecodeError::Unexpected {
+            expected: types::SIGNATURE_TYPE,
+            got: first.typ,
+            offset: first.offset,
+        });
+    }
+    let sig_type = tlv::read_nni_at(&buf[first.value.clone()], first.offset)?;
+    let mut seen = 0u8;
+    for e in it {
+        let e = e?;
+        let bit = match e.typ {
+            types::KEY_LOCATOR => 1,
+            types::SIGNATURE_NONCE => 2,
+            types::SIGNATURE_TIME => 4,
+            types::SIGNATURE_SEQ_NUM => 8,
+            types::VALIDITY_PERIOD => 16,
+            t if tlv::is_critical(t) => {
+                return Err(DecodeError::UnknownCritical {
+                    typ: t,
+                    offset: e.offset,
+                })
+            }
+            _ => {
+                on(Field::Other(e.range()));
+                continue;
+            }
+        };
+        if seen & bit != 0 {
+            return Err(DecodeError::OutOfOrder {
+                typ: e.typ,
+                offset: e.offset,
+            });
+        }
+        seen |= bit;
+        let v = &buf[e.value.clone()];
+        match e.typ {
+            types::KEY_LOCATOR => {
+                if e.is_empty() {
+                    return Err(DecodeError::Missing {
+                        field: "KeyLocator content",
+                    });
+                }
+                let inner = tlv::read_element(buf, e.value.start, e.value.end)?;
+                if inner.end() != e.value.end {
+                    return Err(DecodeError::BadLength { offset: e.offset });
+                }
+                match inner.typ {
+                    types::NAME => {
+                        crate::Name::scan(buf, inner.value.clone())?;
+                        on(Field::KeyName(inner.value));
+                    }
+                    types::KEY_DIGEST => on(Field::KeyDigest(inner.value)),
+                    t => {
+                        return Err(DecodeError::Unexpected {
+                            expected: types::NAME,
+                            got: t,
+                            offset: inner.offset,
+                        })
+                    }
+                }
+            }
+            types::SIGNATURE_NONCE => on(Field::Nonce(e.value.clone())),
+            types::SIGNATURE_TIME => on(Field::Time(tlv::read_nni_at(v, e.value.start)?)),
+            types::SIGNATURE_SEQ_NUM => on(Field::SeqNum(tlv::read_nni_at(v, e.value.start)?)),
+            _ => on(Field::Validity(parse_validity(buf, &e)?)),
+        }
+    }
+    Ok(sig_type)
+}
+
+fn parse_validity(buf: &[u8], e: &tlv::Element) -> Result<ValidityPeriod, DecodeError> {
     let mut it = tlv::Elements::new(buf, e.value.clone());
     let mut time = |typ: u64, field: &'static str| -> Result<IsoTime, DecodeError> {
         let x = it.next().ok_or(DecodeError::Missing { field })??;

@@ -153,7 +153,7 @@ pub const fn is_critical(typ: u64) -> bool {
 }
 
 /// Reads a var-number at `*pos`, advancing `*pos`; rejects non-shortest forms.
-#[inline]
+#[inline(always)]
 pub fn read_varnum(buf: &[u8], pos: &mut usize) -> Result<u64, DecodeError> {
     let start = *pos;
     let Some(&first) = buf.get(start) else {
@@ -338,7 +338,7 @@ impl Element {
 }
 
 /// Reads one TLV starting at `pos` that must end at or before `end`.
-#[inline]
+#[inline(always)]
 pub fn read_element(buf: &[u8], pos: usize, end: usize) -> Result<Element, DecodeError> {
     let mut p = pos;
     let typ = read_varnum(buf, &mut p)?;
@@ -475,7 +475,7 @@ mod tests {
         assert!(v[1].is_empty());
         assert_eq!(v[2].typ, 33);
         // length beyond buffer
-        let b = hex::decode("0805 6161").unwrap();
+        let b = hex::decode("08056161").unwrap();
         assert_eq!(
             elements(&b).next(),
             Some(Err(DecodeError::Truncated { offset: 0 }))

@@ -19,15 +19,48 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// The quick default experiment: a 2x2 factorial over an in-process forwarder.
+    Quickstart(cmd::quickstart::QuickstartArgs),
     /// Decode and encode NDN packets (like ndn-tools' ndndissect).
     #[command(subcommand)]
     Packet(cmd::packet::PacketCmd),
+    /// Run the forwarder daemon (NFD-compatible faces and management).
+    Fwd(cmd::fwd::FwdArgs),
+    /// Control a running forwarder (nfdc's verbs).
+    Ctl(cmd::ctl::CtlArgs),
+    /// NDNperf-style throughput measurement (server and client).
+    #[command(subcommand)]
+    Perf(cmd::perf::PerfCmd),
+    /// Publish a file as versioned, segmented Data (like ndnputchunks).
+    Put(cmd::put::PutArgs),
+    /// Fetch versioned, segmented Data (like ndncatchunks).
+    Get(cmd::get::GetArgs),
+    /// Ping a prefix, or serve pings (like ndnping / ndnpingserver).
+    Ping(cmd::ping::PingCmd),
+    /// Traffic generator (Poisson, constant rate, bursts) and its server.
+    #[command(subcommand)]
+    Traffic(cmd::traffic::TrafficCmd),
+    /// Keys and NDN certificates in the file keychain.
+    Key(cmd::key::KeyArgs),
+    /// Micro-benchmarks (signing, ...).
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCmd),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Quickstart(a) => cmd::quickstart::run(a),
         Command::Packet(c) => cmd::packet::run(c),
+        Command::Fwd(a) => cmd::fwd::run(a),
+        Command::Ctl(a) => cmd::ctl::run(a),
+        Command::Perf(c) => cmd::perf::run(c),
+        Command::Put(a) => cmd::put::run(a),
+        Command::Get(a) => cmd::get::run(a),
+        Command::Ping(c) => cmd::ping::run(c),
+        Command::Traffic(c) => cmd::traffic::run(c),
+        Command::Key(a) => cmd::key::run(a),
+        Command::Bench(c) => cmd::bench::run(c),
     };
     if let Err(e) = result {
         eprintln!("ndnlab: error: {e:#}");

@@ -77,3 +77,54 @@ impl BlockingProducer<'_> {
         self.rt.block_on(self.inner.recv())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixListener;
+
+    use bytes::BytesMut;
+    use ndnlab_wire::{Data, DigestSha256, Packet};
+
+    use super::*;
+    use crate::client::framing::next_frame;
+
+    /// The blocking client over a real Unix socket; the test thread plays
+    /// the forwarder's end of the stream (framing split across writes).
+    #[test]
+    fn blocking_express_over_unix_stream() {
+        let dir = std::env::temp_dir().join(format!("ndnlab-blk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let peer = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = BytesMut::new();
+            let mut chunk = [0u8; 4096];
+            let frame = loop {
+                if let Some(f) = next_frame(&mut buf).unwrap() {
+                    break f;
+                }
+                let n = s.read(&mut chunk).unwrap();
+                assert!(n > 0);
+                buf.extend_from_slice(&chunk[..n]);
+            };
+            let Packet::Lp(lp) = Packet::decode(frame).unwrap() else { panic!("LpPacket expected") };
+            let i = Interest::decode(lp.fragment().unwrap()).unwrap();
+            let d = Data::builder(i.name().clone()).content(&b"blocking"[..]).sign(&DigestSha256).unwrap();
+            // write in two pieces to exercise the reader's framing
+            s.write_all(&d[..5]).unwrap();
+            s.flush().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            s.write_all(&d[5..]).unwrap();
+        });
+        let c = BlockingClient::connect(&FaceUri::Unix(path.clone())).unwrap();
+        let i = Interest::builder("/blk".parse().unwrap()).build_view().unwrap();
+        match c.express(i).unwrap() {
+            Outcome::Data(r) => assert_eq!(r.data.content_slice(), b"blocking"),
+            o => panic!("{o:?}"),
+        }
+        peer.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -18,7 +18,8 @@
 //! Structure: [`uri`] (where the forwarder is), [`framing`] (TLV streams,
 //! NDNLPv2 reassembly), `io` (reader/writer tasks), [`pit`] (pending
 //! Interests), [`mgmt`] (NFD management commands), [`link`] (in-process
-//! links), [`blocking`] (a synchronous wrapper).
+//! channel links), [`inproc`] (a face of an `ndnlab fwd` in the same
+//! process), [`blocking`] (a synchronous wrapper).
 //!
 //! Every Interest carries a PitToken (8 bytes) so its answer is found
 //! without a name lookup; names are matched too, for forwarders that do not
@@ -28,6 +29,7 @@
 
 pub mod blocking;
 pub mod framing;
+pub mod inproc;
 mod io;
 pub mod link;
 pub mod mgmt;
@@ -475,11 +477,11 @@ impl Inner {
         }
         let now = Instant::now();
         for e in hits {
-            e.waiter.deliver(Outcome::Data(Received {
+            e.waiter.deliver(Outcome::Data(Box::new(Received {
                 data: data.clone(),
                 congestion_mark: mark,
                 rtt: now.saturating_duration_since(e.sent_at),
-            }));
+            })));
         }
     }
 

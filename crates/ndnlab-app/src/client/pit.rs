@@ -27,7 +27,7 @@ pub struct Received {
 /// How an expressed Interest ended.
 #[derive(Debug, Clone)]
 pub enum Outcome {
-    Data(Received),
+    Data(Box<Received>),
     Nack(NackReason),
     Timeout,
 }

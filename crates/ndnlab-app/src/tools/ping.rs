@@ -19,8 +19,8 @@ pub struct PingArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
     /// Prefix the ping server serves.
-    #[arg(value_parser = parse_name)]
-    pub prefix: Name,
+    #[arg(value_parser = parse_name, required = true)]
+    pub prefix: Option<Name>,
     /// Milliseconds between pings.
     #[arg(short = 'i', long, default_value_t = 1000, value_name = "MS")]
     pub interval: u64,
@@ -97,10 +97,11 @@ pub struct PingSummary {
 /// Runs the client; an error if nothing came back.
 pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
     anyhow::ensure!(args.count != Some(0), "--count must be positive");
+    let prefix = args.prefix.clone().ok_or_else(|| anyhow::anyhow!("a PREFIX to ping is required"))?;
     let client = args.connect.connect().await?;
     let mut seq = args.start_seq.unwrap_or_else(|| rand::random::<u32>() as u64);
     if !args.quiet && !args.json {
-        println!("PING {}", args.prefix);
+        println!("PING {prefix}");
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
     let start = Instant::now();
@@ -118,7 +119,7 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
         }
         tokio::select! {
             _ = tick.tick(), if !all_sent && !stopping => {
-                let interest = Interest::builder(ping_name(&args.prefix, seq))
+                let interest = Interest::builder(ping_name(&prefix, seq))
                     .must_be_fresh(true)
                     .nonce(rand::random())
                     .lifetime_ms(args.timeout)
@@ -138,17 +139,17 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
                         received += 1;
                         rtt.record(r.rtt);
                         let ms = r.rtt.as_secs_f64() * 1e3;
-                        (format!("content from {}: seq={s} time={ms:.3} ms", args.prefix),
+                        (format!("content from {prefix}: seq={s} time={ms:.3} ms"),
                          json!({"type":"reply","seq":s,"result":"data","rtt_ms":ms}))
                     }
                     Outcome::Nack(reason) => {
                         nacked += 1;
-                        (format!("nack from {}: seq={s} reason={}", args.prefix, reason.as_str()),
+                        (format!("nack from {prefix}: seq={s} reason={}", reason.as_str()),
                          json!({"type":"reply","seq":s,"result":"nack","reason":reason.as_str()}))
                     }
                     Outcome::Timeout => {
                         timeouts += 1;
-                        (format!("timeout from {}: seq={s}", args.prefix),
+                        (format!("timeout from {prefix}: seq={s}"),
                          json!({"type":"reply","seq":s,"result":"timeout"}))
                     }
                 };
@@ -163,7 +164,7 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
     }
     let s = rtt.summary();
     let summary = PingSummary {
-        prefix: args.prefix.to_string(),
+        prefix: prefix.to_string(),
         transmitted: sent,
         received,
         nacked,

@@ -23,18 +23,34 @@ const NO_QUEUE: u8 = u8::MAX;
 
 impl<const Q: usize> Lists<Q> {
     pub(crate) fn new() -> Self {
-        Lists { links: Vec::new(), head: [NIL; Q], tail: [NIL; Q], len: [0; Q] }
+        Lists {
+            links: Vec::new(),
+            head: [NIL; Q],
+            tail: [NIL; Q],
+            len: [0; Q],
+        }
     }
 
     /// Append `i` at the tail of queue `q`.
     pub(crate) fn push_back(&mut self, q: usize, i: u32) {
         let iu = i as usize;
         if self.links.len() <= iu {
-            self.links.resize(iu + 1, Link { prev: NIL, next: NIL, queue: NO_QUEUE });
+            self.links.resize(
+                iu + 1,
+                Link {
+                    prev: NIL,
+                    next: NIL,
+                    queue: NO_QUEUE,
+                },
+            );
         }
         debug_assert_eq!(self.links[iu].queue, NO_QUEUE, "entry already queued");
         let t = self.tail[q];
-        self.links[iu] = Link { prev: t, next: NIL, queue: q as u8 };
+        self.links[iu] = Link {
+            prev: t,
+            next: NIL,
+            queue: q as u8,
+        };
         if t == NIL {
             self.head[q] = i;
         } else {
@@ -61,7 +77,11 @@ impl<const Q: usize> Lists<Q> {
         } else {
             self.links[l.next as usize].prev = l.prev;
         }
-        self.links[i as usize] = Link { prev: NIL, next: NIL, queue: NO_QUEUE };
+        self.links[i as usize] = Link {
+            prev: NIL,
+            next: NIL,
+            queue: NO_QUEUE,
+        };
         self.len[q] -= 1;
         Some(q)
     }

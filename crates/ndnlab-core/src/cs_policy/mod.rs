@@ -62,7 +62,9 @@ impl Policy {
         match kind {
             CsPolicyKind::Lru => Policy::Lru(lru::Lru::new()),
             CsPolicyKind::PriorityFifo => Policy::PriorityFifo(priority_fifo::PriorityFifo::new()),
-            CsPolicyKind::TinyLfu => Policy::TinyLfu(lru::Lru::new(), tinylfu::Sketch::new(capacity)),
+            CsPolicyKind::TinyLfu => {
+                Policy::TinyLfu(lru::Lru::new(), tinylfu::Sketch::new(capacity))
+            }
         }
     }
 

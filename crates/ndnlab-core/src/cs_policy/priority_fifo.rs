@@ -21,7 +21,11 @@ pub(crate) struct PriorityFifo {
 
 impl PriorityFifo {
     pub(crate) fn new() -> Self {
-        PriorityFifo { queues: Lists::new(), stale_at: BinaryHeap::new(), fresh_until: Vec::new() }
+        PriorityFifo {
+            queues: Lists::new(),
+            stale_at: BinaryHeap::new(),
+            fresh_until: Vec::new(),
+        }
     }
 
     #[inline]

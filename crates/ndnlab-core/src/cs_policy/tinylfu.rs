@@ -13,13 +13,23 @@ pub(crate) struct Sketch {
     sample: u64,
 }
 
-const SEEDS: [u64; 4] = [0xc3a5_c85c_97cb_3127, 0xb492_b66f_be98_f273, 0x9ae1_6a3b_2f90_404f, 0xcbf2_9ce4_8422_2325];
+const SEEDS: [u64; 4] = [
+    0xc3a5_c85c_97cb_3127,
+    0xb492_b66f_be98_f273,
+    0x9ae1_6a3b_2f90_404f,
+    0xcbf2_9ce4_8422_2325,
+];
 
 impl Sketch {
     /// A sketch sized for a cache of `capacity` entries.
     pub(crate) fn new(capacity: usize) -> Self {
         let words = capacity.max(64).next_power_of_two();
-        Sketch { table: vec![0; words], mask: words - 1, additions: 0, sample: 10 * capacity.max(64) as u64 }
+        Sketch {
+            table: vec![0; words],
+            mask: words - 1,
+            additions: 0,
+            sample: 10 * capacity.max(64) as u64,
+        }
     }
 
     #[inline]

@@ -35,10 +35,7 @@ impl Forwarder {
         let lifetime = interest.lifetime().as_nanos() as u64;
         let expiry = now.saturating_add(lifetime);
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
-        e.insert_in_record(from, nonce, now, expiry, meta.pit_token);
-        if expiry > e.expiry {
-            e.expiry = expiry;
-        }
+        e.insert_in_record(from, nonce, expiry, meta.pit_token);
         e.interest = interest.wire().clone();
         let strategy = e.strategy;
 

@@ -38,7 +38,11 @@ impl Forwarder {
 
         // Exact slot: from the token if it names an exact-name entry, else by hash.
         let mut exact = None;
-        if let Some(p) = meta.pit_token.as_deref().and_then(|t| self.pcct.pit_by_token(t)) {
+        if let Some(p) = meta
+            .pit_token
+            .as_deref()
+            .and_then(|t| self.pcct.pit_by_token(t))
+        {
             let s = self.pcct.pit(p).expect("live").slot;
             if self.pcct.slot_name(s) == name.value_bytes() {
                 exact = Some(s);
@@ -50,7 +54,13 @@ impl Forwarder {
         } else {
             PrefixHashes::new()
         };
-        let full_hash = |h: &PrefixHashes| if h.is_empty() { name.prefix_hash(len) } else { h[len] };
+        let full_hash = |h: &PrefixHashes| {
+            if h.is_empty() {
+                name.prefix_hash(len)
+            } else {
+                h[len]
+            }
+        };
         let mut full = None;
         if exact.is_none() {
             let h = full_hash(&hashes);
@@ -61,10 +71,12 @@ impl Forwarder {
         let mut cands: SmallVec<[u32; 4]> = SmallVec::new();
         self.pcct.pit_candidates(name, &hashes, exact, &mut cands);
         // Entries that require a digest.
-        cands.retain(|p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
-            None => true,
-            Some(d) => &data.implicit_digest() == d,
-        });
+        cands.retain(
+            |p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
+                None => true,
+                Some(d) => &data.implicit_digest() == d,
+            },
+        );
 
         if cands.is_empty() {
             let h = full.unwrap_or_else(|| full_hash(&hashes));
@@ -148,7 +160,11 @@ impl Forwarder {
         }
         let s = match exact {
             Some(s) => s,
-            None => self.pcct.slot_get_or_insert(data.name(), data.name().len(), full_hash).slot,
+            None => {
+                self.pcct
+                    .slot_get_or_insert(data.name(), data.name().len(), full_hash)
+                    .slot
+            }
         };
         if self.pcct.cs_insert(s, &data, now, true).is_none() {
             self.pcct.maybe_free_slot(s);

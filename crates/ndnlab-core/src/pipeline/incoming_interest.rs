@@ -18,13 +18,19 @@ use crate::counters::DropReason;
 use crate::dispatch::len_without_digest;
 use crate::face::{FaceId, LinkType};
 use crate::forwarder::{Forwarder, LpMeta};
-use crate::hash::prefix_hashes;
+use crate::hash::{key, prefix_hashes};
 use crate::pit::{PitFlags, DUP_IN_SAME};
 use crate::Time;
 
 impl Forwarder {
     /// Incoming Interest from `from`. `meta` carries its LpPacket fields.
-    pub fn handle_interest(&mut self, now: Time, from: FaceId, mut interest: Interest, meta: LpMeta) {
+    pub fn handle_interest(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        mut interest: Interest,
+        meta: LpMeta,
+    ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;
@@ -58,24 +64,34 @@ impl Forwarder {
         let name = interest.name();
         let len = name.len();
         let hashes = prefix_hashes(name);
-        if self.dnl.has(now, hashes[len], nonce) {
+        // The slot is the name without a trailing implicit digest; its key is also the
+        // Dead Nonce List name key.
+        let klen = len_without_digest(name);
+        if self.dnl.has(now, key(hashes[klen], klen), nonce) {
             self.interest_loop(from, link, interest, meta);
             return;
         }
-
-        // The slot is the name without a trailing implicit digest.
-        let klen = len_without_digest(name);
-        let digest = if klen < len { name.get(klen).and_then(|c| c.as_digest()) } else { None };
+        let digest = if klen < len {
+            name.get(klen).and_then(|c| c.as_digest())
+        } else {
+            None
+        };
         let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
         let sref = self.pcct.slot_get_or_insert(name, klen, hashes[klen]);
         let s = sref.slot;
 
-        let existing = if sref.created { None } else { self.pcct.pit_find_in_slot(s, cbp, mbf, digest.as_ref()) };
+        let existing = if sref.created {
+            None
+        } else {
+            self.pcct.pit_find_in_slot(s, cbp, mbf, digest.as_ref())
+        };
         let p = match existing {
             Some(p) => {
                 let e = self.pcct.pit(p).expect("found PIT entry");
                 let dnw = e.find_duplicate_nonce(nonce, from);
-                let dup = if link == LinkType::PointToPoint { dnw & !DUP_IN_SAME != 0 } else { dnw != 0 };
+                // NFD: on a point-to-point face the same Nonce from the same downstream is a
+                // retransmission, not a loop.
+                let dup = dnw != 0 && !(link == LinkType::PointToPoint && dnw & DUP_IN_SAME != 0);
                 if dup {
                     self.interest_loop(from, link, interest, meta);
                     return;
@@ -106,9 +122,15 @@ impl Forwarder {
                 }
                 self.counters.n_cs_misses += 1;
                 let strategy = self.sc.find_effective_with(name, &hashes);
-                let flags = PitFlags { can_be_prefix: cbp, must_be_fresh: mbf, ..Default::default() };
-                let p = self.pcct.pit_insert(s, flags, digest, strategy, hashes[len], Bytes::new(), now);
-                let generation = self.pcct.pit(p).expect("inserted").generation;
+                let flags = PitFlags {
+                    can_be_prefix: cbp,
+                    must_be_fresh: mbf,
+                    ..Default::default()
+                };
+                let p = self
+                    .pcct
+                    .pit_insert(s, klen, flags, digest, strategy, Bytes::new());
+                let generation = self.pcct.generation_of(p);
                 let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
                 self.timers.push(expiry, p, generation);
                 p
@@ -118,12 +140,21 @@ impl Forwarder {
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
-    pub(crate) fn interest_loop(&mut self, from: FaceId, link: LinkType, interest: Interest, meta: LpMeta) {
+    pub(crate) fn interest_loop(
+        &mut self,
+        from: FaceId,
+        link: LinkType,
+        interest: Interest,
+        meta: LpMeta,
+    ) {
         self.drop_packet(DropReason::DuplicateNonce);
         if link != LinkType::PointToPoint {
             return;
         }
-        let meta = LpMeta { pit_token: meta.pit_token, ..Default::default() };
+        let meta = LpMeta {
+            pit_token: meta.pit_token,
+            ..Default::default()
+        };
         self.emit_nack(from, Nack::new(interest, NackReason::Duplicate), meta);
     }
 }

@@ -23,13 +23,26 @@ impl Forwarder {
         }
         let interest = &nack.interest;
         // Our token finds the entry directly; else look it up by name and selectors.
-        let p = meta.pit_token.as_deref().and_then(|t| self.pcct.pit_by_token(t)).or_else(|| {
-            let name = interest.name();
-            let klen = len_without_digest(name);
-            let digest = if klen < name.len() { name.get(klen).and_then(|c| c.as_digest()) } else { None };
-            let s = self.pcct.find_slot(name, klen, name.prefix_hash(klen))?;
-            self.pcct.pit_find_in_slot(s, interest.can_be_prefix(), interest.must_be_fresh(), digest.as_ref())
-        });
+        let p = meta
+            .pit_token
+            .as_deref()
+            .and_then(|t| self.pcct.pit_by_token(t))
+            .or_else(|| {
+                let name = interest.name();
+                let klen = len_without_digest(name);
+                let digest = if klen < name.len() {
+                    name.get(klen).and_then(|c| c.as_digest())
+                } else {
+                    None
+                };
+                let s = self.pcct.find_slot(name, klen, name.prefix_hash(klen))?;
+                self.pcct.pit_find_in_slot(
+                    s,
+                    interest.can_be_prefix(),
+                    interest.must_be_fresh(),
+                    digest.as_ref(),
+                )
+            });
         let Some(p) = p else {
             self.drop_packet(DropReason::NackNoPitEntry);
             return;
@@ -43,7 +56,7 @@ impl Forwarder {
             self.drop_packet(DropReason::NackNonceMismatch);
             return;
         }
-        out.nack = Some(nack.reason);
+        out.set_nack(Some(nack.reason));
         let strategy = e.strategy;
         self.after_receive_nack(strategy, now, from, p, nack.reason);
     }

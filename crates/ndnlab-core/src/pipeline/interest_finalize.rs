@@ -8,7 +8,13 @@ use crate::Time;
 impl Forwarder {
     /// Remove PIT entry `p`.
     pub(crate) fn finalize(&mut self, now: Time, p: u32) {
-        let Some(e) = self.pcct.pit_remove(p) else { return };
+        let Some(s) = self.pcct.pit(p).map(|e| e.slot) else {
+            return;
+        };
+        let name_key = self.pcct.slot_key(s);
+        let Some(e) = self.pcct.pit_remove(p) else {
+            return;
+        };
         if e.flags.satisfied {
             self.counters.n_satisfied_interests += 1;
         } else {
@@ -19,7 +25,7 @@ impl Forwarder {
         // without MustBeFresh (then a looping copy would hit the CS).
         if !e.flags.satisfied || e.flags.must_be_fresh {
             for r in &e.out_records {
-                self.dnl.add(now, e.name_hash, r.nonce);
+                self.dnl.add(now, name_key, r.nonce);
             }
         }
     }

@@ -23,6 +23,10 @@ impl Forwarder {
         }
         face.counters.n_out_data += 1;
         self.counters.n_out_data += 1;
-        self.out.push_back(Transmit { face: to, packet: OutPacket::Data(data), meta });
+        self.out.push_back(Transmit {
+            face: to,
+            packet: OutPacket::Data(data),
+            meta,
+        });
     }
 }

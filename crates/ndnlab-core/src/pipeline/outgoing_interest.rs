@@ -10,7 +10,14 @@ use crate::Time;
 impl Forwarder {
     /// Send the Interest of PIT entry `p` (as received from `from`) to `to`:
     /// out-record, PIT token, counters. The bytes are the incoming ones.
-    pub(crate) fn outgoing_interest(&mut self, now: Time, from: FaceId, p: u32, to: FaceId, interest: Interest) {
+    pub(crate) fn outgoing_interest(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        to: FaceId,
+        interest: Interest,
+    ) {
         let Some(out_face) = self.faces.get_mut(&to.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;
@@ -25,7 +32,10 @@ impl Forwarder {
         self.counters.n_out_interests += 1;
         let nonce = interest.nonce().unwrap_or(0);
         let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
-        let token = self.config.pit_tokens.then(|| self.pcct.token_of(p).to_wire());
+        let token = self
+            .config
+            .pit_tokens
+            .then(|| self.tokens.make(self.pcct.token_of(p)));
         if let Some(e) = self.pcct.pit_mut(p) {
             e.insert_out_record(to, nonce, now, expiry);
         }
@@ -34,7 +44,11 @@ impl Forwarder {
             incoming_face_id: to_local.then_some(from.0),
             ..Default::default()
         };
-        self.out.push_back(Transmit { face: to, packet: OutPacket::Interest(interest), meta });
+        self.out.push_back(Transmit {
+            face: to,
+            packet: OutPacket::Interest(interest),
+            meta,
+        });
     }
 
     /// The stored Interest of entry `p` (for retries and Nacks; rare paths).

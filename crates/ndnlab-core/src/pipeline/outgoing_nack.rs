@@ -13,22 +13,37 @@ impl Forwarder {
         if face.link == LinkType::MultiAccess {
             return;
         }
-        let Some(e) = self.pcct.pit_mut(p) else { return };
-        let Some(i) = e.in_records.iter().position(|r| r.face == to) else { return };
+        let Some(e) = self.pcct.pit_mut(p) else {
+            return;
+        };
+        let Some(i) = e.in_records.iter().position(|r| r.face == to) else {
+            return;
+        };
         let rec = e.in_records.swap_remove(i);
-        let Some(mut interest) = self.stored_interest(p) else { return };
+        let Some(mut interest) = self.stored_interest(p) else {
+            return;
+        };
         if interest.nonce() != Some(rec.nonce) {
             interest.set_nonce(rec.nonce);
         }
-        let meta = LpMeta { pit_token: rec.token, ..Default::default() };
+        let meta = LpMeta {
+            pit_token: rec.token,
+            ..Default::default()
+        };
         self.emit_nack(to, Nack::new(interest, reason), meta);
     }
 
     /// Queue a Nack and count it.
     pub(crate) fn emit_nack(&mut self, to: FaceId, nack: Nack, meta: LpMeta) {
-        let Some(face) = self.faces.get_mut(&to.0) else { return };
+        let Some(face) = self.faces.get_mut(&to.0) else {
+            return;
+        };
         face.counters.n_out_nacks += 1;
         self.counters.n_out_nacks += 1;
-        self.out.push_back(Transmit { face: to, packet: OutPacket::Nack(nack), meta });
+        self.out.push_back(Transmit {
+            face: to,
+            packet: OutPacket::Nack(nack),
+            meta,
+        });
     }
 }

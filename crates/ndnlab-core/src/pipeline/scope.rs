@@ -42,7 +42,11 @@ mod tests {
 
     #[test]
     fn scope_rules() {
-        let local = FaceInfo { scope: FaceScope::Local, link: LinkType::PointToPoint, counters: Default::default() };
+        let local = FaceInfo {
+            scope: FaceScope::Local,
+            link: LinkType::PointToPoint,
+            counters: Default::default(),
+        };
         let net = FaceInfo::default();
         let lh = Name::from_uri("/localhost/nfd").unwrap();
         let hop = Name::from_uri("/localhop/x").unwrap();

@@ -44,17 +44,17 @@ pub struct FaceStats {
 /// ASF state shared by every prefix using ASF.
 #[derive(Default)]
 pub struct AsfState {
-    stats: HashMap<(u64, u64), FaceStats>,
-    next_probe: HashMap<u64, Time>,
+    stats: HashMap<(u32, u64), FaceStats>,
+    next_probe: HashMap<u32, Time>,
 }
 
 impl AsfState {
     /// Measurements of `face` under the prefix with measurements key `key`.
-    pub fn stats(&self, key: u64, face: FaceId) -> Option<&FaceStats> {
+    pub fn stats(&self, key: u32, face: FaceId) -> Option<&FaceStats> {
         self.stats.get(&(key, face.0))
     }
 
-    fn rank(&self, key: u64, hops: &Hops, i: usize) -> (u8, u64, u64) {
+    fn rank(&self, key: u32, hops: &Hops, i: usize) -> (u8, u64, u64) {
         let h = hops[i];
         match self.stats.get(&(key, h.face.0)) {
             Some(s) if s.failures == 0 && s.srtt.is_some() => (0, s.srtt.unwrap_or(0), h.cost),
@@ -65,8 +65,11 @@ impl AsfState {
 
     pub(crate) fn on_unsatisfied(&mut self, e: &PitEntry) {
         for o in &e.out_records {
-            if o.nack.is_none() {
-                self.stats.entry((e.measure_key, o.face.0)).or_default().failures += 1;
+            if !o.is_nacked() {
+                self.stats
+                    .entry((e.measure_key, o.face.0))
+                    .or_default()
+                    .failures += 1;
             }
         }
     }
@@ -80,12 +83,22 @@ impl Forwarder {
     /// ASF measurements (for tests and status).
     pub fn asf_stats(&self, prefix: &ndnlab_wire::Name, face: FaceId) -> Option<FaceStats> {
         let l = prefix.len();
-        let key = crate::hash::key(prefix.prefix_hash(l), l);
+        let key = crate::hash::key(prefix.prefix_hash(l), l) as u32;
         self.asf.stats(key, face).copied()
     }
 
     /// Eligible next hops of `hops` in ASF rank order.
-    fn asf_ranked(&self, key: u64, hops: &Hops, from: FaceId, p: u32, interest: &Interest, want_unused: bool, now: Time) -> Hops {
+    #[allow(clippy::too_many_arguments)]
+    fn asf_ranked(
+        &self,
+        key: u32,
+        hops: &Hops,
+        from: FaceId,
+        p: u32,
+        interest: &Interest,
+        want_unused: bool,
+        now: Time,
+    ) -> Hops {
         let mut idx: Vec<usize> = (0..hops.len())
             .filter(|&i| self.is_eligible(from, hops[i].face, p, interest.name(), want_unused, now))
             .collect();
@@ -105,7 +118,10 @@ impl Forwarder {
         if let Some(e) = self.pcct.pit_mut(p) {
             e.measure_key = key;
         }
-        let is_new = !self.pcct.pit(p).is_some_and(|e| e.has_pending_out_records(now));
+        let is_new = !self
+            .pcct
+            .pit(p)
+            .is_some_and(|e| e.has_pending_out_records(now));
         if is_new {
             let ranked = self.asf_ranked(key, &hops, from, p, &interest, false, now);
             let Some(best) = ranked.first().map(|h| h.face) else {
@@ -146,7 +162,10 @@ impl Forwarder {
         let unused = self.asf_ranked(key, &hops, from, p, &interest, true, now);
         let to = match unused.first() {
             Some(h) => h.face,
-            None => match self.asf_ranked(key, &hops, from, p, &interest, false, now).first() {
+            None => match self
+                .asf_ranked(key, &hops, from, p, &interest, false, now)
+                .first()
+            {
                 Some(h) => h.face,
                 None => {
                     self.drop_packet(DropReason::NoEligibleNextHop);
@@ -166,7 +185,7 @@ impl Forwarder {
     }
 
     /// Whether a probe is due for the prefix `key` (and schedule the next one).
-    fn asf_probe_due(&mut self, key: u64, now: Time) -> bool {
+    fn asf_probe_due(&mut self, key: u32, now: Time) -> bool {
         let interval = self.config.asf_probing_interval.max(1);
         match self.asf.next_probe.get(&key).copied() {
             None => {
@@ -200,12 +219,20 @@ impl Forwarder {
         s.failures = 0;
     }
 
-    pub(crate) fn asf_after_receive_nack(&mut self, now: Time, from: FaceId, p: u32, _reason: NackReason) {
+    pub(crate) fn asf_after_receive_nack(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        _reason: NackReason,
+    ) {
         let Some(e) = self.pcct.pit(p) else { return };
         let key = e.measure_key;
         self.asf.stats.entry((key, from.0)).or_default().failures += 1;
         // Retry on the best unused eligible face; the downstream that matters is any in-record.
-        let Some(downstream) = e.in_records.first().map(|r| r.face) else { return };
+        let Some(downstream) = e.in_records.first().map(|r| r.face) else {
+            return;
+        };
         if let Some(interest) = self.stored_interest(p) {
             let len = interest.name().len();
             let mut hashes = crate::hash::PrefixHashes::from_elem(0, len + 1);
@@ -214,7 +241,11 @@ impl Forwarder {
             let ranked = self.asf_ranked(key, &hops, downstream, p, &interest, true, now);
             let untried = ranked
                 .iter()
-                .find(|h| self.pcct.pit(p).is_some_and(|e| e.out_record(h.face).is_none()))
+                .find(|h| {
+                    self.pcct
+                        .pit(p)
+                        .is_some_and(|e| e.out_record(h.face).is_none())
+                })
                 .map(|h| h.face);
             if let Some(to) = untried {
                 self.outgoing_interest(now, downstream, p, to, interest);

@@ -28,7 +28,10 @@ impl Forwarder {
         let (hops, _) = self.lookup_fib(&interest, hashes);
         let name = interest.name();
         if decision == Retx::New {
-            match hops.iter().find(|h| self.is_eligible(from, h.face, p, name, false, now)) {
+            match hops
+                .iter()
+                .find(|h| self.is_eligible(from, h.face, p, name, false, now))
+            {
                 Some(h) => {
                     let to = h.face;
                     self.outgoing_interest(now, from, p, to, interest);
@@ -38,7 +41,10 @@ impl Forwarder {
             return;
         }
         // Retransmission: an unused next hop, else the one used earliest.
-        if let Some(h) = hops.iter().find(|h| self.is_eligible(from, h.face, p, name, true, now)) {
+        if let Some(h) = hops
+            .iter()
+            .find(|h| self.is_eligible(from, h.face, p, name, true, now))
+        {
             let to = h.face;
             self.outgoing_interest(now, from, p, to, interest);
             return;
@@ -47,7 +53,10 @@ impl Forwarder {
             .iter()
             .filter(|h| self.is_eligible(from, h.face, p, name, false, now))
             .min_by_key(|h| {
-                self.pcct.pit(p).and_then(|e| e.out_record(h.face)).map_or(0, |o| o.last_renewed)
+                self.pcct
+                    .pit(p)
+                    .and_then(|e| e.out_record(h.face))
+                    .map_or(0, |o| o.last_renewed)
             })
             .map(|h| h.face);
         match earliest {

@@ -16,7 +16,7 @@ mod best_route;
 mod multicast;
 mod retx;
 
-use ndnlab_wire::{Interest, Name, NackReason};
+use ndnlab_wire::{Interest, NackReason, Name};
 use smallvec::SmallVec;
 
 use crate::face::{FaceId, LinkType};
@@ -44,7 +44,11 @@ const PREFIX: &str = "/localhost/nfd/strategy/";
 
 impl StrategyKind {
     /// Every kind.
-    pub const ALL: [StrategyKind; 3] = [StrategyKind::BestRoute, StrategyKind::Multicast, StrategyKind::Asf];
+    pub const ALL: [StrategyKind; 3] = [
+        StrategyKind::BestRoute,
+        StrategyKind::Multicast,
+        StrategyKind::Asf,
+    ];
 
     fn short(self) -> &'static str {
         match self {
@@ -111,14 +115,25 @@ impl Forwarder {
         hashes: &[u64],
     ) {
         match kind {
-            StrategyKind::BestRoute => self.best_route_after_receive_interest(now, from, p, interest, hashes),
-            StrategyKind::Multicast => self.multicast_after_receive_interest(now, from, p, interest, hashes),
+            StrategyKind::BestRoute => {
+                self.best_route_after_receive_interest(now, from, p, interest, hashes)
+            }
+            StrategyKind::Multicast => {
+                self.multicast_after_receive_interest(now, from, p, interest, hashes)
+            }
             StrategyKind::Asf => self.asf_after_receive_interest(now, from, p, interest, hashes),
         }
     }
 
     /// Trigger: an upstream Nacked the Interest (out-record already marked).
-    pub(crate) fn after_receive_nack(&mut self, kind: StrategyKind, now: Time, from: FaceId, p: u32, reason: NackReason) {
+    pub(crate) fn after_receive_nack(
+        &mut self,
+        kind: StrategyKind,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        reason: NackReason,
+    ) {
         match kind {
             StrategyKind::BestRoute | StrategyKind::Multicast => self.process_nack(now, p),
             StrategyKind::Asf => self.asf_after_receive_nack(now, from, p, reason),
@@ -139,31 +154,50 @@ impl Forwarder {
         }
     }
 
-    /// FIB lookup for an Interest: by ForwardingHint (first delegation with a FIB
-    /// entry that has next hops), else by name. Returns the next hops and the hash of
-    /// the matched prefix (measurements key).
-    pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u64) {
-        for hint in interest.forwarding_hint() {
-            let h = crate::hash::prefix_hashes(hint);
-            if let Some(id) = self.fib.lpm_with(hint, &h) {
-                let hops = self.fib.nexthops(id);
-                if !hops.is_empty() {
-                    let l = self.fib.prefix(id).len();
-                    return (hops.iter().copied().collect(), crate::hash::key(h[l], l) ^ 1);
+    /// FIB lookup for an Interest (NFD `Strategy::lookupFib`, without a network region
+    /// table): with a ForwardingHint, the first delegation whose longest-prefix match
+    /// has next hops (the default route included), else nothing; without one, by name.
+    /// Returns the next hops and the measurements key of the matched prefix.
+    pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u32) {
+        let hints = interest.forwarding_hint();
+        if !hints.is_empty() {
+            for hint in hints {
+                let h = crate::hash::prefix_hashes(hint);
+                if let Some(id) = self.fib.lpm_with(hint, &h) {
+                    let hops = self.fib.nexthops(id);
+                    if !hops.is_empty() {
+                        let l = self.fib.prefix(id).len();
+                        return (
+                            hops.iter().copied().collect(),
+                            crate::hash::key(h[l], l) as u32,
+                        );
+                    }
                 }
             }
+            return (Hops::new(), 0);
         }
         match self.fib.lpm_with(interest.name(), hashes) {
             Some(id) => {
                 let l = self.fib.prefix(id).len();
-                (self.fib.nexthops(id).iter().copied().collect(), crate::hash::key(hashes[l], l))
+                (
+                    self.fib.nexthops(id).iter().copied().collect(),
+                    crate::hash::key(hashes[l], l) as u32,
+                )
             }
             None => (Hops::new(), 0),
         }
     }
 
     /// NFD `isNextHopEligible`.
-    pub(crate) fn is_eligible(&self, from: FaceId, to: FaceId, p: u32, name: &Name, want_unused: bool, now: Time) -> bool {
+    pub(crate) fn is_eligible(
+        &self,
+        from: FaceId,
+        to: FaceId,
+        p: u32,
+        name: &Name,
+        want_unused: bool,
+        now: Time,
+    ) -> bool {
         let (Some(inf), Some(outf)) = (self.face(from), self.face(to)) else {
             return false;
         };
@@ -197,7 +231,7 @@ impl Forwarder {
         let mut last_not_nacked = None;
         let mut least: Option<NackReason> = None;
         for o in &e.out_records {
-            match o.nack {
+            match o.nack() {
                 None => {
                     not_nacked += 1;
                     last_not_nacked = Some(o.face);

@@ -27,7 +27,9 @@ impl Forwarder {
         let (hops, _) = self.lookup_fib(&interest, hashes);
         for h in &hops {
             let decision = self.retx_per_upstream(p, h.face, now);
-            if decision == Retx::Suppress || !self.is_eligible(from, h.face, p, interest.name(), false, now) {
+            if decision == Retx::Suppress
+                || !self.is_eligible(from, h.face, p, interest.name(), false, now)
+            {
                 continue;
             }
             self.outgoing_interest(now, from, p, h.face, interest.clone());
@@ -35,7 +37,11 @@ impl Forwarder {
                 self.retx_increment_upstream(p, h.face);
             }
         }
-        if !self.pcct.pit(p).is_some_and(|e| e.has_pending_out_records(now)) {
+        if !self
+            .pcct
+            .pit(p)
+            .is_some_and(|e| e.has_pending_out_records(now))
+        {
             self.no_route(now, from, p);
         }
     }

@@ -21,25 +21,37 @@ impl Forwarder {
     /// NFD `decidePerPitEntry`.
     pub(crate) fn retx_per_entry(&mut self, p: u32, now: Time) -> Retx {
         let cfg = self.config.retx;
-        let Some(e) = self.pcct.pit_mut(p) else { return Retx::New };
+        let Some(e) = self.pcct.pit_mut(p) else {
+            return Retx::New;
+        };
         if !e.has_pending_out_records(now) {
             return Retx::New;
         }
         let last = e.last_outgoing().unwrap_or(0);
-        let interval = if e.suppression_interval == 0 { cfg.initial } else { e.suppression_interval };
+        let interval = if e.suppression_interval == 0 {
+            cfg.initial
+        } else {
+            Time::from(e.suppression_interval)
+        };
         if now.saturating_sub(last) < interval {
-            e.suppression_interval = interval;
+            e.suppression_interval = clamp(interval);
             return Retx::Suppress;
         }
-        e.suppression_interval = interval.saturating_mul(cfg.multiplier).min(cfg.max);
+        e.suppression_interval = clamp(interval.saturating_mul(cfg.multiplier).min(cfg.max));
         Retx::Forward
     }
 
     /// NFD `decidePerUpstream`.
     pub(crate) fn retx_per_upstream(&self, p: u32, face: FaceId, now: Time) -> Retx {
         let cfg = self.config.retx;
-        let Some(o) = self.pcct.pit(p).and_then(|e| e.out_record(face)) else { return Retx::New };
-        let interval = if o.suppression_interval == 0 { cfg.initial } else { o.suppression_interval };
+        let Some(o) = self.pcct.pit(p).and_then(|e| e.out_record(face)) else {
+            return Retx::New;
+        };
+        let interval = if o.suppression_interval == 0 {
+            cfg.initial
+        } else {
+            Time::from(o.suppression_interval)
+        };
         if now.saturating_sub(o.last_renewed) < interval {
             Retx::Suppress
         } else {
@@ -51,8 +63,18 @@ impl Forwarder {
     pub(crate) fn retx_increment_upstream(&mut self, p: u32, face: FaceId) {
         let cfg = self.config.retx;
         if let Some(o) = self.pcct.pit_mut(p).and_then(|e| e.out_record_mut(face)) {
-            let interval = if o.suppression_interval == 0 { cfg.initial } else { o.suppression_interval };
-            o.suppression_interval = interval.saturating_mul(cfg.multiplier).min(cfg.max);
+            let interval = if o.suppression_interval == 0 {
+                cfg.initial
+            } else {
+                Time::from(o.suppression_interval)
+            };
+            o.suppression_interval = clamp(interval.saturating_mul(cfg.multiplier).min(cfg.max));
         }
     }
+}
+
+/// Intervals are stored in `u32` nanoseconds (up to 4.29 s) to keep PIT entries small.
+#[inline]
+fn clamp(t: Time) -> u32 {
+    t.min(Time::from(u32::MAX)) as u32
 }

@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
-use ndnlab_core::{FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, OutPacket, Time, Transmit, MS};
+use ndnlab_core::{
+    FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, OutPacket, Time, Transmit, MS,
+};
 use ndnlab_wire::{Data, Interest, InterestBuilder, Nack, NackReason, Name};
 
 pub const A: FaceId = FaceId(256);
@@ -16,8 +18,14 @@ pub fn name(s: &str) -> Name {
 }
 
 /// An Interest with a nonce and optional tweaks.
-pub fn interest_with(uri: &str, nonce: u32, f: impl FnOnce(InterestBuilder) -> InterestBuilder) -> Interest {
-    f(Interest::builder(name(uri)).nonce(nonce)).build_view().unwrap()
+pub fn interest_with(
+    uri: &str,
+    nonce: u32,
+    f: impl FnOnce(InterestBuilder) -> InterestBuilder,
+) -> Interest {
+    f(Interest::builder(name(uri)).nonce(nonce))
+        .build_view()
+        .unwrap()
 }
 
 pub fn interest(uri: &str, nonce: u32) -> Interest {
@@ -43,7 +51,10 @@ pub struct Lab {
 
 impl Lab {
     pub fn new(config: ForwarderConfig) -> Self {
-        Lab { fw: Forwarder::new(config), now: 1_000 * MS }
+        Lab {
+            fw: Forwarder::new(config),
+            now: 1_000 * MS,
+        }
     }
 
     /// Faces A, B, C, D (non-local point-to-point) and APP (local).
@@ -54,9 +65,11 @@ impl Lab {
     pub fn standard_with(config: ForwarderConfig) -> Self {
         let mut lab = Lab::new(config);
         for f in [A, B, C, D] {
-            lab.fw.add_face(f, FaceScope::NonLocal, LinkType::PointToPoint);
+            lab.fw
+                .add_face(f, FaceScope::NonLocal, LinkType::PointToPoint);
         }
-        lab.fw.add_face(APP, FaceScope::Local, LinkType::PointToPoint);
+        lab.fw
+            .add_face(APP, FaceScope::Local, LinkType::PointToPoint);
         lab
     }
 
@@ -84,7 +97,8 @@ impl Lab {
     }
 
     pub fn send_interest(&mut self, from: FaceId, i: Interest) {
-        self.fw.handle_interest(self.now, from, i, LpMeta::default());
+        self.fw
+            .handle_interest(self.now, from, i, LpMeta::default());
     }
 
     pub fn send_interest_meta(&mut self, from: FaceId, i: Interest, meta: LpMeta) {
@@ -92,11 +106,33 @@ impl Lab {
     }
 
     pub fn send_data(&mut self, from: FaceId, d: Data, token: Option<Bytes>) {
-        self.fw.handle_data(self.now, from, d, LpMeta { pit_token: token, ..Default::default() });
+        self.fw.handle_data(
+            self.now,
+            from,
+            d,
+            LpMeta {
+                pit_token: token,
+                ..Default::default()
+            },
+        );
     }
 
-    pub fn send_nack(&mut self, from: FaceId, i: Interest, reason: NackReason, token: Option<Bytes>) {
-        self.fw.handle_nack(self.now, from, Nack::new(i, reason), LpMeta { pit_token: token, ..Default::default() });
+    pub fn send_nack(
+        &mut self,
+        from: FaceId,
+        i: Interest,
+        reason: NackReason,
+        token: Option<Bytes>,
+    ) {
+        self.fw.handle_nack(
+            self.now,
+            from,
+            Nack::new(i, reason),
+            LpMeta {
+                pit_token: token,
+                ..Default::default()
+            },
+        );
     }
 
     /// Every queued output.

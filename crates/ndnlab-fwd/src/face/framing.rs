@@ -58,10 +58,16 @@ mod tests {
     #[test]
     fn splits_and_waits() {
         let mut b = BytesMut::from(&[0x05, 0x02, 0xAA, 0xBB, 0x06, 0x03, 0x01][..]);
-        assert_eq!(next_frame(&mut b).unwrap().unwrap().as_ref(), &[5, 2, 0xAA, 0xBB]);
+        assert_eq!(
+            next_frame(&mut b).unwrap().unwrap().as_ref(),
+            &[5, 2, 0xAA, 0xBB]
+        );
         assert_eq!(next_frame(&mut b).unwrap(), None);
         b.extend_from_slice(&[2, 3]);
-        assert_eq!(next_frame(&mut b).unwrap().unwrap().as_ref(), &[6, 3, 1, 2, 3]);
+        assert_eq!(
+            next_frame(&mut b).unwrap().unwrap().as_ref(),
+            &[6, 3, 1, 2, 3]
+        );
         assert!(b.is_empty());
         assert_eq!(next_frame(&mut b).unwrap(), None);
     }

@@ -88,7 +88,11 @@ impl LpFields {
             tlv::put_nni_tlv(out, t::NEXT_HOP_FACE_ID, id);
         }
         if self.no_cache {
-            tlv::put_header(out, t::CACHE_POLICY, tlv::nni_tlv_len(t::CACHE_POLICY_TYPE, 1));
+            tlv::put_header(
+                out,
+                t::CACHE_POLICY,
+                tlv::nni_tlv_len(t::CACHE_POLICY_TYPE, 1),
+            );
             tlv::put_nni_tlv(out, t::CACHE_POLICY_TYPE, 1);
         }
         if self.congestion_mark != 0 {
@@ -351,7 +355,8 @@ impl LinkSender {
         self.next_seq = self.next_seq.wrapping_add(count);
         for (i, chunk) in pkt.chunks(payload).enumerate() {
             let i = i as u64;
-            let mut inner = 10 + tlv::nni_tlv_len(t::FRAG_INDEX, i)
+            let mut inner = 10
+                + tlv::nni_tlv_len(t::FRAG_INDEX, i)
                 + tlv::nni_tlv_len(t::FRAG_COUNT, count)
                 + tlv::tlv_len(t::FRAGMENT, chunk.len());
             if i == 0 {
@@ -430,7 +435,10 @@ mod tests {
         };
         LinkSender::new(None, 0).encode_stream(&fields, &d, &mut out);
         // LpPacket(100) Nack(800 = FD 03 20) len 3 { NackReason(801 = FD 03 21) len 1 00 }
-        assert_eq!(&out[2..10], &[0xFD, 0x03, 0x20, 0x05, 0xFD, 0x03, 0x21, 0x01]);
+        assert_eq!(
+            &out[2..10],
+            &[0xFD, 0x03, 0x20, 0x05, 0xFD, 0x03, 0x21, 0x01]
+        );
     }
 
     #[test]
@@ -478,7 +486,10 @@ mod tests {
         tlv::put_header(&mut b, 100, inner);
         tlv::put_header(&mut b, 804, 0);
         tlv::put_tlv(&mut b, 80, &d);
-        assert!(LinkReceiver::new().receive(0, b.freeze()).unwrap().is_some());
+        assert!(LinkReceiver::new()
+            .receive(0, b.freeze())
+            .unwrap()
+            .is_some());
         let mut b = BytesMut::new();
         tlv::put_header(&mut b, 100, inner);
         tlv::put_header(&mut b, 805, 0);

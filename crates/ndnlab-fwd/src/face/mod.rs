@@ -249,7 +249,8 @@ impl FaceEntry {
 
     /// NFD face flags: bit 0 LocalFields, bit 2 CongestionMarking.
     pub fn flags(&self) -> u64 {
-        (self.local_fields.load(Relaxed) as u64) | ((self.congestion_marking.load(Relaxed) as u64) << 2)
+        (self.local_fields.load(Relaxed) as u64)
+            | ((self.congestion_marking.load(Relaxed) as u64) << 2)
     }
 }
 
@@ -277,7 +278,8 @@ impl CongestionMarker {
             }
             Some(t) if now >= t => {
                 self.marks_in_episode += 1;
-                let step = limits.congestion_interval_ns as f64 / ((self.marks_in_episode + 1) as f64).sqrt();
+                let step = limits.congestion_interval_ns as f64
+                    / ((self.marks_in_episode + 1) as f64).sqrt();
                 self.next_mark = Some(t + step as u64);
                 true
             }
@@ -309,20 +311,36 @@ impl FaceTable {
     }
 
     pub fn insert(&self, f: Arc<FaceEntry>) {
-        self.faces.write().unwrap_or_else(|e| e.into_inner()).insert(f.id, f);
+        self.faces
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(f.id, f);
     }
 
     pub fn remove(&self, id: u64) -> Option<Arc<FaceEntry>> {
-        self.faces.write().unwrap_or_else(|e| e.into_inner()).remove(&id)
+        self.faces
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
     }
 
     pub fn get(&self, id: u64) -> Option<Arc<FaceEntry>> {
-        self.faces.read().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+        self.faces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
     }
 
     /// Faces sorted by id.
     pub fn list(&self) -> Vec<Arc<FaceEntry>> {
-        let mut v: Vec<_> = self.faces.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        let mut v: Vec<_> = self
+            .faces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
         v.sort_by_key(|f| f.id);
         v
     }

@@ -26,6 +26,9 @@ const MAX_DATAGRAM: usize = 65536;
 /// Datagrams drained per readiness wake-up.
 const RECV_BURST: usize = 64;
 
+/// Packets received on one face during one wake-up.
+type FaceBurst = (Arc<FaceEntry>, Vec<(LpFields, Bytes)>);
+
 struct Peer {
     face: Arc<FaceEntry>,
     last_seen: Arc<AtomicU64>,
@@ -70,10 +73,17 @@ impl UdpChannel {
         ingress: &Arc<dyn Ingress>,
     ) -> io::Result<Arc<UdpChannel>> {
         let SocketAddr::V4(g) = group else {
-            return Err(io::Error::new(io::ErrorKind::Unsupported, "IPv6 multicast is not supported"));
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "IPv6 multicast is not supported",
+            ));
         };
         let iface = iface.unwrap_or(Ipv4Addr::UNSPECIFIED);
-        let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
+        let s = socket2::Socket::new(
+            socket2::Domain::IPV4,
+            socket2::Type::DGRAM,
+            Some(socket2::Protocol::UDP),
+        )?;
         s.set_reuse_address(true)?;
         s.set_reuse_port(true)?;
         s.bind(&SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), g.port()).into())?;
@@ -166,7 +176,8 @@ impl UdpChannel {
             let mut marker = CongestionMarker::default();
             let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
             let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
-            let mut tick = tokio::time::interval(std::time::Duration::from_nanos(idle_check.max(1_000_000)));
+            let mut tick =
+                tokio::time::interval(std::time::Duration::from_nanos(idle_check.max(1_000_000)));
             let result: io::Result<()> = async {
                 loop {
                     let items = tokio::select! {
@@ -204,7 +215,10 @@ impl UdpChannel {
             if let Err(e) = result {
                 tracing::debug!(face = face.id, error = %e, "UDP send failed");
             }
-            ch.peers.lock().unwrap_or_else(|e| e.into_inner()).retain(|_, p| p.face.id != face.id);
+            ch.peers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|_, p| p.face.id != face.id);
             ingress.face_closed(&face);
         });
     }
@@ -215,7 +229,7 @@ impl UdpChannel {
         tokio::spawn(async move {
             let mut buf = vec![0u8; MAX_DATAGRAM];
             let mut links: HashMap<u64, LinkReceiver> = HashMap::new();
-            let mut bursts: Vec<(Arc<FaceEntry>, Vec<(LpFields, Bytes)>)> = Vec::new();
+            let mut bursts: Vec<FaceBurst> = Vec::new();
             loop {
                 if ch.socket.readable().await.is_err() {
                     return;

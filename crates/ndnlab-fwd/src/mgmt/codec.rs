@@ -66,7 +66,8 @@ pub struct Field {
 
 impl Field {
     pub fn nni(&self) -> Result<u64, String> {
-        tlv::read_nni(&self.value).map_err(|_| format!("TLV {} is not a NonNegativeInteger", self.typ))
+        tlv::read_nni(&self.value)
+            .map_err(|_| format!("TLV {} is not a NonNegativeInteger", self.typ))
     }
 
     pub fn string(&self) -> Result<String, String> {

@@ -13,7 +13,13 @@ use crate::runtime::shard::ShardMsg;
 /// Longest prefix accepted in FIB/RIB commands (NFD: 32 components for the FIB).
 const MAX_PREFIX: usize = 32;
 
-pub(super) async fn run(m: &mut Manager, face: &Arc<FaceEntry>, module: &str, verb: &str, p: P) -> R {
+pub(super) async fn run(
+    m: &mut Manager,
+    face: &Arc<FaceEntry>,
+    module: &str,
+    verb: &str,
+    p: P,
+) -> R {
     match (module, verb) {
         ("faces", "create") => faces_create(m, p).await,
         ("faces", "update") => faces_update(m, face, p),
@@ -72,7 +78,11 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         Some(None) => return R::error(400, "unknown FacePersistency", p),
     };
     if let Some(existing) = m.shared.faces.find_remote(&uri) {
-        return R::error(409, "face with this remote URI already exists", face_body(&existing));
+        return R::error(
+            409,
+            "face with this remote URI already exists",
+            face_body(&existing),
+        );
     }
     let mtu = p.mtu.map(|v| v as usize);
     if mtu.is_some_and(|v| !(576..=65000).contains(&v)) {
@@ -91,7 +101,8 @@ fn apply_flags(f: &FaceEntry, p: &P) {
     if let Some(flags) = p.flags {
         let mask = p.mask.unwrap_or(u64::MAX);
         if mask & 1 != 0 {
-            f.local_fields.store(flags & 1 != 0 && f.local_scope, Relaxed);
+            f.local_fields
+                .store(flags & 1 != 0 && f.local_scope, Relaxed);
         }
         if mask & 4 != 0 {
             f.congestion_marking.store(flags & 4 != 0, Relaxed);
@@ -138,13 +149,17 @@ fn faces_destroy(m: &mut Manager, p: P) -> R {
     })
 }
 
-fn requested_face(m: &Manager, face: &Arc<FaceEntry>, p: &P) -> Result<u64, R> {
+fn requested_face(m: &Manager, face: &Arc<FaceEntry>, p: &P) -> Result<u64, Box<R>> {
     let id = match p.face_id {
         None | Some(0) => face.id,
         Some(id) => id,
     };
     if m.shared.faces.get(id).is_none() {
-        return Err(R::error(410, format!("face {id} does not exist"), p.clone()));
+        return Err(Box::new(R::error(
+            410,
+            format!("face {id} does not exist"),
+            p.clone(),
+        )));
     }
     Ok(id)
 }
@@ -154,11 +169,15 @@ fn fib_add(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
         return R::error(400, "Name is required", p);
     };
     if name.len() > MAX_PREFIX {
-        return R::error(414, format!("prefix longer than {MAX_PREFIX} components"), p);
+        return R::error(
+            414,
+            format!("prefix longer than {MAX_PREFIX} components"),
+            p,
+        );
     }
     let id = match requested_face(m, face, &p) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let cost = p.cost.unwrap_or(0);
     let ops = m.rib.add_nexthop(&name, id, cost);
@@ -193,11 +212,15 @@ fn rib_register(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
         return R::error(400, "Name is required", p);
     };
     if name.len() > MAX_PREFIX {
-        return R::error(414, format!("prefix longer than {MAX_PREFIX} components"), p);
+        return R::error(
+            414,
+            format!("prefix longer than {MAX_PREFIX} components"),
+            p,
+        );
     }
     let id = match requested_face(m, face, &p) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let origin = p.origin.unwrap_or(0);
     let cost = p.cost.unwrap_or(0);
@@ -324,11 +347,14 @@ async fn cs_erase(m: &mut Manager, p: P) -> R {
     let mut erased = 0usize;
     for i in 0..m.shared.shards.len() {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        m.shared.send_to_shard(i, ShardMsg::CsErase {
-            prefix: name.clone(),
-            limit: limit - erased.min(limit),
-            reply: tx,
-        });
+        m.shared.send_to_shard(
+            i,
+            ShardMsg::CsErase {
+                prefix: name.clone(),
+                limit: limit - erased.min(limit),
+                reply: tx,
+            },
+        );
         erased += rx.await.unwrap_or(0);
         if erased >= limit {
             break;

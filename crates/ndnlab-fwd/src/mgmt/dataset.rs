@@ -347,7 +347,10 @@ fn decode_value(kind: DatasetKind, parent: Option<u64>, f: &Field) -> Result<Val
     if nested {
         let mut r = Record::default();
         for c in f.children()? {
-            r.0.push((field_name(kind, Some(f.typ), c.typ), decode_value(kind, Some(f.typ), &c)?));
+            r.0.push((
+                field_name(kind, Some(f.typ), c.typ),
+                decode_value(kind, Some(f.typ), &c)?,
+            ));
         }
         // A Strategy holds only a Name: flatten it.
         if f.typ == 107 {
@@ -382,7 +385,10 @@ pub fn decode_records(kind: DatasetKind, payload: &Bytes) -> Result<Vec<Record>,
     for rec in top {
         let mut r = Record::default();
         for f in rec.children()? {
-            r.0.push((field_name(kind, Some(rec.typ), f.typ), decode_value(kind, Some(rec.typ), &f)?));
+            r.0.push((
+                field_name(kind, Some(rec.typ), f.typ),
+                decode_value(kind, Some(rec.typ), &f)?,
+            ));
         }
         out.push(r);
     }
@@ -416,7 +422,11 @@ mod tests {
     #[test]
     fn fib_and_strategy_records() {
         let mut w = TlvWriter::new();
-        encode_fib_entry(&mut w, &Name::from_uri("/a").unwrap(), [(300, 1), (301, 2)].into_iter());
+        encode_fib_entry(
+            &mut w,
+            &Name::from_uri("/a").unwrap(),
+            [(300, 1), (301, 2)].into_iter(),
+        );
         let recs = decode_records(DatasetKind::Fib, &w.finish()).unwrap();
         assert_eq!(recs[0].text("name"), Some("/a"));
         assert_eq!(recs[0].all("nexthop").count(), 2);

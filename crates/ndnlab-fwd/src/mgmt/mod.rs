@@ -13,6 +13,7 @@
 //! * the reply is a Data with exactly the Interest's name, sent after the FIB change
 //!   was queued to every shard.
 
+pub mod client;
 pub mod codec;
 mod commands;
 pub mod dataset;
@@ -208,10 +209,20 @@ impl Manager {
     }
 
     /// Parses and runs a command, producing its response.
-    async fn command(&mut self, face: &Arc<FaceEntry>, interest: &Interest, module: &str, verb: &str) -> ControlResponse {
+    async fn command(
+        &mut self,
+        face: &Arc<FaceEntry>,
+        interest: &Interest,
+        module: &str,
+        verb: &str,
+    ) -> ControlResponse {
         let empty = ControlParameters::default();
         if !face.local_scope {
-            return ControlResponse::error(403, "management commands are accepted only from local faces", empty);
+            return ControlResponse::error(
+                403,
+                "management commands are accepted only from local faces",
+                empty,
+            );
         }
         let name = interest.name();
         let Some(pc) = name.get(4) else {
@@ -219,7 +230,13 @@ impl Manager {
         };
         let params = match ControlParameters::decode(&Bytes::copy_from_slice(pc.value)) {
             Ok(p) => p,
-            Err(e) => return ControlResponse::error(400, format!("malformed ControlParameters: {e}"), empty),
+            Err(e) => {
+                return ControlResponse::error(
+                    400,
+                    format!("malformed ControlParameters: {e}"),
+                    empty,
+                )
+            }
         };
         if let Err(e) = check_signature(interest) {
             return ControlResponse::error(403, e, params);
@@ -246,8 +263,14 @@ fn check_signature(interest: &Interest) -> Result<(), String> {
     if name.len() < 9 {
         return Err("command Interest is not signed".into());
     }
-    let info = name.get(name.len() - 2).map(|c| c.value).unwrap_or_default();
-    let value = name.get(name.len() - 1).map(|c| c.value).unwrap_or_default();
+    let info = name
+        .get(name.len() - 2)
+        .map(|c| c.value)
+        .unwrap_or_default();
+    let value = name
+        .get(name.len() - 1)
+        .map(|c| c.value)
+        .unwrap_or_default();
     let sig_type = signature_type_of(info).ok_or("SignatureInfo component is malformed")?;
     let sig_value = tlv_value(value, 23).ok_or("SignatureValue component is malformed")?;
     if sig_type == 0 {

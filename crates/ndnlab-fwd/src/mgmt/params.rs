@@ -65,7 +65,10 @@ impl ControlParameters {
             return Err("expected exactly one ControlParameters element".into());
         };
         if outer.typ != tt::CONTROL_PARAMETERS {
-            return Err(format!("expected ControlParameters (104), got TLV {}", outer.typ));
+            return Err(format!(
+                "expected ControlParameters (104), got TLV {}",
+                outer.typ
+            ));
         }
         Self::decode_value(&outer.value)
     }
@@ -146,7 +149,11 @@ impl ControlParameters {
             tt::BASE_CONGESTION_MARKING_INTERVAL,
             self.base_congestion_marking_interval,
         );
-        nni(w, tt::DEFAULT_CONGESTION_THRESHOLD, self.default_congestion_threshold);
+        nni(
+            w,
+            tt::DEFAULT_CONGESTION_THRESHOLD,
+            self.default_congestion_threshold,
+        );
         nni(w, tt::MTU, self.mtu);
     }
 
@@ -201,7 +208,10 @@ impl ControlResponse {
             return Err("expected one ControlResponse".into());
         };
         if outer.typ != tt::CONTROL_RESPONSE {
-            return Err(format!("expected ControlResponse (101), got TLV {}", outer.typ));
+            return Err(format!(
+                "expected ControlResponse (101), got TLV {}",
+                outer.typ
+            ));
         }
         let mut code = None;
         let mut text = String::new();
@@ -235,7 +245,7 @@ mod tests {
             cost: Some(10),
             flags: Some(1),
             strategy: Some(Name::from_uri("/localhost/nfd/strategy/best-route").unwrap()),
-            expiration_period: Some(3600_000),
+            expiration_period: Some(3_600_000),
             ..Default::default()
         };
         let wire = p.encode();
@@ -248,7 +258,9 @@ mod tests {
     #[test]
     fn errors_say_what_is_wrong() {
         let bad = Bytes::from_static(&[104, 3, 105, 3, 1]);
-        assert!(ControlParameters::decode(&bad).unwrap_err().contains("malformed"));
+        assert!(ControlParameters::decode(&bad)
+            .unwrap_err()
+            .contains("malformed"));
         let bad = Bytes::from_static(&[104, 5, 105, 3, 1, 2, 3]);
         assert!(ControlParameters::decode(&bad)
             .unwrap_err()

@@ -131,7 +131,7 @@ impl Rib {
         let mut touched = Vec::new();
         self.routes.retain(|name, list| {
             let before = list.len();
-            list.retain(|r| r.expires.map_or(true, |e| e > now));
+            list.retain(|r| r.expires.is_none_or(|e| e > now));
             if list.len() != before {
                 touched.push(name.clone());
             }

@@ -59,7 +59,8 @@ impl StatusState {
     }
 
     pub fn expire(&mut self, now: u64) {
-        self.cache.retain(|_, c| now.saturating_sub(c.created) < DATASET_TTL);
+        self.cache
+            .retain(|_, c| now.saturating_sub(c.created) < DATASET_TTL);
         self.subscribers.retain(|s| s.expires > now);
     }
 
@@ -80,7 +81,7 @@ impl StatusState {
             if s.expires <= now {
                 return false;
             }
-            if s.want.map_or(true, |w| w == seq) {
+            if s.want.is_none_or(|w| w == seq) {
                 out.push((s.face, event_data(&s.name, seq, &payload)));
                 false
             } else {
@@ -204,7 +205,9 @@ impl Manager {
             }
             return c.segments.get(seg as usize).cloned();
         }
-        let payload = self.dataset_payload(module, verb, filter.as_ref(), now).await?;
+        let payload = self
+            .dataset_payload(module, verb, filter.as_ref(), now)
+            .await?;
         let v = (self.shared.start_unix_ms + now / 1_000_000).max(self.status.last_version + 1);
         self.status.last_version = v;
         let segments = segment_payload(&base, v, &payload, &self.shared.cfg.management);
@@ -226,7 +229,13 @@ impl Manager {
         first
     }
 
-    async fn dataset_payload(&mut self, module: &str, verb: &str, filter: Option<&Bytes>, now: u64) -> Option<Bytes> {
+    async fn dataset_payload(
+        &mut self,
+        module: &str,
+        verb: &str,
+        filter: Option<&Bytes>,
+        now: u64,
+    ) -> Option<Bytes> {
         let mut w = TlvWriter::new();
         match (module, verb) {
             ("status", "general") => {
@@ -261,13 +270,19 @@ impl Manager {
             }
             ("faces", "query") => {
                 for f in self.shared.faces.list() {
-                    if filter.map_or(true, |fl| matches_filter(&f, fl).unwrap_or(false)) {
+                    if filter.is_none_or(|fl| matches_filter(&f, fl).unwrap_or(false)) {
                         face_status(&f).encode(&mut w);
                     }
                 }
             }
             ("faces", "channels") => {
-                for c in self.shared.channels.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                for c in self
+                    .shared
+                    .channels
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter()
+                {
                     dataset::encode_channel(&mut w, c);
                 }
             }
@@ -283,7 +298,11 @@ impl Manager {
             }
             ("cs", "info") => {
                 let reports = self.shared.query_shards().await;
-                let (cap, admit, serve) = *self.status.cs_config.lock().unwrap_or_else(|e| e.into_inner());
+                let (cap, admit, serve) = *self
+                    .status
+                    .cs_config
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 let mut rec = CsInfoRecord {
                     capacity: cap,
                     flags: admit as u64 | ((serve as u64) << 1),
@@ -308,14 +327,22 @@ impl Manager {
 }
 
 /// Cuts a payload into segments named `<base>/v=<version>/seg=<i>`.
-fn segment_payload(base: &Name, version: u64, payload: &Bytes, cfg: &crate::config::ManagementSection) -> Vec<Bytes> {
+fn segment_payload(
+    base: &Name,
+    version: u64,
+    payload: &Bytes,
+    cfg: &crate::config::ManagementSection,
+) -> Vec<Bytes> {
     let size = cfg.dataset_segment_size;
     let n = payload.len().div_ceil(size).max(1);
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let chunk = payload.slice((i * size).min(payload.len())..((i + 1) * size).min(payload.len()));
+        let chunk =
+            payload.slice((i * size).min(payload.len())..((i + 1) * size).min(payload.len()));
         let mut b = Name::builder();
-        b.extend_name(base).push_version(version).push_segment(i as u64);
+        b.extend_name(base)
+            .push_version(version)
+            .push_segment(i as u64);
         let last = ndnlab_wire::OwnedComponent::segment((n - 1) as u64);
         let data = Data::builder(b.build())
             .content(chunk)

@@ -10,13 +10,16 @@ use anyhow::Context;
 use tokio::net::{TcpListener, TcpStream, UnixListener};
 
 use super::Shared;
-use crate::face::stream::{spawn_stream_face, Ingress};
+use crate::face::stream::spawn_stream_face;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceEntry, Persistency};
 
 /// Binds the Unix socket (refusing if another process serves it; removing a stale
 /// file) and accepts app faces on it.
-pub fn listen_unix(shared: &Arc<Shared>, path: &Path) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+pub fn listen_unix(
+    shared: &Arc<Shared>,
+    path: &Path,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     if path.exists() {
         if std::os::unix::net::UnixStream::connect(path).is_ok() {
             anyhow::bail!(
@@ -29,11 +32,13 @@ pub fn listen_unix(shared: &Arc<Shared>, path: &Path) -> anyhow::Result<tokio::t
     }
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() && !dir.exists() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create directory {} for the socket", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!("cannot create directory {} for the socket", dir.display())
+            })?;
         }
     }
-    let listener = UnixListener::bind(path).with_context(|| format!("cannot bind Unix socket {}", path.display()))?;
+    let listener = UnixListener::bind(path)
+        .with_context(|| format!("cannot bind Unix socket {}", path.display()))?;
     let local = format!("unix://{}", path.display());
     shared
         .channels
@@ -107,7 +112,12 @@ pub async fn listen_tcp(
     Ok((task, local))
 }
 
-fn add_tcp_face(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr, persistency: Persistency) -> Arc<FaceEntry> {
+fn add_tcp_face(
+    shared: &Arc<Shared>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    persistency: Persistency,
+) -> Arc<FaceEntry> {
     let _ = stream.set_nodelay(true);
     let local_addr = stream.local_addr().unwrap_or(peer);
     let ingress = shared.ingress();
@@ -167,7 +177,11 @@ pub async fn create_face(
                         shared.cfg.faces.udp.idle_timeout_s,
                     )?;
                     c.spawn_reader(shared.ingress());
-                    shared.udp.lock().unwrap_or_else(|e| e.into_inner()).push(c.clone());
+                    shared
+                        .udp
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(c.clone());
                     c
                 }
             };

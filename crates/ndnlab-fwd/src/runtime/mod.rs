@@ -82,7 +82,9 @@ impl Shared {
 
     /// This as the `Ingress` faces deliver to.
     pub fn ingress(&self) -> Arc<dyn Ingress> {
-        self.me.upgrade().expect("shared state alive while faces run")
+        self.me
+            .upgrade()
+            .expect("shared state alive while faces run")
     }
 
     /// Sends a control message to every shard (never dropped).
@@ -341,21 +343,42 @@ impl Daemon {
             for addr in &cfg.faces.tcp.listen {
                 let (task, local) = listeners::listen_tcp(&shared, *addr).await?;
                 tasks.push(task);
-                listening.push(format!("{}://{}", if local.is_ipv4() { "tcp4" } else { "tcp6" }, local));
+                listening.push(format!(
+                    "{}://{}",
+                    if local.is_ipv4() { "tcp4" } else { "tcp6" },
+                    local
+                ));
             }
             for addr in &cfg.faces.udp.listen {
                 let ch = UdpChannel::bind(*addr, cfg.faces.udp.mtu, cfg.faces.udp.idle_timeout_s)
                     .map_err(|e| anyhow::anyhow!("cannot bind UDP {addr}: {e}"))?;
                 ch.spawn_reader(shared.ingress());
                 let local = ch.local_addr();
-                let uri = format!("{}://{}", if local.is_ipv4() { "udp4" } else { "udp6" }, local);
-                shared.channels.lock().unwrap_or_else(|e| e.into_inner()).push(uri.clone());
+                let uri = format!(
+                    "{}://{}",
+                    if local.is_ipv4() { "udp4" } else { "udp6" },
+                    local
+                );
+                shared
+                    .channels
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(uri.clone());
                 listening.push(uri);
-                shared.udp.lock().unwrap_or_else(|e| e.into_inner()).push(ch);
+                shared
+                    .udp
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(ch);
             }
             for m in &cfg.faces.udp.multicast {
-                let ch = UdpChannel::multicast(m.group, m.interface, cfg.faces.udp.mtu, &shared.ingress())
-                    .map_err(|e| anyhow::anyhow!("cannot join multicast {}: {e}", m.group))?;
+                let ch = UdpChannel::multicast(
+                    m.group,
+                    m.interface,
+                    cfg.faces.udp.mtu,
+                    &shared.ingress(),
+                )
+                .map_err(|e| anyhow::anyhow!("cannot join multicast {}: {e}", m.group))?;
                 ch.spawn_reader(shared.ingress());
                 listening.push(format!("udp4://{} (multicast)", m.group));
             }
@@ -363,9 +386,14 @@ impl Daemon {
             let mut static_ids = Vec::new();
             for f in &cfg.static_faces {
                 let uri = crate::face::uri::FaceUri::parse(&f.uri).map_err(anyhow::Error::msg)?;
-                let face = listeners::create_face(&shared, &uri, crate::face::Persistency::Permanent, f.mtu)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("cannot create face {}: {e}", f.uri))?;
+                let face = listeners::create_face(
+                    &shared,
+                    &uri,
+                    crate::face::Persistency::Permanent,
+                    f.mtu,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot create face {}: {e}", f.uri))?;
                 static_ids.push((uri, face.id));
             }
             for r in &cfg.routes {
@@ -394,7 +422,8 @@ impl Daemon {
                     strategy,
                     done: tx,
                 });
-                rx.await?.map_err(|e| anyhow::anyhow!("strategy for {}: {e}", s.prefix))?;
+                rx.await?
+                    .map_err(|e| anyhow::anyhow!("strategy for {}: {e}", s.prefix))?;
             }
             Ok(())
         }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ndnlab_core::{
-    CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters, LinkType,
-    LpMeta, OutPacket, Transmit,
+    CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
+    LinkType, LpMeta, OutPacket, Transmit,
 };
 use ndnlab_wire::{Data, Interest, Nack, Name};
 use tokio::sync::oneshot;
@@ -114,8 +114,16 @@ pub fn run(index: usize, count: usize, rx: Receiver<ShardMsg>, shared: Arc<Share
                     }
                 }
                 ShardMsg::AddFace(f) => {
-                    let scope = if f.local_scope { FaceScope::Local } else { FaceScope::NonLocal };
-                    let link = if f.multi_access { LinkType::MultiAccess } else { LinkType::PointToPoint };
+                    let scope = if f.local_scope {
+                        FaceScope::Local
+                    } else {
+                        FaceScope::NonLocal
+                    };
+                    let link = if f.multi_access {
+                        LinkType::MultiAccess
+                    } else {
+                        LinkType::PointToPoint
+                    };
                     fw.add_face(FaceId(f.id), scope, link);
                     faces.insert(f.id, f);
                 }
@@ -143,9 +151,14 @@ pub fn run(index: usize, count: usize, rx: Receiver<ShardMsg>, shared: Arc<Share
                 ShardMsg::StrategyUnset(prefix) => {
                     let _ = fw.strategy_choice().unset(&prefix);
                 }
-                ShardMsg::CsConfig { capacity, admit, serve } => {
+                ShardMsg::CsConfig {
+                    capacity,
+                    admit,
+                    serve,
+                } => {
                     if let Some(c) = capacity {
-                        fw.cs().set_capacity((c / count).max(usize::from(c > 0)), now);
+                        fw.cs()
+                            .set_capacity((c / count).max(usize::from(c > 0)), now);
                     }
                     if let Some(a) = admit {
                         fw.cs().set_admit(a);
@@ -154,7 +167,11 @@ pub fn run(index: usize, count: usize, rx: Receiver<ShardMsg>, shared: Arc<Share
                         fw.cs().set_serve(s);
                     }
                 }
-                ShardMsg::CsErase { prefix, limit, reply } => {
+                ShardMsg::CsErase {
+                    prefix,
+                    limit,
+                    reply,
+                } => {
                     let _ = reply.send(fw.cs().erase(&prefix, limit));
                 }
                 ShardMsg::Query(reply) => {
@@ -204,7 +221,11 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
     let mut fields = LpFields {
         pit_token: meta.pit_token,
         congestion_mark: meta.congestion_mark,
-        incoming_face_id: if local_fields { meta.incoming_face_id } else { None },
+        incoming_face_id: if local_fields {
+            meta.incoming_face_id
+        } else {
+            None
+        },
         ..Default::default()
     };
     let (pkt, kind) = match packet {

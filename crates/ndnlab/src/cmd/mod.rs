@@ -1,3 +1,14 @@
 //! One module per subcommand.
 
+pub mod bench;
+pub mod bench_fwd;
+pub mod ctl;
+pub mod fwd;
+pub mod get;
+pub mod key;
 pub mod packet;
+pub mod perf;
+pub mod ping;
+pub mod put;
+pub mod quickstart;
+pub mod traffic;

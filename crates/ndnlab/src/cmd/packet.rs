@@ -135,16 +135,26 @@ fn decode(args: DecodeArgs) -> Result<()> {
     }
     validate_all(&buf)?;
     let tree = dissect::dissect(&buf).map_err(|e| located(e, 0, "TLV"))?;
-    let mut stdout = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &tree)?;
-        writeln!(stdout)?;
+    let mut text = if args.json {
+        serde_json::to_string_pretty(&tree)?
     } else {
         let mut s = String::new();
         dissect::render_text(&tree, &mut s);
-        stdout.write_all(s.as_bytes())?;
+        s
+    };
+    if args.json {
+        text.push('\n');
     }
-    Ok(())
+    write_stdout(text.as_bytes())
+}
+
+/// Writes to stdout; a closed pipe (`ndnlab packet decode ... | head`) is not an error.
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn read_input(args: &DecodeArgs) -> Result<Vec<u8>> {
@@ -253,10 +263,12 @@ fn encode_interest(a: &InterestArgs) -> Result<Bytes> {
     }
     if let Some(hex) = &a.nonce {
         let bytes = parse_hex(hex, "--nonce")?;
-        let arr: [u8; 4] = bytes
-            .as_slice()
-            .try_into()
-            .map_err(|_| anyhow::anyhow!("--nonce: need exactly 4 bytes (8 hex digits), got {}", bytes.len()))?;
+        let arr: [u8; 4] = bytes.as_slice().try_into().map_err(|_| {
+            anyhow::anyhow!(
+                "--nonce: need exactly 4 bytes (8 hex digits), got {}",
+                bytes.len()
+            )
+        })?;
         b = b.nonce(u32::from_be_bytes(arr));
     }
     if let Some(ms) = a.lifetime {
@@ -287,7 +299,7 @@ fn encode_data(a: &DataArgs) -> Result<Bytes> {
     if let Some(comp) = &a.final_block_id {
         let c = OwnedComponent::from_uri(comp)
             .with_context(|| format!("bad --final-block-id {comp:?}"))?;
-        b = b.final_block_id(c);
+        b = b.final_block_id(c.as_component());
     }
     if let Some(t) = a.content_type {
         b = b.content_type(t);
@@ -296,11 +308,9 @@ fn encode_data(a: &DataArgs) -> Result<Bytes> {
 }
 
 fn emit(wire: &[u8], out: &OutputArgs) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
     if out.raw {
-        stdout.write_all(wire)?;
+        write_stdout(wire)
     } else {
-        writeln!(stdout, "{}", hex::encode(wire))?;
+        write_stdout(format!("{}\n", hex::encode(wire)).as_bytes())
     }
-    Ok(())
 }

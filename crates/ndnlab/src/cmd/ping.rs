@@ -10,7 +10,7 @@ pub struct PingCmd {
     #[command(subcommand)]
     pub server: Option<PingSub>,
     #[command(flatten)]
-    pub client: Option<ping::PingArgs>,
+    pub client: ping::PingArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -20,9 +20,8 @@ pub enum PingSub {
 }
 
 pub fn run(cmd: PingCmd) -> anyhow::Result<()> {
-    match (cmd.server, cmd.client) {
-        (Some(PingSub::Server(a)), _) => block_on(1, ping::serve(a))?.map(|_| ()),
-        (None, Some(a)) => block_on(1, ping::run(a))?.map(|_| ()),
-        (None, None) => anyhow::bail!("usage: ndnlab ping PREFIX | ndnlab ping server PREFIX"),
+    match cmd.server {
+        Some(PingSub::Server(a)) => block_on(1, ping::serve(a))?.map(|_| ()),
+        None => block_on(1, ping::run(cmd.client))?.map(|_| ()),
     }
 }

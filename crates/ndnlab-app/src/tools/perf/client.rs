@@ -164,6 +164,8 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         kind,
         window: args.window,
         flows: args.flows,
+        total_full: AtomicU64::new(0),
+        total_samples: AtomicU64::new(0),
     };
     loop {
         tick.tick().await;
@@ -174,7 +176,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         let cpu = process_cpu_time();
         let cpu_pct = (cpu - cpu_prev).as_secs_f64() / dt.as_secs_f64() * 100.0;
         cpu_prev = cpu;
-        let limit = ctx.limit(&c, &gauges, cpu_pct);
+        let limit = ctx.limit(&c, &gauges, cpu_pct, false);
         let t = start.elapsed().as_secs_f64();
         if args.json {
             print_json(&row_json("interval", t, dt, &c, cpu_pct, &limit));
@@ -193,7 +195,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     total.add(&rest);
     let elapsed = start.elapsed();
     let cpu_pct = process_cpu_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
-    let limit = ctx.limit(&total, &gauges, cpu_pct);
+    let limit = ctx.limit(&total, &gauges, cpu_pct, true);
     let summary = row_json("summary", elapsed.as_secs_f64(), elapsed, &total, cpu_pct, &limit);
     if args.json {
         print_json(&summary);
@@ -254,13 +256,19 @@ struct LimitCtx {
     kind: WindowKind,
     window: usize,
     flows: usize,
+    /// Window-full samples and all samples since the start (for the summary).
+    total_full: AtomicU64,
+    total_samples: AtomicU64,
 }
 
 impl LimitCtx {
-    fn limit(&self, c: &Counts, gauges: &[Gauge], cpu_pct: f64) -> String {
-        let (full, samples) = gauges.iter().fold((0, 0), |(f, s), g| {
+    /// What limits the client over the last interval (`summary`: since the start).
+    fn limit(&self, c: &Counts, gauges: &[Gauge], cpu_pct: f64, summary: bool) -> String {
+        let (mut full, mut samples) = gauges.iter().fold((0, 0), |(f, s), g| {
             (f + g.full_samples.swap(0, Relaxed), s + g.samples.swap(0, Relaxed))
         });
+        full += self.total_full.fetch_add(full, Relaxed) * u64::from(summary);
+        samples += self.total_samples.fetch_add(samples, Relaxed) * u64::from(summary);
         if c.data == 0 && c.sent == 0 {
             return "idle".into();
         }

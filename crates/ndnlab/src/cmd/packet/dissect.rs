@@ -161,10 +161,14 @@ fn node(buf: &[u8], e: &Element, ctx: Ctx) -> Result<Node, DecodeError> {
     };
     let nni = || tlv::read_nni_at(value, e.value.start);
     match kind {
+        Kind::Nested(Ctx::Lp) => {
+            n.children = walk(buf, e.value.clone(), Ctx::Lp)?;
+            n.value = Some(lp_summary(&n.children));
+        }
         Kind::Nested(inner) => n.children = walk(buf, e.value.clone(), inner)?,
         Kind::Name => {
             n.children = walk(buf, e.value.clone(), Ctx::Name)?;
-            n.value = Some(name_uri(buf, &n.children));
+            n.value = Some(name_uri(&n.children));
         }
         Kind::Component => {
             n.value = Some(Component::new(e.typ, value).to_string());
@@ -175,7 +179,13 @@ fn node(buf: &[u8], e: &Element, ctx: Ctx) -> Result<Node, DecodeError> {
         }
         Kind::Nni => n.value = Some(nni()?.to_string()),
         Kind::Millis => n.value = Some(format!("{} ms", nni()?)),
-        Kind::Flag => n.value = Some(if value.is_empty() { "yes".into() } else { hex(value) }),
+        Kind::Flag => {
+            n.value = Some(if value.is_empty() {
+                "yes".into()
+            } else {
+                hex(value)
+            })
+        }
         Kind::Hex => {
             n.value = Some(short_hex(value));
             n.hex = Some(hex(value));
@@ -226,8 +236,28 @@ fn whole_packet(buf: &[u8], e: &Element) -> Option<Vec<Node>> {
     walk(buf, inner.range(), Ctx::Top).ok()
 }
 
-fn name_uri(buf: &[u8], components: &[Node]) -> String {
-    let _ = buf;
+/// One-line summary of an LpPacket: what it carries.
+fn lp_summary(fields: &[Node]) -> String {
+    let field = |t: u64| fields.iter().find(|f| f.typ == t);
+    let frag = field(FRAGMENT);
+    let count = field(FRAG_COUNT).and_then(|f| f.value.as_deref()?.parse::<u64>().ok());
+    let index = field(FRAG_INDEX).and_then(|f| f.value.as_deref()?.parse::<u64>().ok());
+    let inner = frag
+        .and_then(|f| f.children.first())
+        .map(|p| p.name.as_str());
+    let mut s = match (frag, count) {
+        (None, _) => "idle (no fragment)".to_string(),
+        (Some(_), Some(c)) if c > 1 => format!("fragment {} of {c}", index.unwrap_or(0) + 1),
+        (Some(_), _) => inner.unwrap_or("fragment").to_string(),
+    };
+    if let Some(nack) = field(NACK) {
+        let reason = nack.children.first().and_then(|r| r.value.clone());
+        s = format!("Nack ({}) of {s}", reason.as_deref().unwrap_or("no reason"));
+    }
+    s
+}
+
+fn name_uri(components: &[Node]) -> String {
     if components.is_empty() {
         return "/".into();
     }

@@ -1,0 +1,543 @@
+//! NFD management protocol against the forwarder running in this process: every
+//! command and dataset round-trips, non-local faces get 403, garbage gets 400, and
+//! the daemon survives 100,000 random management Interests.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::UdpSocket;
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::TestFwd;
+use ndnlab_fwd::mgmt::client::MgmtClient;
+use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind, Record};
+use ndnlab_fwd::mgmt::params::{ControlParameters as P, ControlResponse};
+use ndnlab_wire::{Data, Interest, Name, Packet};
+use rand::{Rng, SeedableRng};
+
+fn n(s: &str) -> Name {
+    Name::from_uri(s).unwrap()
+}
+
+fn records(c: &mut MgmtClient, module: &str, ds: &str, kind: DatasetKind) -> Vec<Record> {
+    decode_records(kind, &c.dataset(module, ds).unwrap()).unwrap()
+}
+
+fn ok(r: ControlResponse) -> P {
+    assert_eq!(r.code, 200, "{} {}", r.code, r.text);
+    r.body.expect("a ControlParameters body")
+}
+
+#[test]
+fn every_command_and_dataset_round_trips() {
+    let fwd = TestFwd::start("mgmt", |c| {
+        c.faces.udp.listen = vec!["127.0.0.1:0".parse().unwrap()];
+        c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()];
+    });
+    let mut c = fwd.client();
+
+    // faces/create toward a UDP peer (a plain socket), then update, query, destroy.
+    let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let uri = format!("udp4://{}", peer.local_addr().unwrap());
+    let body = ok(c
+        .command(
+            "faces",
+            "create",
+            &P {
+                uri: Some(uri.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    let face = body.face_id.unwrap();
+    assert!(face >= 256);
+    assert_eq!(body.uri.as_deref(), Some(uri.as_str()));
+    assert_eq!(body.face_persistency, Some(0));
+    let dup = c
+        .command(
+            "faces",
+            "create",
+            &P {
+                uri: Some(uri.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(dup.code, 409);
+    assert_eq!(dup.body.unwrap().face_id, Some(face));
+    let upd = ok(c
+        .command(
+            "faces",
+            "update",
+            &P {
+                face_id: Some(face),
+                flags: Some(0),
+                mask: Some(4),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!(upd.flags, Some(0));
+    let faces = records(&mut c, "faces", "list", DatasetKind::Faces);
+    assert!(faces
+        .iter()
+        .any(|r| r.num("faceId") == Some(face) && r.text("remote") == Some(uri.as_str())));
+    let channels = records(&mut c, "faces", "channels", DatasetKind::Channels);
+    assert!(channels.iter().any(|r| r
+        .text("local")
+        .is_some_and(|l| l.starts_with("udp4://127.0.0.1:"))));
+    assert!(channels
+        .iter()
+        .any(|r| r.text("local").is_some_and(|l| l.starts_with("unix://"))));
+
+    // faces/query with a FaceQueryFilter { UriScheme "udp4" }.
+    let mut filter = ndnlab_fwd::mgmt::codec::TlvWriter::new();
+    filter.nested(150, |w| {
+        w.string(131, "udp4");
+    });
+    let mut b = Name::builder();
+    b.push_generic(b"localhost")
+        .push_generic(b"nfd")
+        .push_generic(b"faces")
+        .push_generic(b"query");
+    b.push_generic(&filter.finish());
+    let q = decode_records(DatasetKind::Faces, &c.fetch_segmented(b.build()).unwrap()).unwrap();
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0].num("faceId"), Some(face));
+
+    // fib add/remove.
+    ok(c.command(
+        "fib",
+        "add-nexthop",
+        &P {
+            name: Some(n("/f")),
+            face_id: Some(face),
+            cost: Some(7),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    let fib = records(&mut c, "fib", "list", DatasetKind::Fib);
+    let e = fib
+        .iter()
+        .find(|r| r.text("name") == Some("/f"))
+        .expect("fib entry");
+    assert_eq!(e.all("nexthop").next().unwrap().num("cost"), Some(7));
+    ok(c.command(
+        "fib",
+        "remove-nexthop",
+        &P {
+            name: Some(n("/f")),
+            face_id: Some(face),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert!(!records(&mut c, "fib", "list", DatasetKind::Fib)
+        .iter()
+        .any(|r| r.text("name") == Some("/f")));
+
+    // rib register/unregister with defaults filled in.
+    let reg = ok(c
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(n("/r")),
+                face_id: Some(face),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!(
+        (reg.origin, reg.cost, reg.flags),
+        (Some(0), Some(0), Some(1))
+    );
+    let rib = records(&mut c, "rib", "list", DatasetKind::Rib);
+    assert!(rib.iter().any(|r| r.text("name") == Some("/r")));
+    // The requesting face is the default FaceId.
+    let own = ok(c
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(n("/mine")),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert!(own.face_id.unwrap() >= 256 && own.face_id != Some(face));
+    ok(c.command(
+        "rib",
+        "unregister",
+        &P {
+            name: Some(n("/r")),
+            face_id: Some(face),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert!(!records(&mut c, "rib", "list", DatasetKind::Rib)
+        .iter()
+        .any(|r| r.text("name") == Some("/r")));
+    let gone = c
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(n("/x")),
+                face_id: Some(999_999),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(gone.code, 410);
+
+    // strategy-choice set/unset/list.
+    let s = ok(c
+        .command(
+            "strategy-choice",
+            "set",
+            &P {
+                name: Some(n("/s")),
+                strategy: Some(n("/localhost/nfd/strategy/multicast")),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert!(s
+        .strategy
+        .unwrap()
+        .to_string()
+        .starts_with("/localhost/nfd/strategy/multicast/v="));
+    let sc = records(&mut c, "strategy-choice", "list", DatasetKind::Strategy);
+    assert!(sc.iter().any(|r| r.text("name") == Some("/s")));
+    assert!(sc.iter().any(|r| r.text("name") == Some("/")));
+    let bad = c
+        .command(
+            "strategy-choice",
+            "set",
+            &P {
+                name: Some(n("/s")),
+                strategy: Some(n("/nope")),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(bad.code, 404);
+    ok(c.command(
+        "strategy-choice",
+        "unset",
+        &P {
+            name: Some(n("/s")),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert_eq!(
+        c.command(
+            "strategy-choice",
+            "unset",
+            &P {
+                name: Some(n("/")),
+                ..Default::default()
+            }
+        )
+        .unwrap()
+        .code,
+        400
+    );
+
+    // cs config/erase/info.
+    let cfg = ok(c
+        .command(
+            "cs",
+            "config",
+            &P {
+                capacity: Some(500),
+                flags: Some(0),
+                mask: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!((cfg.capacity, cfg.flags), (Some(500), Some(2)));
+    let info = records(&mut c, "cs", "info", DatasetKind::Cs);
+    assert_eq!(info[0].num("capacity"), Some(500));
+    assert_eq!(info[0].num("flags"), Some(2));
+    let er = ok(c
+        .command(
+            "cs",
+            "erase",
+            &P {
+                name: Some(n("/")),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!(er.count, Some(0));
+
+    // status/general.
+    let st = records(&mut c, "status", "general", DatasetKind::General);
+    assert!(st[0].text("version").unwrap().starts_with("ndnlab"));
+    assert!(st[0].num("nFibEntries").unwrap() >= 1);
+
+    // faces/destroy (and its face event reaches a subscriber).
+    let mut sub = fwd.client();
+    let ev = Interest::builder(n("/localhost/nfd/faces/events"))
+        .can_be_prefix(true)
+        .must_be_fresh(true)
+        .lifetime_ms(4000)
+        .nonce(7)
+        .build();
+    sub.send_raw(&ev).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    ok(c.command(
+        "faces",
+        "destroy",
+        &P {
+            face_id: Some(face),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    let d = sub.recv_data(&n("/localhost/nfd/faces/events")).unwrap();
+    let recs = decode_records(DatasetKind::FaceEvent, &d.content()).unwrap();
+    assert_eq!(recs[0].num("kind"), Some(2));
+    assert_eq!(recs[0].num("faceId"), Some(face));
+    assert!(!records(&mut c, "faces", "list", DatasetKind::Faces)
+        .iter()
+        .any(|r| r.num("faceId") == Some(face)));
+}
+
+#[test]
+fn non_local_face_gets_403() {
+    let fwd = TestFwd::start("mgmt403", |c| {
+        c.faces.udp.listen = vec!["127.0.0.1:0".parse().unwrap()]
+    });
+    let addr = fwd
+        .listener("udp4")
+        .trim_start_matches("udp4://")
+        .to_string();
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    let wire = MgmtClient::command_interest(
+        "rib",
+        "register",
+        &P {
+            name: Some(n("/evil")),
+            ..Default::default()
+        },
+    );
+    sock.send_to(&wire, &addr).unwrap();
+    let mut buf = [0u8; 9000];
+    let (len, _) = sock.recv_from(&mut buf).expect("a reply");
+    let Ok(Packet::Data(d)) = Packet::decode(Bytes::copy_from_slice(&buf[..len])) else {
+        panic!("expected Data")
+    };
+    assert_eq!(
+        d.name(),
+        Interest::decode(wire).unwrap().name(),
+        "reply has exactly the Interest's name"
+    );
+    let r = ControlResponse::decode(&d.content()).unwrap();
+    assert_eq!(r.code, 403);
+    assert!(r.body.is_some(), "error replies carry ControlParameters");
+    let mut c = fwd.client();
+    assert!(!records(&mut c, "rib", "list", DatasetKind::Rib)
+        .iter()
+        .any(|r| r.text("name") == Some("/evil")));
+}
+
+#[test]
+fn garbage_parameters_get_400_with_reason() {
+    let fwd = TestFwd::start("mgmt400", |_| {});
+    let mut c = fwd.client();
+    for (params, want) in [
+        (&[0x68, 0x03, 0x69, 0x03, 0x01][..], "malformed"),
+        (
+            &[0x68, 0x05, 0x69, 0x03, 0x01, 0x02, 0x03][..],
+            "NonNegativeInteger",
+        ),
+        (&[0x07, 0x00][..], "ControlParameters"),
+        (&b"hello"[..], "malformed"),
+    ] {
+        let mut b = Name::builder();
+        b.push_generic(b"localhost")
+            .push_generic(b"nfd")
+            .push_generic(b"rib")
+            .push_generic(b"register")
+            .push_generic(params);
+        let wire = Interest::builder(b.build())
+            .app_params(Bytes::new())
+            .signature_time(1)
+            .signature_nonce(Bytes::from_static(&[1, 2, 3, 4]))
+            .nonce(1)
+            .sign(&ndnlab_wire::DigestSha256)
+            .unwrap();
+        let name = Interest::decode(wire.clone()).unwrap().name().clone();
+        c.send_raw(&wire).unwrap();
+        let d: Data = c.recv_data(&name).unwrap();
+        assert_eq!(d.name(), &name);
+        let r = ControlResponse::decode(&d.content()).unwrap();
+        assert_eq!(r.code, 400, "{params:?}");
+        assert!(r.text.contains(want), "{} should mention {want}", r.text);
+        assert!(r.body.is_some());
+    }
+    // Missing Name in rib/register.
+    let r = c.command("rib", "register", &P::default()).unwrap();
+    assert_eq!(r.code, 400);
+    assert!(r.text.contains("Name"));
+    // A bad DigestSha256 is refused.
+    let mut wire = MgmtClient::command_interest(
+        "rib",
+        "register",
+        &P {
+            name: Some(n("/a")),
+            ..Default::default()
+        },
+    )
+    .to_vec();
+    let last = wire.len() - 1;
+    wire[last] ^= 0xFF;
+    if let Ok(i) = Interest::decode(Bytes::from(wire.clone())) {
+        c.send_raw(&wire).unwrap();
+        let d = c.recv_data(i.name()).unwrap();
+        assert_eq!(ControlResponse::decode(&d.content()).unwrap().code, 403);
+    }
+}
+
+#[test]
+fn survives_100k_random_management_interests() {
+    let fwd = TestFwd::start("mgmtfuzz", |_| {});
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    let stream = UnixStream::connect(&fwd.socket).unwrap();
+    let mut reader = stream.try_clone().unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0usize;
+        reader
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .unwrap();
+        while let Ok(k) = reader.read(&mut buf) {
+            if k == 0 {
+                break;
+            }
+            total += k;
+        }
+        total
+    });
+    let modules = [
+        "faces",
+        "fib",
+        "rib",
+        "cs",
+        "strategy-choice",
+        "status",
+        "x",
+    ];
+    let verbs = [
+        "create",
+        "update",
+        "destroy",
+        "add-nexthop",
+        "remove-nexthop",
+        "register",
+        "unregister",
+        "set",
+        "unset",
+        "config",
+        "erase",
+        "list",
+        "general",
+        "info",
+        "query",
+        "events",
+        "channels",
+        "?",
+    ];
+    let mut w = stream;
+    let mut out = Vec::with_capacity(1 << 20);
+    for i in 0..100_000u32 {
+        let mut b = Name::builder();
+        b.push_generic(if rng.gen_bool(0.9) {
+            b"localhost"
+        } else {
+            b"localhop"
+        })
+        .push_generic(b"nfd");
+        b.push_generic(modules[rng.gen_range(0..modules.len())].as_bytes());
+        b.push_generic(verbs[rng.gen_range(0..verbs.len())].as_bytes());
+        match rng.gen_range(0..4) {
+            0 => {}
+            1 => {
+                let len = rng.gen_range(0..40);
+                let v: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                b.push_generic(&v);
+            }
+            _ => {
+                // Valid TLV shell with random fields inside.
+                let p = P {
+                    name: rng
+                        .gen_bool(0.7)
+                        .then(|| n(&format!("/z/{}", rng.gen_range(0..50)))),
+                    // Never our own face id (>= 256): faces/destroy on it would legitimately close us.
+                    face_id: rng.gen_bool(0.5).then(|| rng.gen_range(0..256)),
+                    cost: rng.gen_bool(0.3).then(|| rng.gen()),
+                    flags: rng.gen_bool(0.3).then(|| rng.gen_range(0..8)),
+                    mask: rng.gen_bool(0.3).then(|| rng.gen_range(0..8)),
+                    capacity: rng.gen_bool(0.1).then(|| rng.gen_range(0..100_000)),
+                    count: rng.gen_bool(0.1).then(|| rng.gen_range(0..10)),
+                    expiration_period: rng.gen_bool(0.1).then(|| rng.gen_range(0..10_000)),
+                    uri: rng.gen_bool(0.05).then(|| "udp4://127.0.0.1:9".to_string()),
+                    strategy: rng
+                        .gen_bool(0.1)
+                        .then(|| n("/localhost/nfd/strategy/best-route")),
+                    ..Default::default()
+                };
+                b.push_generic(&p.encode());
+                if rng.gen_bool(0.3) {
+                    b.push_segment(rng.gen_range(0..3));
+                }
+            }
+        }
+        let mut ib = Interest::builder(b.build())
+            .nonce(i)
+            .lifetime_ms(100)
+            .can_be_prefix(rng.gen_bool(0.3));
+        let wire = if rng.gen_bool(0.5) {
+            ib = ib
+                .app_params(Bytes::new())
+                .signature_time(i as u64)
+                .signature_nonce(Bytes::from(i.to_be_bytes().to_vec()));
+            ib.sign(&ndnlab_wire::DigestSha256).unwrap()
+        } else {
+            ib.build()
+        };
+        out.extend_from_slice(&wire);
+        if out.len() > 256 * 1024 {
+            w.write_all(&out).unwrap();
+            out.clear();
+        }
+    }
+    w.write_all(&out).unwrap();
+    // Still alive and serving: a fresh client gets status and can register.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut c = fwd.client();
+    let st = records(&mut c, "status", "general", DatasetKind::General);
+    assert!(st[0].text("version").is_some());
+    ok(c.command(
+        "rib",
+        "register",
+        &P {
+            name: Some(n("/after")),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    drop(w);
+    let got = drain.join().unwrap();
+    assert!(got > 0, "the fuzzing face got replies");
+}

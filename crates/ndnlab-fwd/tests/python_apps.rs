@@ -1,0 +1,126 @@
+//! python-ndn apps (unmodified library, scripts in interop/) through the forwarder
+//! running in this process on a temp Unix socket.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Py, TestFwd};
+
+#[test]
+fn producer_registers_and_consumer_fetches_1000() {
+    let fwd = TestFwd::start("py1000", |_| {});
+    let t = fwd.transport();
+    let mut prod = Py::spawn("fwd_producer.py", &t, &["/ndnlab/p", "--size", "100"]);
+    prod.expect_line("registered", Duration::from_secs(20));
+    let cons = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &["/ndnlab/p", "--count", "1000", "--size", "100"],
+    );
+    let r = cons.finish_json(Duration::from_secs(60));
+    assert_eq!(r["fetched"], 1000, "{r}");
+}
+
+#[test]
+fn appv2_registers_with_signed_interest_v03() {
+    let fwd = TestFwd::start("pyv2", |_| {});
+    let t = fwd.transport();
+    let mut prod = Py::spawn(
+        "fwd_producer.py",
+        &t,
+        &["/ndnlab/v2", "--size", "300", "--api", "v2"],
+    );
+    prod.expect_line("registered", Duration::from_secs(20));
+    let cons = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &[
+            "/ndnlab/v2",
+            "--count",
+            "50",
+            "--size",
+            "300",
+            "--api",
+            "v2",
+        ],
+    );
+    let r = cons.finish_json(Duration::from_secs(60));
+    assert_eq!(r["fetched"], 50, "{r}");
+}
+
+#[test]
+fn unregistered_prefix_gets_nack_and_unregister_works() {
+    let fwd = TestFwd::start("pynack", |_| {});
+    let t = fwd.transport();
+    let cons = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &["/ndnlab/nobody", "--expect-fail", "--lifetime", "1000"],
+    );
+    let r = cons.finish_json(Duration::from_secs(30));
+    assert_eq!(r["outcome"], "nack", "{r}");
+
+    let mut prod = Py::spawn("fwd_producer.py", &t, &["/ndnlab/u"]);
+    prod.expect_line("registered", Duration::from_secs(20));
+    let r = Py::spawn("fwd_consumer.py", &t, &["/ndnlab/u", "--count", "5"])
+        .finish_json(Duration::from_secs(30));
+    assert_eq!(r["fetched"], 5, "{r}");
+    prod.send("unregister");
+    prod.expect_line("unregistered", Duration::from_secs(10));
+    let r = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &["/ndnlab/u", "--expect-fail", "--lifetime", "1000"],
+    )
+    .finish_json(Duration::from_secs(30));
+    assert_ne!(r["outcome"], "data", "{r}");
+}
+
+#[test]
+fn closed_app_face_releases_its_prefix() {
+    let fwd = TestFwd::start("pyclose", |_| {});
+    let t = fwd.transport();
+    let mut a = Py::spawn("fwd_producer.py", &t, &["/ndnlab/same", "--size", "10"]);
+    a.expect_line("registered", Duration::from_secs(20));
+    drop(a); // killed: its face closes, its routes go
+    let mut b = Py::spawn("fwd_producer.py", &t, &["/ndnlab/same", "--size", "20"]);
+    b.expect_line("registered", Duration::from_secs(20));
+    let r = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &["/ndnlab/same", "--count", "20", "--size", "20"],
+    )
+    .finish_json(Duration::from_secs(30));
+    assert_eq!(r["fetched"], 20, "{r}");
+    let mut c = fwd.client();
+    let rib = c.dataset("rib", "list").unwrap();
+    let recs = ndnlab_fwd::mgmt::dataset::decode_records(
+        ndnlab_fwd::mgmt::dataset::DatasetKind::Rib,
+        &rib,
+    )
+    .unwrap();
+    let same: Vec<_> = recs
+        .iter()
+        .filter(|r| r.text("name") == Some("/ndnlab/same"))
+        .collect();
+    assert_eq!(same.len(), 1);
+    assert_eq!(
+        same[0].all("route").count(),
+        1,
+        "the dead producer's route is gone"
+    );
+}
+
+#[test]
+fn concurrent_apps_all_register() {
+    // NFD rejects DigestSha256 commands whose timestamps collide across apps; we must not.
+    let fwd = TestFwd::start("pyconc", |_| {});
+    let t = fwd.transport();
+    let mut apps: Vec<Py> = (0..8)
+        .map(|i| Py::spawn("fwd_producer.py", &t, &[&format!("/ndnlab/c{i}")]))
+        .collect();
+    for a in &mut apps {
+        a.expect_line("registered", Duration::from_secs(30));
+    }
+}

@@ -1,0 +1,331 @@
+//! `ndnlab bench fwd`: forwarder daemon throughput with the in-repo load generator.
+//!
+//! Starts `hops` `ndnlab fwd` processes (this executable) chained over TCP or UDP on
+//! 127.0.0.1, a producer on the last and a consumer on the first (over their Unix
+//! sockets, or over UDP faces with `--transport udp`), and reports exchanges/s,
+//! payload goodput, and the CPU time each process used. `--transport inproc` runs
+//! one forwarder inside this process with app faces (no sockets): the forwarder's
+//! own ceiling on this machine.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use bytes::Bytes;
+use clap::Args;
+use ndnlab_fwd::loadgen::{self, LoadCounters, Measured};
+use ndnlab_fwd::mgmt::client::MgmtClient;
+use ndnlab_fwd::mgmt::params::ControlParameters as P;
+use ndnlab_wire::Name;
+
+/// Forwarder daemon throughput (exchanges/s, goodput, per-hop loss, CPU split).
+#[derive(Args, Debug)]
+pub struct FwdBenchArgs {
+    /// unix, udp (consumer/producer faces), or inproc (one in-process forwarder, app faces).
+    #[arg(long, default_value = "unix")]
+    pub transport: String,
+    /// Content bytes per Data.
+    #[arg(long, default_value_t = 100)]
+    pub payload: usize,
+    /// Forwarders in the chain (1 = one forwarder).
+    #[arg(long, default_value_t = 1)]
+    pub hops: usize,
+    /// Link between chained forwarders: tcp or udp.
+    #[arg(long, default_value = "tcp")]
+    pub link: String,
+    /// Interests in flight.
+    #[arg(long, default_value_t = 512)]
+    pub window: usize,
+    /// Forwarding threads per forwarder.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Seconds measured (after 1 s of warm-up).
+    #[arg(long, default_value_t = 5.0)]
+    pub duration: f64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+struct FwdProc {
+    child: Child,
+    dir: PathBuf,
+    socket: PathBuf,
+    listening: Vec<String>,
+}
+
+impl FwdProc {
+    fn start(i: usize, threads: usize) -> anyhow::Result<FwdProc> {
+        let dir = std::env::temp_dir().join(format!("ndnlab-bench-fwd-{}-{i}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let socket = dir.join("nfd.sock");
+        let mut child = Command::new(std::env::current_exe()?)
+            .args([
+                "fwd",
+                "--log-level",
+                "warn",
+                "--threads",
+                &threads.to_string(),
+                "--socket",
+            ])
+            .arg(&socket)
+            .args(["--tcp", "127.0.0.1:0", "--udp", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("cannot start ndnlab fwd")?;
+        let out = child.stdout.take().context("stdout")?;
+        let mut listening = Vec::new();
+        let mut lines = BufReader::new(out).lines();
+        loop {
+            let Some(Ok(l)) = lines.next() else {
+                anyhow::bail!("ndnlab fwd exited before it was ready");
+            };
+            if l == "ndnlab fwd: ready" {
+                break;
+            }
+            if let Some(u) = l.strip_prefix("ndnlab fwd: listening on ") {
+                listening.push(u.to_string());
+            }
+        }
+        std::thread::spawn(move || for _ in lines {});
+        Ok(FwdProc {
+            child,
+            dir,
+            socket,
+            listening,
+        })
+    }
+
+    fn transport(&self) -> String {
+        format!("unix://{}", self.socket.display())
+    }
+
+    fn listener(&self, scheme: &str) -> anyhow::Result<String> {
+        self.listening
+            .iter()
+            .find(|l| l.starts_with(scheme))
+            .cloned()
+            .with_context(|| format!("no {scheme} listener"))
+    }
+}
+
+impl Drop for FwdProc {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn command(c: &mut MgmtClient, module: &str, verb: &str, p: P) -> anyhow::Result<P> {
+    let r = c.command(module, verb, &p)?;
+    anyhow::ensure!(r.code == 200, "{module}/{verb}: {} {}", r.code, r.text);
+    Ok(r.body.unwrap_or_default())
+}
+
+pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
+    if cfg!(debug_assertions) {
+        eprintln!("warning: debug build; figures are meaningless (use --release)");
+    }
+    let warmup = Duration::from_secs(1);
+    let duration = Duration::from_secs_f64(a.duration);
+    let (m, cpu) = match a.transport.as_str() {
+        "inproc" => (run_inproc(&a, warmup, duration)?, Vec::new()),
+        "unix" | "udp" => run_procs(&a, warmup, duration)?,
+        other => anyhow::bail!("unknown transport '{other}' (unix, udp, inproc)"),
+    };
+    let total_cpu: f64 = cpu.iter().map(|(_, s)| s).sum();
+    if a.json {
+        let cpu_json: Vec<_> = cpu
+            .iter()
+            .map(|(who, s)| serde_json::json!({"process": who, "cpu_seconds": s, "cores": s / m.seconds}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "transport": a.transport, "payload": a.payload, "hops": a.hops, "link": a.link,
+                "window": a.window, "threads": a.threads, "seconds": m.seconds,
+                "exchanges": m.exchanges, "exchanges_per_s": m.rate(), "goodput_gbps": m.gbits(),
+                "nacks": m.nacks, "cpu": cpu_json,
+            })
+        );
+    } else {
+        println!(
+            "transport={} payload={}B hops={} link={} window={} threads={}",
+            a.transport, a.payload, a.hops, a.link, a.window, a.threads
+        );
+        println!(
+            "  {:.0} exchanges/s   {:.3} Gbit/s goodput   {} nacks   ({} exchanges in {:.2} s)",
+            m.rate(),
+            m.gbits(),
+            m.nacks,
+            m.exchanges,
+            m.seconds
+        );
+        for (who, s) in &cpu {
+            println!(
+                "  cpu {who:<14} {:.2} cores ({:.0}% of the CPU used)",
+                s / m.seconds,
+                100.0 * s / total_cpu.max(1e-9)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn run_inproc(a: &FwdBenchArgs, warmup: Duration, duration: Duration) -> anyhow::Result<Measured> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut cfg = ndnlab_fwd::FwdConfig::default();
+    cfg.faces.unix.enabled = false;
+    cfg.forwarder.threads = a.threads;
+    let (payload, window) = (a.payload, a.window);
+    rt.block_on(async move {
+        let d = ndnlab_fwd::Daemon::start(cfg).await?;
+        let m = loadgen::run_inproc(&d, payload, window, warmup, duration).await;
+        d.shutdown().await;
+        Ok(m)
+    })
+}
+
+fn run_procs(
+    a: &FwdBenchArgs,
+    warmup: Duration,
+    duration: Duration,
+) -> anyhow::Result<(Measured, Vec<(String, f64)>)> {
+    anyhow::ensure!(a.hops >= 1, "--hops must be >= 1");
+    let fwds: Vec<FwdProc> = (0..a.hops)
+        .map(|i| FwdProc::start(i, a.threads))
+        .collect::<Result<_, _>>()?;
+    let prefix = Name::from_uri("/ndnlab/bench")?;
+    let scheme = match a.link.as_str() {
+        "tcp" => "tcp4",
+        "udp" => "udp4",
+        other => anyhow::bail!("unknown link '{other}' (tcp, udp)"),
+    };
+    for w in fwds.windows(2) {
+        let mut c = MgmtClient::connect(&w[0].transport())?;
+        let face = command(
+            &mut c,
+            "faces",
+            "create",
+            P {
+                uri: Some(w[1].listener(scheme)?),
+                ..Default::default()
+            },
+        )?;
+        command(
+            &mut c,
+            "rib",
+            "register",
+            P {
+                name: Some(prefix.clone()),
+                face_id: face.face_id,
+                ..Default::default()
+            },
+        )?;
+    }
+    let first = &fwds[0];
+    let last = &fwds[fwds.len() - 1];
+    let content = Bytes::from(vec![0xA5u8; a.payload]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let counters = Arc::new(LoadCounters::default());
+    let (producer, consumer);
+    if a.transport == "unix" {
+        let mut reg = MgmtClient::connect(&last.transport())?;
+        // The producer's own connection registers the prefix (face = requester).
+        command(
+            &mut reg,
+            "rib",
+            "register",
+            P {
+                name: Some(prefix.clone()),
+                ..Default::default()
+            },
+        )?;
+        let ps = reg.into_unix().context("producer connection")?;
+        let s = stop.clone();
+        producer = std::thread::spawn(move || loadgen::produce_stream(ps, content, s).map(|_| ()));
+        let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
+        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
+        consumer = std::thread::spawn(move || loadgen::consume_stream(cs, p, w, c, s));
+    } else {
+        let last_udp: SocketAddr = last
+            .listener("udp4")?
+            .trim_start_matches("udp4://")
+            .parse()?;
+        let first_udp: SocketAddr = first
+            .listener("udp4")?
+            .trim_start_matches("udp4://")
+            .parse()?;
+        let ps = loadgen::udp_to(last_udp)?;
+        // Say hello so the forwarder creates the producer's on-demand face, then route to it.
+        ps.send(&loadgen::interest(&Name::from_uri("/ndnlab/hello")?, 0, 0))?;
+        std::thread::sleep(Duration::from_millis(200));
+        let mut c = MgmtClient::connect(&last.transport())?;
+        let remote = format!("udp4://{}", ps.local_addr()?);
+        let faces = ndnlab_fwd::mgmt::dataset::decode_records(
+            ndnlab_fwd::mgmt::dataset::DatasetKind::Faces,
+            &c.dataset("faces", "list")?,
+        )
+        .map_err(anyhow::Error::msg)?;
+        let id = faces
+            .iter()
+            .find(|r| r.text("remote") == Some(remote.as_str()))
+            .and_then(|r| r.num("faceId"))
+            .context("producer UDP face not found")?;
+        command(
+            &mut c,
+            "rib",
+            "register",
+            P {
+                name: Some(prefix.clone()),
+                face_id: Some(id),
+                ..Default::default()
+            },
+        )?;
+        let s = stop.clone();
+        producer = std::thread::spawn(move || loadgen::produce_udp(ps, content, s).map(|_| ()));
+        let cs = loadgen::udp_to(first_udp)?;
+        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
+        consumer = std::thread::spawn(move || loadgen::consume_udp(cs, p, w, c, s));
+    }
+    let me = std::process::id();
+    let pids: Vec<(String, u32)> = std::iter::once(("load generator".to_string(), me))
+        .chain(
+            fwds.iter()
+                .enumerate()
+                .map(|(i, f)| (format!("fwd #{}", i + 1), f.child.id())),
+        )
+        .collect();
+    std::thread::sleep(warmup);
+    let cpu0: Vec<f64> = pids
+        .iter()
+        .map(|(_, p)| loadgen::cpu_seconds(*p).unwrap_or(0.0))
+        .collect();
+    let m = loadgen::measure(&counters, Duration::ZERO, duration);
+    let cpu1: Vec<f64> = pids
+        .iter()
+        .map(|(_, p)| loadgen::cpu_seconds(*p).unwrap_or(0.0))
+        .collect();
+    stop.store(true, Relaxed);
+    let _ = consumer.join();
+    let _ = producer.join();
+    let cpu = pids
+        .into_iter()
+        .zip(cpu0.iter().zip(&cpu1))
+        .map(|((w, _), (a, b))| (w, b - a))
+        .collect();
+    drop(fwds);
+    Ok((m, cpu))
+}

@@ -1,0 +1,112 @@
+//! `ndnlab traffic client|server` through a real `ndnlab fwd`.
+
+mod app_common;
+
+use std::time::Duration;
+
+use app_common::*;
+
+#[test]
+fn patterns_are_reported_separately() {
+    let fwd = Fwd::start();
+    let _server = spawn(&[
+        "traffic",
+        "server",
+        "--prefix",
+        "/app/traffic",
+        "--duration",
+        "60",
+        "--socket",
+        fwd.sock(),
+    ]);
+    let ok = wait_until(Duration::from_secs(20), || {
+        run(
+            &[
+                "ping",
+                "/app/traffic",
+                "-c",
+                "1",
+                "-t",
+                "300",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(10),
+        );
+        let o = run(
+            &[
+                "traffic",
+                "client",
+                "--pattern",
+                "name=/app/traffic/probe",
+                "--count",
+                "1",
+                "--json",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(10),
+        );
+        json_lines(&stdout(&o))
+            .first()
+            .is_some_and(|v| v["satisfied"] == 1)
+    });
+    assert!(ok, "traffic server never answered");
+    let out = run(
+        &[
+            "traffic",
+            "client",
+            "--socket",
+            fwd.sock(),
+            "--json",
+            "--seed",
+            "11",
+            "--rate",
+            "400",
+            "--count",
+            "300",
+            "--pattern",
+            "name=/app/traffic/a,percent=60,components=6,distinct=20,payload=300,fresh=true",
+            "--pattern",
+            "name=/app/traffic/b,percent=30,prefix=true,payload=2000",
+            "--pattern",
+            "name=/app/unserved,lifetime=300",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let pats: Vec<_> = lines.iter().filter(|v| v["type"] == "pattern").collect();
+    assert_eq!(pats.len(), 3);
+    let sent: u64 = pats.iter().map(|p| p["sent"].as_u64().unwrap()).sum();
+    assert_eq!(sent, 300);
+    for p in &pats[..2] {
+        assert!(p["sent"].as_u64().unwrap() > 0);
+        assert_eq!(p["satisfied"], p["sent"], "{p}");
+        assert_eq!(p["satisfaction_ratio"], 1.0);
+        assert!(p["delivery_p99_ms"].as_f64().unwrap() >= p["delivery_p50_ms"].as_f64().unwrap());
+    }
+    // the pattern nobody serves is Nacked (no route) or times out, never satisfied
+    let u = pats[2];
+    assert_eq!(u["satisfied"], 0);
+    assert_eq!(
+        u["nacked"].as_u64().unwrap() + u["timeouts"].as_u64().unwrap(),
+        u["sent"].as_u64().unwrap()
+    );
+    let summary = lines.iter().find(|v| v["type"] == "summary").unwrap();
+    assert_eq!(summary["seed"], 11);
+}
+
+#[test]
+fn bad_pattern_is_a_clear_error() {
+    let out = run(
+        &["traffic", "client", "--pattern", "name=/x,bogus=1"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown key `bogus`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,122 @@
+//! `ndnlab ctl` against a real `ndnlab fwd` process: every verb, text and --json.
+
+mod fwd_common;
+
+use fwd_common::Fwd;
+
+#[test]
+fn ctl_verbs_round_trip() {
+    let fwd = Fwd::start("ctl", "[faces.udp]\nlisten = [\"127.0.0.1:0\"]\n");
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let remote = format!("udp4://{}", peer.local_addr().unwrap());
+
+    let st = fwd.ctl_ok(&["status"]);
+    assert!(st.contains("version=ndnlab"), "{st}");
+    let st = fwd.ctl_json(&["status"]);
+    assert!(st["startTimestamp"].as_u64().unwrap() > 0);
+
+    let created = fwd.ctl_ok(&["face", "create", &remote]);
+    assert!(created.starts_with("face-created id="), "{created}");
+    let again = fwd.ctl_ok(&["face", "create", &remote]);
+    assert!(again.starts_with("face-exists"), "{again}");
+    let list = fwd.ctl_ok(&["face", "list"]);
+    assert!(
+        list.lines()
+            .any(|l| l.contains(&format!("remote={remote}")) && l.contains("non-local")),
+        "{list}"
+    );
+    let faces = fwd.ctl_json(&["face", "list"]);
+    let id = faces
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["remote"] == remote.as_str())
+        .unwrap()["faceId"]
+        .as_u64()
+        .unwrap();
+
+    let add = fwd.ctl_ok(&["route", "add", "/ctl/a", &remote, "--cost", "5"]);
+    assert!(add.starts_with("route-add-accepted prefix=/ctl/a"), "{add}");
+    let routes = fwd.ctl_ok(&["route", "list"]);
+    assert!(
+        routes.contains(&format!(
+            "prefix=/ctl/a nexthop={id} origin=static cost=5 flags=child-inherit expires=never"
+        )),
+        "{routes}"
+    );
+    let fib = fwd.ctl_ok(&["fib", "list"]);
+    assert!(
+        fib.contains(&format!("/ctl/a nexthops={{faceid={id} (cost=5)}}")),
+        "{fib}"
+    );
+    let fibj = fwd.ctl_json(&["fib", "list"]);
+    assert!(fibj
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "/ctl/a" && e["nexthops"][0]["faceId"] == id));
+    fwd.ctl_ok(&["route", "remove", "/ctl/a", &id.to_string()]);
+    assert!(!fwd.ctl_ok(&["route", "list"]).contains("/ctl/a"));
+
+    let set = fwd.ctl_ok(&[
+        "strategy",
+        "set",
+        "/ctl/m",
+        "/localhost/nfd/strategy/multicast",
+    ]);
+    assert!(
+        set.contains("strategy=/localhost/nfd/strategy/multicast/v="),
+        "{set}"
+    );
+    assert!(fwd
+        .ctl_ok(&["strategy", "list"])
+        .contains("prefix=/ctl/m strategy=/localhost/nfd/strategy/multicast"));
+    fwd.ctl_ok(&["strategy", "unset", "/ctl/m"]);
+    assert!(!fwd.ctl_ok(&["strategy", "list"]).contains("/ctl/m"));
+    let (ok, out) = fwd.ctl(&["strategy", "set", "/x", "/no/such/strategy"]);
+    assert!(!ok && out.contains("404"), "{out}");
+
+    fwd.ctl_ok(&["cs", "config", "--capacity", "1234", "--serve", "off"]);
+    let info = fwd.ctl_ok(&["cs", "info"]);
+    assert!(
+        info.contains("capacity=1234") && info.contains("serve=off") && info.contains("admit=on"),
+        "{info}"
+    );
+    let csj = fwd.ctl_json(&["cs", "info"]);
+    assert_eq!(csj["capacity"], 1234);
+    let erased = fwd.ctl_json(&["cs", "erase", "/"]);
+    assert_eq!(erased["statusCode"], 200);
+
+    let destroyed = fwd.ctl_ok(&["face", "destroy", &remote]);
+    assert!(
+        destroyed.starts_with(&format!("face-destroyed id={id}")),
+        "{destroyed}"
+    );
+    assert!(!fwd.ctl_ok(&["face", "list"]).contains(&remote));
+}
+
+#[test]
+fn ctl_finds_the_socket_through_ndn_client_transport() {
+    let fwd = Fwd::start("ctlenv", "");
+    let out = std::process::Command::new(fwd_common::bin())
+        .args(["ctl", "status"])
+        .env("NDN_CLIENT_TRANSPORT", fwd.transport())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ok, err) = {
+        let o = std::process::Command::new(fwd_common::bin())
+            .args(["ctl", "status", "--socket", "/nonexistent/x.sock"])
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    assert!(!ok && err.contains("cannot connect"), "{err}");
+}
