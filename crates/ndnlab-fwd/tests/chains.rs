@@ -148,6 +148,8 @@ fn data_of_100kb_is_fragmented_over_udp() {
 fn three_forwarders_over_tcp_and_udp() {
     let a = TestFwd::start("c3A", with_ip("tcp"));
     let b = TestFwd::start("c3B", |c| {
+        c.forwarder.threads = 2; // Data come back by PIT token to the right shard
+        c.forwarder.dispatch_components = 2;
         c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()];
         c.faces.udp.listen = vec!["127.0.0.1:0".parse().unwrap()];
     });

@@ -124,3 +124,19 @@ fn concurrent_apps_all_register() {
         a.expect_line("registered", Duration::from_secs(30));
     }
 }
+
+#[test]
+fn four_forwarding_shards_serve_python_apps() {
+    // Interests spread over shards by the Name Dispatch Table; python-ndn does not
+    // echo PIT tokens, so its Data is dispatched by name.
+    let fwd = TestFwd::start("pyshards", |c| {
+        c.forwarder.threads = 4;
+        c.forwarder.dispatch_components = 3;
+    });
+    let t = fwd.transport();
+    let mut prod = Py::spawn("fwd_producer.py", &t, &["/ndnlab/s", "--size", "100"]);
+    prod.expect_line("registered", Duration::from_secs(20));
+    let cons = Py::spawn("fwd_consumer.py", &t, &["/ndnlab/s", "--count", "300", "--size", "100"]);
+    let r = cons.finish_json(Duration::from_secs(60));
+    assert_eq!(r["fetched"], 300, "{r}");
+}

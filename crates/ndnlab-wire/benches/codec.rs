@@ -16,9 +16,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput};
-use ndnlab_wire::{
-    Data, DigestSha256, Interest, LpPacket, Nack, NackReason, Name, Packet,
-};
+use ndnlab_wire::{Data, DigestSha256, Interest, LpPacket, Nack, NackReason, Name, Packet};
 
 fn name_of(n: usize) -> Name {
     let uri: String = (0..n).map(|i| format!("/comp{i}")).collect();
@@ -95,7 +93,9 @@ impl ValueFormatter for NsFormatter {
     }
     fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
         let (n, unit, div) = match *t {
-            Throughput::Bytes(n) | Throughput::BytesDecimal(n) => (n as f64, "MiB/s", 1024.0 * 1024.0),
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) => {
+                (n as f64, "MiB/s", 1024.0 * 1024.0)
+            }
             Throughput::Elements(n) => (n as f64, "Melem/s", 1e6),
         };
         values.iter_mut().for_each(|v| *v = n * 1e9 / *v / div);
@@ -117,7 +117,9 @@ fn decode<M: Measurement>(c: &mut Criterion<M>) {
     g.bench_function("interest_16_components", |b| {
         b.iter(|| Interest::decode(black_box(&i16).clone()).unwrap())
     });
-    g.bench_function("data_8k", |b| b.iter(|| Data::decode(black_box(&d8k).clone()).unwrap()));
+    g.bench_function("data_8k", |b| {
+        b.iter(|| Data::decode(black_box(&d8k).clone()).unwrap())
+    });
     g.bench_function("packet_data_8k", |b| {
         b.iter(|| Packet::decode(black_box(&d8k).clone()).unwrap())
     });
@@ -155,10 +157,16 @@ fn names<M: Measurement>(c: &mut Criterion<M>) {
         b.iter(|| black_box("/ndn/edu/ucla/video").parse::<Name>().unwrap())
     });
     g.bench_function("uri_parse_typed_6", |b| {
-        b.iter(|| black_box("/ndn/edu/ucla/video/v=1700000000000/seg=42").parse::<Name>().unwrap())
+        b.iter(|| {
+            black_box("/ndn/edu/ucla/video/v=1700000000000/seg=42")
+                .parse::<Name>()
+                .unwrap()
+        })
     });
     let n8 = name_of(8);
-    g.bench_function("to_uri_8_components", |b| b.iter(|| black_box(&n8).to_string()));
+    g.bench_function("to_uri_8_components", |b| {
+        b.iter(|| black_box(&n8).to_string())
+    });
     g.bench_function("prefix_hashes_8_components", |b| {
         let mut out = [0u64; 9];
         b.iter(|| black_box(&n8).prefix_hashes(&mut out))

@@ -395,9 +395,18 @@ mod tests {
     #[test]
     fn typed_constructors() {
         assert_eq!(OwnedComponent::segment(0).value().as_ref(), &[0]);
-        assert_eq!(OwnedComponent::version(0x1234).value().as_ref(), &[0x12, 0x34]);
-        assert_eq!(OwnedComponent::segment(5).as_component().as_segment(), Some(5));
-        assert_eq!(OwnedComponent::sequence(5).as_component().as_segment(), None);
+        assert_eq!(
+            OwnedComponent::version(0x1234).value().as_ref(),
+            &[0x12, 0x34]
+        );
+        assert_eq!(
+            OwnedComponent::segment(5).as_component().as_segment(),
+            Some(5)
+        );
+        assert_eq!(
+            OwnedComponent::sequence(5).as_component().as_segment(),
+            None
+        );
         assert!(OwnedComponent::typed(0, &b"x"[..]).is_none());
         assert!(OwnedComponent::typed(1, &b"x"[..]).is_none());
         assert!(OwnedComponent::typed(70000, &b"x"[..]).is_none());

@@ -76,7 +76,9 @@ impl Data {
             });
         }
         if outer.end() != wire.len() {
-            return Err(DecodeError::TrailingBytes { offset: outer.end() });
+            return Err(DecodeError::TrailingBytes {
+                offset: outer.end(),
+            });
         }
         if wire.len() > u32::MAX as usize {
             return Err(DecodeError::BadLength { offset: 0 });
@@ -258,7 +260,10 @@ impl Data {
         self.sig_info.get_or_init(|| {
             let r = self.sig_info_value.start as usize..self.sig_info_value.end as usize;
             // cannot fail: `decode` validated the same bytes with the same code
-            Box::new(SignatureInfo::parse(self.name.backing(), r).unwrap_or_else(|_| SignatureInfo::new(self.sig_type)))
+            Box::new(
+                SignatureInfo::parse(self.name.backing(), r)
+                    .unwrap_or_else(|_| SignatureInfo::new(self.sig_type)),
+            )
         })
     }
 

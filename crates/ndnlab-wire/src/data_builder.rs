@@ -99,8 +99,7 @@ impl DataBuilder {
             None => signer.signature_info(),
         };
         let meta_len = self.meta_len();
-        let mut signed_len = self.name.encoded_len()
-            + info.encoded_len(types::SIGNATURE_INFO);
+        let mut signed_len = self.name.encoded_len() + info.encoded_len(types::SIGNATURE_INFO);
         if meta_len > 0 || self.empty_meta_info {
             signed_len += tlv::tlv_len(types::META_INFO, meta_len);
         }
@@ -108,7 +107,9 @@ impl DataBuilder {
             signed_len += tlv::tlv_len(types::CONTENT, c.len());
         }
         let max_sig = signer.max_signature_len().max(32);
-        let mut out = BytesMut::with_capacity(HEADROOM + signed_len + tlv::tlv_len(types::SIGNATURE_VALUE, max_sig));
+        let mut out = BytesMut::with_capacity(
+            HEADROOM + signed_len + tlv::tlv_len(types::SIGNATURE_VALUE, max_sig),
+        );
         out.put_bytes(0, HEADROOM);
         self.name.encode(&mut out);
         if meta_len > 0 || self.empty_meta_info {

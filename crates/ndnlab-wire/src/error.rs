@@ -30,7 +30,11 @@ pub enum DecodeError {
     Missing { field: &'static str },
     /// An element of another type where a specific one was required.
     #[error("expected TLV-TYPE {expected}, got {got} at offset {offset}")]
-    Unexpected { expected: u64, got: u64, offset: usize },
+    Unexpected {
+        expected: u64,
+        got: u64,
+        offset: usize,
+    },
     /// A NonNegativeInteger whose length is not 1, 2, 4 or 8.
     #[error("bad NonNegativeInteger at offset {offset}")]
     BadNonNegativeInteger { offset: usize },

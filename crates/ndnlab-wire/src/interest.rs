@@ -89,7 +89,9 @@ impl Interest {
             });
         }
         if outer.end() != wire.len() {
-            return Err(DecodeError::TrailingBytes { offset: outer.end() });
+            return Err(DecodeError::TrailingBytes {
+                offset: outer.end(),
+            });
         }
         if wire.len() > u32::MAX as usize {
             return Err(DecodeError::BadLength { offset: 0 });
@@ -300,7 +302,10 @@ impl Interest {
         if self.nonce_at == 0 {
             return None;
         }
-        let b = self.name.backing().get(self.nonce_at as usize..self.nonce_at as usize + 4)?;
+        let b = self
+            .name
+            .backing()
+            .get(self.nonce_at as usize..self.nonce_at as usize + 4)?;
         Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
@@ -335,16 +340,14 @@ impl Interest {
         if self.params_at == 0 {
             return None;
         }
-        Some(
-            self.name
-                .backing()
-                .slice(self.params_value()),
-        )
+        Some(self.name.backing().slice(self.params_value()))
     }
 
     /// The ParametersSha256DigestComponent value (checked at decode).
     pub fn params_digest(&self) -> Option<[u8; 32]> {
-        self.name.get(self.params_digest_index? as usize)?.as_digest()
+        self.name
+            .get(self.params_digest_index? as usize)?
+            .as_digest()
     }
 
     /// InterestSignatureInfo of a signed Interest.
@@ -355,7 +358,9 @@ impl Interest {
     /// InterestSignatureValue TLV-VALUE of a signed Interest.
     pub fn signature_value(&self) -> Option<&[u8]> {
         let s = self.sig()?;
-        self.name.backing().get(s.value.start as usize..s.value.end as usize)
+        self.name
+            .backing()
+            .get(s.value.start as usize..s.value.end as usize)
     }
 
     /// The signed portion of a signed Interest in three pieces: name components
@@ -369,7 +374,9 @@ impl Interest {
         Some([
             &value[..r.start],
             &value[r.end..],
-            self.name.backing().get(self.params_at as usize..s.info_range.end as usize)?,
+            self.name
+                .backing()
+                .get(self.params_at as usize..s.info_range.end as usize)?,
         ])
     }
 

@@ -156,7 +156,9 @@ impl InterestBuilder {
         let base = self.base_name();
         let info_len = info.encoded_len(types::INTEREST_SIGNATURE_INFO);
         let mut portion = Vec::with_capacity(
-            base.value_bytes().len() + tlv::tlv_len(types::APPLICATION_PARAMETERS, params.len()) + info_len,
+            base.value_bytes().len()
+                + tlv::tlv_len(types::APPLICATION_PARAMETERS, params.len())
+                + info_len,
         );
         portion.extend_from_slice(base.value_bytes());
         tlv::put_tlv(&mut portion, types::APPLICATION_PARAMETERS, &params);

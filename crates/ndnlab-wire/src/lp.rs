@@ -36,7 +36,9 @@ pub struct LpPacket {
 }
 
 fn fixed_u64(v: &[u8], offset: usize) -> Result<u64, DecodeError> {
-    let a: [u8; 8] = v.try_into().map_err(|_| DecodeError::BadLength { offset })?;
+    let a: [u8; 8] = v
+        .try_into()
+        .map_err(|_| DecodeError::BadLength { offset })?;
     Ok(u64::from_be_bytes(a))
 }
 
@@ -57,7 +59,9 @@ impl LpPacket {
             });
         }
         if outer.end() != wire.len() {
-            return Err(DecodeError::TrailingBytes { offset: outer.end() });
+            return Err(DecodeError::TrailingBytes {
+                offset: outer.end(),
+            });
         }
         if wire.len() > u32::MAX as usize {
             return Err(DecodeError::BadLength { offset: 0 });
@@ -437,7 +441,10 @@ impl LpPacketBuilder {
         n += opt(types::INCOMING_FACE_ID, self.incoming_face_id);
         n += opt(types::NEXT_HOP_FACE_ID, self.next_hop_face_id);
         if let Some(c) = self.cache_policy {
-            n += tlv::tlv_len(types::CACHE_POLICY, tlv::nni_tlv_len(types::CACHE_POLICY_TYPE, c));
+            n += tlv::tlv_len(
+                types::CACHE_POLICY,
+                tlv::nni_tlv_len(types::CACHE_POLICY_TYPE, c),
+            );
         }
         n += opt(types::CONGESTION_MARK, self.congestion_mark);
         n += self.acks.len() * tlv::tlv_len(types::ACK, 8);
@@ -489,7 +496,11 @@ impl LpPacketBuilder {
             tlv::put_nni_tlv(out, types::NEXT_HOP_FACE_ID, x);
         }
         if let Some(c) = self.cache_policy {
-            tlv::put_header(out, types::CACHE_POLICY, tlv::nni_tlv_len(types::CACHE_POLICY_TYPE, c));
+            tlv::put_header(
+                out,
+                types::CACHE_POLICY,
+                tlv::nni_tlv_len(types::CACHE_POLICY_TYPE, c),
+            );
             tlv::put_nni_tlv(out, types::CACHE_POLICY_TYPE, c);
         }
         if let Some(x) = self.congestion_mark {

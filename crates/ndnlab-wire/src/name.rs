@@ -394,11 +394,23 @@ fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
     }
     let rem = chunks.remainder();
     if !rem.is_empty() {
-        let mut a = [0u8; 8];
-        a[..rem.len()].copy_from_slice(rem);
-        h = fold_mul(h ^ u64::from_le_bytes(a), K1);
+        h = fold_mul(h ^ load_tail(rem), K1);
     }
     fold_mul(h ^ tlv_bytes.len() as u64, K2)
+}
+
+/// Little-endian value of 1..=7 bytes without a variable-length copy
+/// (overlapping fixed-size loads).
+#[inline(always)]
+fn load_tail(b: &[u8]) -> u64 {
+    let n = b.len();
+    if n >= 4 {
+        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+        lo | hi << (8 * (n - 4))
+    } else {
+        b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16
+    }
 }
 
 /// Iterator over a name's components.
@@ -668,12 +680,28 @@ mod tests {
 
     #[test]
     fn canonical_order() {
-        let mut v = [n("/b"), n("/a/b"), n("/aa"), n("/a"), n("/"), n("/seg=1"), n("/sha256digest=0000000000000000000000000000000000000000000000000000000000000000")];
+        let mut v = [
+            n("/b"),
+            n("/a/b"),
+            n("/aa"),
+            n("/a"),
+            n("/"),
+            n("/seg=1"),
+            n("/sha256digest=0000000000000000000000000000000000000000000000000000000000000000"),
+        ];
         v.sort();
         let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
         assert_eq!(
             s,
-            ["/", "/sha256digest=0000000000000000000000000000000000000000000000000000000000000000", "/a", "/a/b", "/b", "/aa", "/seg=1"]
+            [
+                "/",
+                "/sha256digest=0000000000000000000000000000000000000000000000000000000000000000",
+                "/a",
+                "/a/b",
+                "/b",
+                "/aa",
+                "/seg=1"
+            ]
         );
     }
 }

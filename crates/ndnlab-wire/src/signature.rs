@@ -91,7 +91,13 @@ impl IsoTime {
         }
         let t = IsoTime(b);
         let (y, mo, d, h, mi, s) = t.fields();
-        if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 60 {
+        if !(1..=12).contains(&mo)
+            || d < 1
+            || d > days_in_month(y, mo)
+            || h > 23
+            || mi > 59
+            || s > 60
+        {
             return None;
         }
         Some(t)
@@ -517,7 +523,10 @@ mod tests {
         let t = IsoTime::parse(b"20240229T235959").unwrap();
         assert_eq!(IsoTime::from_unix(t.to_unix()), t);
         assert_eq!(IsoTime::from_unix(0).to_string(), "19700101T000000");
-        assert_eq!(IsoTime::from_unix(1_700_000_000).to_string(), "20231114T221320");
+        assert_eq!(
+            IsoTime::from_unix(1_700_000_000).to_string(),
+            "20231114T221320"
+        );
         assert!(IsoTime::parse(b"20230229T000000").is_none());
         assert!(IsoTime::parse(b"20231301T000000").is_none());
         assert!(IsoTime::parse(b"20230101 000000").is_none());

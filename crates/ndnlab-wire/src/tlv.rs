@@ -169,7 +169,11 @@ pub fn read_varnum(buf: &[u8], pos: &mut usize) -> Result<u64, DecodeError> {
             None => return Err(DecodeError::Truncated { offset: start }),
         },
         254 => match buf.get(start + 1..start + 5) {
-            Some(b) => (u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64, 5, 0x1_0000),
+            Some(b) => (
+                u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64,
+                5,
+                0x1_0000,
+            ),
             None => return Err(DecodeError::Truncated { offset: start }),
         },
         255 => match buf.get(start + 1..start + 9) {
@@ -440,7 +444,10 @@ mod tests {
         }
         for hex in ["", "fd00", "fe000100", "ff00000001000000"] {
             let b = hex::decode(hex).unwrap();
-            assert_eq!(read_varnum(&b, &mut 0), Err(DecodeError::Truncated { offset: 0 }));
+            assert_eq!(
+                read_varnum(&b, &mut 0),
+                Err(DecodeError::Truncated { offset: 0 })
+            );
         }
     }
 

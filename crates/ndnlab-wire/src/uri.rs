@@ -193,33 +193,69 @@ mod tests {
         assert_eq!(hex_of("ndn:/a"), "080161");
         assert_eq!(hex_of("/a/"), "080161");
         // generic "a", segment 0, version 256, "%00" decodes to one zero byte
-        assert_eq!(hex_of("/a/seg=0/v=256/%00"), "080161 320100 36020100 080100".replace(' ', ""));
+        assert_eq!(
+            hex_of("/a/seg=0/v=256/%00"),
+            "080161 320100 36020100 080100".replace(' ', "")
+        );
         assert_eq!(hex_of("/..."), "0800");
         assert_eq!(hex_of("/...."), "08012e");
         assert_eq!(hex_of("/32=x"), "200178");
         assert_eq!(hex_of("/300=x"), "fd012c0178");
         assert_eq!(hex_of("/a=b"), "0803613d62");
         assert_eq!(hex_of("/8=a"), "080161");
-        assert_eq!(hex_of("/t=1/seq=2/off=3"), "380101 3a0102 340103".replace(' ', ""));
+        assert_eq!(
+            hex_of("/t=1/seq=2/off=3"),
+            "380101 3a0102 340103".replace(' ', "")
+        );
     }
 
     #[test]
     fn parse_errors() {
         assert_eq!(parse_name("a"), Err(UriError::NoLeadingSlash));
-        assert!(matches!(parse_name("/a//b"), Err(UriError::EmptyComponent { .. })));
-        assert!(matches!(parse_name("/."), Err(UriError::DotComponent { .. })));
-        assert!(matches!(parse_name("/.."), Err(UriError::DotComponent { .. })));
-        assert!(matches!(parse_name("/%4"), Err(UriError::BadPercent { .. })));
-        assert!(matches!(parse_name("/%zz"), Err(UriError::BadPercent { .. })));
-        assert!(matches!(parse_name("/seg=x"), Err(UriError::BadNumber { .. })));
-        assert!(matches!(parse_name("/seg="), Err(UriError::BadNumber { .. })));
+        assert!(matches!(
+            parse_name("/a//b"),
+            Err(UriError::EmptyComponent { .. })
+        ));
+        assert!(matches!(
+            parse_name("/."),
+            Err(UriError::DotComponent { .. })
+        ));
+        assert!(matches!(
+            parse_name("/.."),
+            Err(UriError::DotComponent { .. })
+        ));
+        assert!(matches!(
+            parse_name("/%4"),
+            Err(UriError::BadPercent { .. })
+        ));
+        assert!(matches!(
+            parse_name("/%zz"),
+            Err(UriError::BadPercent { .. })
+        ));
+        assert!(matches!(
+            parse_name("/seg=x"),
+            Err(UriError::BadNumber { .. })
+        ));
+        assert!(matches!(
+            parse_name("/seg="),
+            Err(UriError::BadNumber { .. })
+        ));
         assert!(matches!(
             parse_name("/seg=99999999999999999999"),
             Err(UriError::BadNumber { .. })
         ));
         assert!(matches!(parse_name("/0=a"), Err(UriError::BadType { .. })));
-        assert!(matches!(parse_name("/65536=a"), Err(UriError::BadType { .. })));
-        assert!(matches!(parse_name("/sha256digest=ab"), Err(UriError::BadDigest { .. })));
-        assert!(matches!(parse_name("/1=ab"), Err(UriError::BadDigest { .. })));
+        assert!(matches!(
+            parse_name("/65536=a"),
+            Err(UriError::BadType { .. })
+        ));
+        assert!(matches!(
+            parse_name("/sha256digest=ab"),
+            Err(UriError::BadDigest { .. })
+        ));
+        assert!(matches!(
+            parse_name("/1=ab"),
+            Err(UriError::BadDigest { .. })
+        ));
     }
 }

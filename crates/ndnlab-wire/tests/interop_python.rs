@@ -21,8 +21,8 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use ndnlab_wire::tlv::{self, types};
 use ndnlab_wire::{
-    Component, Data, DigestSha256, Interest, IsoTime, KeyLocator, LpPacket, Nack, NackReason,
-    Name, OwnedComponent, Packet, SignError, SignatureInfo, Signer, ValidityPeriod,
+    Component, Data, DigestSha256, Interest, IsoTime, KeyLocator, LpPacket, Nack, NackReason, Name,
+    OwnedComponent, Packet, SignError, SignatureInfo, Signer, ValidityPeriod,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -54,7 +54,11 @@ fn run_python(script: &str, args: &[&str], stdin: Option<&str>) -> String {
     let mut child = Command::new(&py)
         .arg(workspace().join("interop").join(script))
         .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -171,11 +175,27 @@ fn spec_component_uri(comp: &Value) -> String {
 }
 
 fn check_component(c: &mut Check, what: &str, ours: Component<'_>, e: &Value) {
-    c.eq(&format!("{what} type"), ours.typ, e["type"].as_u64().unwrap_or(0));
-    c.eq(&format!("{what} value"), hex(ours.value), e["hex"].as_str().unwrap_or("").into());
-    c.eq(&format!("{what} URI"), ours.to_string(), spec_component_uri(e));
+    c.eq(
+        &format!("{what} type"),
+        ours.typ,
+        e["type"].as_u64().unwrap_or(0),
+    );
+    c.eq(
+        &format!("{what} value"),
+        hex(ours.value),
+        e["hex"].as_str().unwrap_or("").into(),
+    );
+    c.eq(
+        &format!("{what} URI"),
+        ours.to_string(),
+        spec_component_uri(e),
+    );
     match OwnedComponent::from_uri(&ours.to_string()) {
-        Ok(back) => c.eq(&format!("{what} URI parses back"), back.as_component(), ours),
+        Ok(back) => c.eq(
+            &format!("{what} URI parses back"),
+            back.as_component(),
+            ours,
+        ),
         Err(err) => c.fail(format!("{what}: our URI {ours} does not parse: {err}")),
     }
 }
@@ -186,11 +206,18 @@ fn check_name(c: &mut Check, what: &str, ours: &Name, e: &Value) {
     for (i, (oc, ec)) in ours.iter().zip(&comps).enumerate() {
         check_component(c, &format!("{what}[{i}]"), oc, ec);
     }
-    c.eq(&format!("{what} TLV"), hex(&ours.to_wire()), e["tlv"].as_str().unwrap_or("").into());
+    c.eq(
+        &format!("{what} TLV"),
+        hex(&ours.to_wire()),
+        e["tlv"].as_str().unwrap_or("").into(),
+    );
     let spec_uri = if comps.is_empty() {
         "/".to_string()
     } else {
-        comps.iter().map(|x| format!("/{}", spec_component_uri(x))).collect()
+        comps
+            .iter()
+            .map(|x| format!("/{}", spec_component_uri(x)))
+            .collect()
     };
     c.eq(&format!("{what} URI"), ours.to_string(), spec_uri.clone());
     match Name::from_uri(&spec_uri) {
@@ -232,24 +259,50 @@ fn check_signature(
         (Some(KeyLocator::Name(n)), kl) if kl.get("name").is_some() => {
             check_name(c, "KeyLocator", n, &kl["name"])
         }
-        (Some(KeyLocator::Digest(d)), kl) if kl.get("digest").is_some() => {
-            c.eq("KeyDigest", hex(d), kl["digest"].as_str().unwrap_or("").into())
-        }
-        (ours, theirs) => c.fail(format!("KeyLocator: ndnlab {ours:?} != python-ndn {theirs}")),
+        (Some(KeyLocator::Digest(d)), kl) if kl.get("digest").is_some() => c.eq(
+            "KeyDigest",
+            hex(d),
+            kl["digest"].as_str().unwrap_or("").into(),
+        ),
+        (ours, theirs) => c.fail(format!(
+            "KeyLocator: ndnlab {ours:?} != python-ndn {theirs}"
+        )),
     }
-    c.eq("SignatureNonce", info.nonce.as_deref().and_then(be_int), opt_u64(&e["nonce"]));
+    c.eq(
+        "SignatureNonce",
+        info.nonce.as_deref().and_then(be_int),
+        opt_u64(&e["nonce"]),
+    );
     c.eq("SignatureTime", info.time, opt_u64(&e["time"]));
     c.eq("SignatureSeqNum", info.seq_num, opt_u64(&e["seq_num"]));
-    c.eq("SignatureValue", value.map(hex), e["value"].as_str().map(String::from));
+    c.eq(
+        "SignatureValue",
+        value.map(hex),
+        e["value"].as_str().map(String::from),
+    );
     if let Some(p) = portion {
-        c.eq("signed portion length", p.len() as u64, e["signed_portion_len"].as_u64().unwrap_or(0));
-        c.eq("signed portion SHA-256", sha_hex(p), e["signed_portion_sha256"].as_str().unwrap_or("").into());
+        c.eq(
+            "signed portion length",
+            p.len() as u64,
+            e["signed_portion_len"].as_u64().unwrap_or(0),
+        );
+        c.eq(
+            "signed portion SHA-256",
+            sha_hex(p),
+            e["signed_portion_sha256"].as_str().unwrap_or("").into(),
+        );
         if info.sig_type == 0 {
-            c.eq("DigestSha256 verifies", DigestSha256::verify(p, value.unwrap_or(&[])), true);
+            c.eq(
+                "DigestSha256 verifies",
+                DigestSha256::verify(p, value.unwrap_or(&[])),
+                true,
+            );
         }
     }
     if let Some(v) = e.get("validity") {
-        let ours = info.validity.map(|v| (v.not_before.to_string(), v.not_after.to_string()));
+        let ours = info
+            .validity
+            .map(|v| (v.not_before.to_string(), v.not_after.to_string()));
         let theirs = (!v.is_null()).then(|| {
             let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
             (s("not_before"), s("not_after"))
@@ -260,31 +313,79 @@ fn check_signature(
 
 fn check_interest(c: &mut Check, i: &Interest, e: &Value) {
     check_name(c, "Name", i.name(), &e["name"]);
-    c.eq("CanBePrefix", i.can_be_prefix(), e["can_be_prefix"].as_bool().unwrap_or(false));
-    c.eq("MustBeFresh", i.must_be_fresh(), e["must_be_fresh"].as_bool().unwrap_or(false));
+    c.eq(
+        "CanBePrefix",
+        i.can_be_prefix(),
+        e["can_be_prefix"].as_bool().unwrap_or(false),
+    );
+    c.eq(
+        "MustBeFresh",
+        i.must_be_fresh(),
+        e["must_be_fresh"].as_bool().unwrap_or(false),
+    );
     let hints = e["forwarding_hint"].as_array().cloned().unwrap_or_default();
-    c.eq("ForwardingHint count", i.forwarding_hint().len(), hints.len());
+    c.eq(
+        "ForwardingHint count",
+        i.forwarding_hint().len(),
+        hints.len(),
+    );
     for (k, (ours, theirs)) in i.forwarding_hint().iter().zip(&hints).enumerate() {
         check_name(c, &format!("ForwardingHint[{k}]"), ours, theirs);
     }
     c.eq("Nonce", i.nonce().map(u64::from), opt_u64(&e["nonce"]));
-    c.eq("InterestLifetime element", i.lifetime_field(), opt_u64(&e["lifetime"]));
+    c.eq(
+        "InterestLifetime element",
+        i.lifetime_field(),
+        opt_u64(&e["lifetime"]),
+    );
     let lifetime_ms = opt_u64(&e["lifetime"]).unwrap_or(4000);
-    c.eq("InterestLifetime", i.lifetime().as_millis(), lifetime_ms as u128);
-    c.eq("HopLimit", i.hop_limit().map(u64::from), opt_u64(&e["hop_limit"]));
-    check_bytes(c, "ApplicationParameters", i.app_params().as_deref(), e, "app_params");
+    c.eq(
+        "InterestLifetime",
+        i.lifetime().as_millis(),
+        lifetime_ms as u128,
+    );
+    c.eq(
+        "HopLimit",
+        i.hop_limit().map(u64::from),
+        opt_u64(&e["hop_limit"]),
+    );
+    check_bytes(
+        c,
+        "ApplicationParameters",
+        i.app_params().as_deref(),
+        e,
+        "app_params",
+    );
     match e["params_digest_ok"].as_bool() {
-        None => c.eq("ParametersSha256Digest present", i.params_digest().is_some(), false),
-        Some(true) => c.eq("ParametersSha256Digest present", i.params_digest().is_some(), true),
+        None => c.eq(
+            "ParametersSha256Digest present",
+            i.params_digest().is_some(),
+            false,
+        ),
+        Some(true) => c.eq(
+            "ParametersSha256Digest present",
+            i.params_digest().is_some(),
+            true,
+        ),
         Some(false) => c.fail("python-ndn says the params digest is wrong but ndnlab accepted it"),
     }
     let portion = i.signed_portion();
-    check_signature(c, i.signature_info(), i.signature_value(), portion.as_deref(), &e["signature"]);
+    check_signature(
+        c,
+        i.signature_info(),
+        i.signature_value(),
+        portion.as_deref(),
+        &e["signature"],
+    );
 }
 
 fn check_data(c: &mut Check, d: &Data, e: &Value) {
     check_name(c, "Name", d.name(), &e["name"]);
-    c.eq("ContentType", d.content_type(), opt_u64(&e["content_type"]).unwrap_or(0));
+    c.eq(
+        "ContentType",
+        d.content_type(),
+        opt_u64(&e["content_type"]).unwrap_or(0),
+    );
     c.eq(
         "FreshnessPeriod",
         d.freshness_period().map(|f| f.as_millis() as u64),
@@ -292,8 +393,12 @@ fn check_data(c: &mut Check, d: &Data, e: &Value) {
     );
     match (d.final_block_id(), &e["final_block_id"]) {
         (None, Value::Null) => {}
-        (Some(ours), theirs) if !theirs.is_null() => check_component(c, "FinalBlockId", ours, theirs),
-        (ours, theirs) => c.fail(format!("FinalBlockId: ndnlab {ours:?} != python-ndn {theirs}")),
+        (Some(ours), theirs) if !theirs.is_null() => {
+            check_component(c, "FinalBlockId", ours, theirs)
+        }
+        (ours, theirs) => c.fail(format!(
+            "FinalBlockId: ndnlab {ours:?} != python-ndn {theirs}"
+        )),
     }
     let content = d.has_content().then(|| d.content_slice());
     check_bytes(c, "Content", content, e, "content");
@@ -304,22 +409,54 @@ fn check_data(c: &mut Check, d: &Data, e: &Value) {
         Some(d.signed_portion()),
         &e["signature"],
     );
-    c.eq("implicit digest", hex(&d.implicit_digest()), e["implicit_digest"].as_str().unwrap_or("").into());
+    c.eq(
+        "implicit digest",
+        hex(&d.implicit_digest()),
+        e["implicit_digest"].as_str().unwrap_or("").into(),
+    );
 }
 
 fn check_lp(c: &mut Check, lp: &LpPacket, e: &Value) {
     c.eq("FragIndex", lp.frag_index(), opt_u64(&e["frag_index"]));
     c.eq("FragCount", lp.frag_count(), opt_u64(&e["frag_count"]));
-    c.eq("PitToken", lp.pit_token().map(hex), e["pit_token"].as_str().map(String::from));
+    c.eq(
+        "PitToken",
+        lp.pit_token().map(hex),
+        e["pit_token"].as_str().map(String::from),
+    );
     let nack = (!e["nack"].is_null()).then(|| opt_u64(&e["nack"]["reason"]).unwrap_or(0));
     c.eq("Nack reason", lp.nack().map(NackReason::code), nack);
-    c.eq("IncomingFaceId", lp.incoming_face_id(), opt_u64(&e["incoming_face_id"]));
-    c.eq("NextHopFaceId", lp.next_hop_face_id(), opt_u64(&e["next_hop_face_id"]));
-    c.eq("CachePolicy", lp.cache_policy(), opt_u64(&e["cache_policy"]));
-    c.eq("CongestionMark", lp.congestion_mark(), opt_u64(&e["congestion_mark"]));
+    c.eq(
+        "IncomingFaceId",
+        lp.incoming_face_id(),
+        opt_u64(&e["incoming_face_id"]),
+    );
+    c.eq(
+        "NextHopFaceId",
+        lp.next_hop_face_id(),
+        opt_u64(&e["next_hop_face_id"]),
+    );
+    c.eq(
+        "CachePolicy",
+        lp.cache_policy(),
+        opt_u64(&e["cache_policy"]),
+    );
+    c.eq(
+        "CongestionMark",
+        lp.congestion_mark(),
+        opt_u64(&e["congestion_mark"]),
+    );
     c.eq("TxSequence", lp.tx_sequence(), opt_u64(&e["tx_sequence"]));
-    c.eq("Ack", lp.acks().to_vec(), opt_u64(&e["ack"]).into_iter().collect());
-    c.eq("NonDiscovery", lp.non_discovery(), e["non_discovery"].as_bool().unwrap_or(false));
+    c.eq(
+        "Ack",
+        lp.acks().to_vec(),
+        opt_u64(&e["ack"]).into_iter().collect(),
+    );
+    c.eq(
+        "NonDiscovery",
+        lp.non_discovery(),
+        e["non_discovery"].as_bool().unwrap_or(false),
+    );
     c.eq(
         "PrefixAnnouncement",
         lp.prefix_announcement().map(|b| hex(&b)),
@@ -353,7 +490,11 @@ struct Replay {
 
 impl Replay {
     fn new(info: &SignatureInfo, value: &[u8]) -> Self {
-        Replay { info: info.clone(), value: value.to_vec(), seen: Mutex::new(None) }
+        Replay {
+            info: info.clone(),
+            value: value.to_vec(),
+            seen: Mutex::new(None),
+        }
     }
 }
 
@@ -410,7 +551,10 @@ fn child_types(wire: &[u8], path: &[u64]) -> Vec<u64> {
         };
         range = e.value.clone();
     }
-    tlv::Elements::new(wire, range).filter_map(Result::ok).map(|e| e.typ).collect()
+    tlv::Elements::new(wire, range)
+        .filter_map(Result::ok)
+        .map(|e| e.typ)
+        .collect()
 }
 
 fn rebuild_data(d: &Data) -> Result<(Bytes, Option<Vec<u8>>), SignError> {
@@ -497,7 +641,10 @@ fn check_vector(c: &mut Check, v: &Value) {
     let kind = v["kind"].as_str().unwrap_or("?");
     if kind == "invalid" {
         if let Ok(p) = Packet::decode(input) {
-            c.fail(format!("accepted an invalid packet ({}): {p:?}", e["reason"]));
+            c.fail(format!(
+                "accepted an invalid packet ({}): {p:?}",
+                e["reason"]
+            ));
         }
         return;
     }
@@ -505,7 +652,11 @@ fn check_vector(c: &mut Check, v: &Value) {
         Ok(p) => p,
         Err(err) => return c.fail(format!("ndnlab rejects it: {err} ({})", err.reason())),
     };
-    c.eq("wire() is the input", packet.wire().as_ref(), input.as_ref());
+    c.eq(
+        "wire() is the input",
+        packet.wire().as_ref(),
+        input.as_ref(),
+    );
     match (kind, &packet) {
         ("interest", Packet::Interest(i)) => {
             check_interest(c, i, e);
@@ -585,7 +736,11 @@ fn python_ndn_live() {
     let committed = fixtures();
     let (a, b) = (&live["vectors"], &committed["vectors"]);
     let descs = |v: &Value| -> Vec<String> {
-        v.as_array().into_iter().flatten().map(|x| x["desc"].to_string()).collect()
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| x["desc"].to_string())
+            .collect()
     };
     assert_eq!(
         descs(a),
@@ -595,15 +750,25 @@ fn python_ndn_live() {
     let keyed = |v: &Value| {
         let t = |e: &Value| e["signature"]["type"].as_u64();
         let e = &v["expect"];
-        [t(e), t(&e["inner"]["expect"])].iter().any(|t| matches!(t, Some(1 | 3 | 5)))
+        [t(e), t(&e["inner"]["expect"])]
+            .iter()
+            .any(|t| matches!(t, Some(1 | 3 | 5)))
     };
     let mut stale = Vec::new();
-    for (x, y) in a.as_array().into_iter().flatten().zip(b.as_array().into_iter().flatten()) {
+    for (x, y) in a
+        .as_array()
+        .into_iter()
+        .flatten()
+        .zip(b.as_array().into_iter().flatten())
+    {
         if !keyed(x) && x["hex"] != y["hex"] {
             stale.push(x["desc"].to_string());
         }
     }
-    assert!(stale.is_empty(), "fixtures differ from live python-ndn output: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "fixtures differ from live python-ndn output: {stale:?}"
+    );
     assert!(n >= 250);
 }
 
@@ -661,12 +826,17 @@ fn reverse_packets() -> Vec<Sent> {
             json!({"name_in": name_in(name), "nonce": nonce, "lifetime": null}),
         ));
     }
-    let hints = [Name::from_uri("/isp/a").unwrap(), Name::from_uri("/isp/b/seg=1").unwrap()];
+    let hints = [
+        Name::from_uri("/isp/a").unwrap(),
+        Name::from_uri("/isp/b/seg=1").unwrap(),
+    ];
     let lifetimes = [0, 1, 255, 256, 4000, 65536, u32::MAX as u64 + 1];
     for mask in 0u32..128 {
         let bit = |b: u32| mask & (1 << b) != 0;
         let name = names[mask as usize % 3].append_generic(format!("m{mask}").as_bytes());
-        let mut b = Interest::builder(name.clone()).can_be_prefix(bit(0)).must_be_fresh(bit(1));
+        let mut b = Interest::builder(name.clone())
+            .can_be_prefix(bit(0))
+            .must_be_fresh(bit(1));
         let mut f = json!({"name_in": name_in(&name), "can_be_prefix": bit(0),
                            "must_be_fresh": bit(1), "nonce": null, "lifetime": null,
                            "hop_limit": null, "app_params": null});
@@ -730,14 +900,29 @@ fn reverse_packets() -> Vec<Sent> {
     by_digest.key_locator = Some(KeyLocator::Digest(Bytes::from(vec![0x5a; 32])));
     let key_sig = json!({"type": 200, "key_locator": {"name": {"uri": key.to_string()}}});
     let digest_sig = json!({"type": 201, "key_locator": {"digest": hex(&[0x5a; 32])}});
-    out.push((signed.clone().sign(&LocatorSigner(by_name.clone())).expect("sign"),
-              json!({"signature": key_sig})));
-    out.push((signed.sign(&LocatorSigner(by_digest.clone())).expect("sign"),
-              json!({"signature": digest_sig})));
+    out.push((
+        signed
+            .clone()
+            .sign(&LocatorSigner(by_name.clone()))
+            .expect("sign"),
+        json!({"signature": key_sig}),
+    ));
+    out.push((
+        signed
+            .sign(&LocatorSigner(by_digest.clone()))
+            .expect("sign"),
+        json!({"signature": digest_sig}),
+    ));
 
     // Data.
-    let fbids = [OwnedComponent::segment(9), OwnedComponent::generic(&b"end"[..])];
-    let plain: Vec<&Name> = names.iter().filter(|n| !n.iter().any(|c| c.is_implicit_digest())).collect();
+    let fbids = [
+        OwnedComponent::segment(9),
+        OwnedComponent::generic(&b"end"[..]),
+    ];
+    let plain: Vec<&Name> = names
+        .iter()
+        .filter(|n| !n.iter().any(|c| c.is_implicit_digest()))
+        .collect();
     for (k, name) in plain.iter().enumerate() {
         for variant in 0..4u64 {
             let content = vec![k as u8; (variant * 150) as usize];
@@ -763,7 +948,10 @@ fn reverse_packets() -> Vec<Sent> {
         let content: Vec<u8> = (0..size).map(|i| (i * 31 % 251) as u8).collect();
         let name = Name::from_uri(&format!("/big/{size}")).unwrap();
         out.push((
-            Data::builder(name).content(content.clone()).sign(&DigestSha256).expect("sign"),
+            Data::builder(name)
+                .content(content.clone())
+                .sign(&DigestSha256)
+                .expect("sign"),
             if size <= 1024 {
                 json!({"content_len": size, "content": hex(&content)})
             } else {
@@ -772,7 +960,9 @@ fn reverse_packets() -> Vec<Sent> {
         ));
     }
     out.push((
-        Data::builder(Name::from_uri("/no/content").unwrap()).sign(&DigestSha256).expect("sign"),
+        Data::builder(Name::from_uri("/no/content").unwrap())
+            .sign(&DigestSha256)
+            .expect("sign"),
         json!({"content": null}),
     ));
     let small_data = Data::builder(Name::from_uri("/loc/name").unwrap())
@@ -781,8 +971,10 @@ fn reverse_packets() -> Vec<Sent> {
         .expect("sign");
     out.push((small_data.clone(), json!({"signature": key_sig})));
     out.push((
-        Data::builder(Name::from_uri("/loc/digest").unwrap()).content(&b"d"[..])
-            .sign(&LocatorSigner(by_digest)).expect("sign"),
+        Data::builder(Name::from_uri("/loc/digest").unwrap())
+            .content(&b"d"[..])
+            .sign(&LocatorSigner(by_digest))
+            .expect("sign"),
         json!({"signature": digest_sig}),
     ));
     let mut cert_info = by_name;
@@ -805,8 +997,17 @@ fn reverse_packets() -> Vec<Sent> {
     // NDNLPv2.
     let interest = out[1].0.clone();
     let data = small_data;
-    for reason in [NackReason::Congestion, NackReason::Duplicate, NackReason::NoRoute, NackReason::None] {
-        let reason_json = if reason == NackReason::None { json!(null) } else { json!(reason.code()) };
+    for reason in [
+        NackReason::Congestion,
+        NackReason::Duplicate,
+        NackReason::NoRoute,
+        NackReason::None,
+    ] {
+        let reason_json = if reason == NackReason::None {
+            json!(null)
+        } else {
+            json!(reason.code())
+        };
         out.push((
             Nack::new(Interest::decode(interest.clone()).unwrap(), reason).encode(),
             json!({"nack": {"reason": reason_json}, "fragment": hex(&interest)}),
@@ -815,20 +1016,51 @@ fn reverse_packets() -> Vec<Sent> {
     let lp = LpPacket::builder;
     let (ih, dh) = (hex(&interest), hex(&data));
     let cases: Vec<Sent> = vec![
-        (lp().fragment(interest.clone()).build(), json!({"fragment": ih, "nack": null})),
-        (lp().pit_token(vec![1u8; 32]).fragment(data.clone()).build(),
-         json!({"pit_token": hex(&[1u8; 32]), "fragment": dh})),
-        (lp().pit_token(&b"\x07"[..]).incoming_face_id(300).congestion_mark(2).fragment(data.clone()).build(),
-         json!({"pit_token": "07", "incoming_face_id": 300, "congestion_mark": 2})),
-        (lp().next_hop_face_id(1 << 40).cache_policy(1).non_discovery(true).fragment(interest.clone()).build(),
-         json!({"next_hop_face_id": 1u64 << 40, "cache_policy": 1, "non_discovery": true})),
-        (lp().tx_sequence(1 << 50).fragment(interest.clone()).build(),
-         json!({"tx_sequence": 1u64 << 50, "fragment": ih})),
-        (lp().ack(12345).build(), json!({"ack": 12345, "fragment": null})),
-        (lp().prefix_announcement(data.clone()).fragment(data).build(),
-         json!({"prefix_announcement": dh})),
-        (lp().frag_index(2).frag_count(5).fragment(interest.slice(3..10)).build(),
-         json!({"frag_index": 2, "frag_count": 5, "fragment": hex(&interest[3..10]), "inner": null})),
+        (
+            lp().fragment(interest.clone()).build(),
+            json!({"fragment": ih, "nack": null}),
+        ),
+        (
+            lp().pit_token(vec![1u8; 32]).fragment(data.clone()).build(),
+            json!({"pit_token": hex(&[1u8; 32]), "fragment": dh}),
+        ),
+        (
+            lp().pit_token(&b"\x07"[..])
+                .incoming_face_id(300)
+                .congestion_mark(2)
+                .fragment(data.clone())
+                .build(),
+            json!({"pit_token": "07", "incoming_face_id": 300, "congestion_mark": 2}),
+        ),
+        (
+            lp().next_hop_face_id(1 << 40)
+                .cache_policy(1)
+                .non_discovery(true)
+                .fragment(interest.clone())
+                .build(),
+            json!({"next_hop_face_id": 1u64 << 40, "cache_policy": 1, "non_discovery": true}),
+        ),
+        (
+            lp().tx_sequence(1 << 50).fragment(interest.clone()).build(),
+            json!({"tx_sequence": 1u64 << 50, "fragment": ih}),
+        ),
+        (
+            lp().ack(12345).build(),
+            json!({"ack": 12345, "fragment": null}),
+        ),
+        (
+            lp().prefix_announcement(data.clone())
+                .fragment(data)
+                .build(),
+            json!({"prefix_announcement": dh}),
+        ),
+        (
+            lp().frag_index(2)
+                .frag_count(5)
+                .fragment(interest.slice(3..10))
+                .build(),
+            json!({"frag_index": 2, "frag_count": 5, "fragment": hex(&interest[3..10]), "inner": null}),
+        ),
     ];
     out.extend(cases);
     out

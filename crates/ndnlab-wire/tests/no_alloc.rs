@@ -42,15 +42,33 @@ fn shared(b: Bytes) -> Bytes {
 #[test]
 fn decode_does_not_allocate() {
     let name: Name = "/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p".parse().unwrap();
-    let i = shared(Interest::builder(name.clone()).nonce(1).lifetime_ms(100).hop_limit(3).build());
-    let d = shared(Data::builder(name).content(vec![0u8; 8000]).sign(&DigestSha256).unwrap());
-    let lp = shared(LpPacket::builder().pit_token(vec![1u8; 8]).fragment(d.clone()).build());
+    let i = shared(
+        Interest::builder(name.clone())
+            .nonce(1)
+            .lifetime_ms(100)
+            .hop_limit(3)
+            .build(),
+    );
+    let d = shared(
+        Data::builder(name)
+            .content(vec![0u8; 8000])
+            .sign(&DigestSha256)
+            .unwrap(),
+    );
+    let lp = shared(
+        LpPacket::builder()
+            .pit_token(vec![1u8; 8])
+            .fragment(d.clone())
+            .build(),
+    );
     let n = allocs_during(|| {
         let x = Interest::decode(i.clone()).unwrap();
         assert_eq!(x.name().len(), 16);
         let y = Data::decode(d.clone()).unwrap();
         assert_eq!(y.content().len(), 8000);
-        let Packet::Lp(z) = Packet::decode(lp.clone()).unwrap() else { panic!() };
+        let Packet::Lp(z) = Packet::decode(lp.clone()).unwrap() else {
+            panic!()
+        };
         let f = Data::decode(z.fragment().unwrap()).unwrap();
         assert_eq!(f.name(), y.name());
     });

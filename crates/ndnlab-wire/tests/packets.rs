@@ -88,16 +88,23 @@ fn interest_forwarding_hint() {
 fn interest_app_params_digest() {
     // 05 2e | 07 27 (08 01 61 | 02 20 <sha256(24 02 ca fe)>) | 24 02 ca fe
     let digest = Sha256::digest([0x24, 0x02, 0xca, 0xfe]);
-    let wire = hx(&format!("05 2b 07 25 08 01 61 02 20 {} 24 02 ca fe", hex::encode(digest)));
+    let wire = hx(&format!(
+        "05 2b 07 25 08 01 61 02 20 {} 24 02 ca fe",
+        hex::encode(digest)
+    ));
     let i = Interest::decode(wire.clone()).unwrap();
     assert_eq!(i.app_params().unwrap().as_ref(), &[0xca, 0xfe]);
     assert_eq!(i.params_digest().unwrap().as_slice(), digest.as_slice());
     assert_eq!(i.name().len(), 2);
-    let b = Interest::builder(name("/a")).app_params(vec![0xca, 0xfe]).build();
+    let b = Interest::builder(name("/a"))
+        .app_params(vec![0xca, 0xfe])
+        .build();
     assert_eq!(b, wire);
     // the digest is recomputed when the name already carries a stale one
     let stale = i.name().clone();
-    let b2 = Interest::builder(stale).app_params(vec![0xca, 0xfe]).build();
+    let b2 = Interest::builder(stale)
+        .app_params(vec![0xca, 0xfe])
+        .build();
     assert_eq!(b2, wire);
     // a wrong digest is rejected
     let mut bad = wire.to_vec();
@@ -163,8 +170,14 @@ fn data_digest_sha256() {
     assert_eq!(d.content_type(), 0);
     assert_eq!(d.content().as_ref(), b"hi");
     assert_eq!(d.signed_portion(), signed.as_ref());
-    assert!(DigestSha256::verify(d.signed_portion(), d.signature_value()));
-    assert_eq!(d.implicit_digest().as_slice(), Sha256::digest(&wire).as_slice());
+    assert!(DigestSha256::verify(
+        d.signed_portion(),
+        d.signature_value()
+    ));
+    assert_eq!(
+        d.implicit_digest().as_slice(),
+        Sha256::digest(&wire).as_slice()
+    );
     let b = Data::builder(name("/a"))
         .freshness_ms(1000)
         .content(&b"hi"[..])
@@ -232,8 +245,13 @@ fn lp_nack_with_pit_token() {
     );
     let good = Interest::builder(name("/a")).nonce(1).build();
     let nack = Nack::new(Interest::decode(good).unwrap(), NackReason::NoRoute);
-    let enc = nack.to_lp_builder().pit_token(vec![0xaa, 0xbb, 0xcc, 0xdd]).build();
-    let back = Nack::from_lp(&LpPacket::decode(enc).unwrap()).unwrap().unwrap();
+    let enc = nack
+        .to_lp_builder()
+        .pit_token(vec![0xaa, 0xbb, 0xcc, 0xdd])
+        .build();
+    let back = Nack::from_lp(&LpPacket::decode(enc).unwrap())
+        .unwrap()
+        .unwrap();
     assert_eq!(back, nack);
 }
 
@@ -277,7 +295,10 @@ fn lp_all_fields_and_unknown_rule() {
     // 805 -> critical
     assert_eq!(
         LpPacket::decode(hx("64 04 fd 03 25 00")).unwrap_err(),
-        DecodeError::UnknownCritical { typ: 805, offset: 2 }
+        DecodeError::UnknownCritical {
+            typ: 805,
+            offset: 2
+        }
     );
     // 964 = 0x3c4: outside 800..=959 -> critical
     assert!(LpPacket::decode(hx("64 04 fd 03 c4 00")).is_err());
@@ -309,7 +330,10 @@ fn evolvability() {
     // unknown critical: odd type 129, and a reserved type 11 (<= 31)
     assert_eq!(
         Interest::decode(hx("05 08 07 03 08 01 61 81 01 00")).unwrap_err(),
-        DecodeError::UnknownCritical { typ: 129, offset: 7 }
+        DecodeError::UnknownCritical {
+            typ: 129,
+            offset: 7
+        }
     );
     assert_eq!(
         Interest::decode(hx("05 07 07 03 08 01 61 0b 00")).unwrap_err(),
@@ -318,7 +342,10 @@ fn evolvability() {
     // also in Data
     assert_eq!(
         Data::decode(hx("06 0e 07 03 08 01 61 83 00 16 03 1b 01 00 17 00")).unwrap_err(),
-        DecodeError::UnknownCritical { typ: 131, offset: 7 }
+        DecodeError::UnknownCritical {
+            typ: 131,
+            offset: 7
+        }
     );
     let d = Data::decode(hx("06 0e 07 03 08 01 61 82 00 16 03 1b 01 00 17 00")).unwrap();
     assert_eq!(d.signature_value(), b"");
@@ -362,7 +389,11 @@ fn rewrite_in_place_unique_buffer() {
     i.set_nonce(0xdeadbeef);
     i.set_hop_limit(3);
     i.set_lifetime_ms(200);
-    assert_eq!(i.wire().as_ptr(), before, "unique buffer rewritten without copy");
+    assert_eq!(
+        i.wire().as_ptr(),
+        before,
+        "unique buffer rewritten without copy"
+    );
     assert_eq!(i.nonce(), Some(0xdeadbeef));
     assert_eq!(i.hop_limit(), Some(3));
     assert_eq!(i.lifetime(), Duration::from_millis(200));
@@ -399,7 +430,10 @@ fn rewrite_inserts_and_resizes() {
 
 #[test]
 fn lp_pit_token_rewrite() {
-    let wire = LpPacket::builder().pit_token(vec![1u8; 4]).fragment(hx("06 00")).build();
+    let wire = LpPacket::builder()
+        .pit_token(vec![1u8; 4])
+        .fragment(hx("06 00"))
+        .build();
     let mut lp = LpPacket::decode(wire).unwrap();
     lp.set_pit_token(&[9, 9, 9, 9]);
     assert_eq!(lp.pit_token(), Some(&[9u8, 9, 9, 9][..]));
@@ -413,7 +447,10 @@ fn fuzz_corpus_seeds_are_valid() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
     let mut n = 0;
     for (dir, f) in [
-        ("packet", (|b| Packet::decode(b).map(drop)) as fn(Bytes) -> Result<(), DecodeError>),
+        (
+            "packet",
+            (|b| Packet::decode(b).map(drop)) as fn(Bytes) -> Result<(), DecodeError>,
+        ),
         ("lp_packet", |b| LpPacket::decode(b).map(drop)),
     ] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {

@@ -251,8 +251,13 @@ fn lp_summary(fields: &[Node]) -> String {
         (Some(_), _) => inner.unwrap_or("fragment").to_string(),
     };
     if let Some(nack) = field(NACK) {
-        let reason = nack.children.first().and_then(|r| r.value.clone());
-        s = format!("Nack ({}) of {s}", reason.as_deref().unwrap_or("no reason"));
+        let reason = nack.children.first().and_then(|r| r.value.as_deref());
+        // "150 (NoRoute)" -> "NoRoute"; an unnamed code stays a number.
+        let label = reason.map(|v| match v.split_once(" (") {
+            Some((_, l)) => l.trim_end_matches(')'),
+            None => v,
+        });
+        s = format!("Nack {} of {s}", label.unwrap_or("(no reason)"));
     }
     s
 }
