@@ -20,6 +20,7 @@ parser.add_argument('--size', type=int, default=100)
 parser.add_argument('--lifetime', type=int, default=4000)
 parser.add_argument('--expect-fail', action='store_true')
 parser.add_argument('--api', choices=['v1', 'v2'], default='v1')
+parser.add_argument('--progress', type=int, default=0, help='print `progress` after this many Data')
 args = parser.parse_args()
 
 result = {}
@@ -51,14 +52,19 @@ def run_v1():
             sem = asyncio.Semaphore(args.window)
             bad = 0
             errors = {}
+            done = 0
 
             async def one(i):
                 nonlocal bad
+                nonlocal done
                 async with sem:
                     try:
                         c = await fetch(i)
                         if c is None or len(bytes(c)) != args.size:
                             bad += 1
+                        done += 1
+                        if done == args.progress:
+                            print('progress', flush=True)
                     except Exception as e:  # noqa: BLE001 (report every failure kind)
                         errors[type(e).__name__] = errors.get(type(e).__name__, 0) + 1
             t0 = time.monotonic()

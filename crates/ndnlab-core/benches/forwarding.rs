@@ -6,6 +6,8 @@
 //! * `hit/4comp`: Interest in -> CS hit -> Data out.
 //! * `miss_cs/<2^k>`, `hit_cs/<2^k>`: the same, CS capacity 2^10 .. 2^21 (full).
 //! * `miss_fib/<n>`: the miss path with 10^3 .. 10^6 FIB prefixes.
+//! * `miss_burst/*`, `hit_burst/cs/<n>`: the same through `handle_burst` (64 packets,
+//!   two-pass group prefetching) and `drain_transmits`.
 //!
 //! Packets are built and decoded outside the timed region (`iter_custom` times only
 //! the forwarding calls). FIB: `n` prefixes of 1, 2 or 3 components; names hit them
@@ -21,7 +23,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndnlab_core::{
-    FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, UnsolicitedDataPolicy,
+    FaceId, FaceScope, Forwarder, ForwarderConfig, InPacket, LinkType, LpMeta,
+    UnsolicitedDataPolicy,
 };
 use ndnlab_wire::{Data, Interest, Name};
 
@@ -197,6 +200,49 @@ impl Setup {
     }
 }
 
+impl Setup {
+    /// Miss path in bursts of `BURST`: a burst of Interests, then the burst of Data.
+    fn time_misses_burst(&mut self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        let mut ins = Vec::with_capacity(BURST);
+        let mut outs = Vec::with_capacity(BURST);
+        while left > 0 {
+            let n = left.min(BATCH);
+            let batch = self.packets(n as usize);
+            let clock = Clock::from_env();
+            let start = clock.now();
+            let mut it = batch.into_iter().peekable();
+            while it.peek().is_some() {
+                self.now += 1_000;
+                let mut datas = Vec::with_capacity(BURST);
+                for (i, d) in it.by_ref().take(BURST) {
+                    ins.push((CONSUMER, InPacket::Interest(i), LpMeta::default()));
+                    datas.push(d);
+                }
+                self.fw.handle_burst(self.now, &mut ins);
+                self.fw.drain_transmits(&mut outs);
+                for (t, d) in outs.drain(..).zip(datas) {
+                    let meta = LpMeta {
+                        pit_token: t.meta.pit_token.clone(),
+                        ..Default::default()
+                    };
+                    ins.push((PRODUCER, InPacket::Data(d), meta));
+                }
+                self.fw.handle_burst(self.now, &mut ins);
+                self.fw.drain_transmits(&mut outs);
+                outs.clear();
+                self.fw.handle_timeout(self.now);
+            }
+            total += clock.now() - start;
+            left -= n;
+        }
+        total
+    }
+}
+
+const BURST: usize = 64;
+
 /// CS hit setup: `pool` Interests for names already cached, drawn across the whole CS.
 struct HitSetup {
     s: Setup,
@@ -265,6 +311,73 @@ impl HitSetup {
 
 // Setups are built lazily inside the closures, so a filtered run only pays for the
 // benchmarks it runs.
+
+impl HitSetup {
+    fn time_hits_burst(&mut self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        let mut ins = Vec::with_capacity(BURST);
+        let mut outs = Vec::with_capacity(BURST);
+        while left > 0 {
+            let n = left.min(BATCH) as usize;
+            let batch: Vec<Interest> = (0..n)
+                .map(|_| {
+                    self.at = (self.at + 1) % self.pool.len();
+                    self.pool[self.at].clone()
+                })
+                .collect();
+            let fw = &mut self.s.fw;
+            let now = self.s.now;
+            let clock = Clock::from_env();
+            let start = clock.now();
+            let mut it = batch.into_iter().peekable();
+            while it.peek().is_some() {
+                ins.extend(
+                    it.by_ref()
+                        .take(BURST)
+                        .map(|i| (CONSUMER, InPacket::Interest(i), LpMeta::default())),
+                );
+                fw.handle_burst(now, &mut ins);
+                fw.drain_transmits(&mut outs);
+                outs.clear();
+                fw.handle_timeout(now);
+            }
+            total += clock.now() - start;
+            left -= n as u64;
+        }
+        total
+    }
+}
+
+fn burst_paths(c: &mut Criterion) {
+    let mut g = c.benchmark_group("miss_burst");
+    g.throughput(Throughput::Elements(1));
+    for comps in [4, 16] {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(format!("{comps}comp")), |b| {
+            let s = s.get_or_insert_with(|| Setup::new(100_000, 65_536, comps));
+            b.iter_custom(|iters| s.time_misses_burst(iters))
+        });
+    }
+    for cap in cs_sizes() {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::new("cs", cap), |b| {
+            let s = s.get_or_insert_with(|| Setup::new(100_000, cap, 4));
+            b.iter_custom(|iters| s.time_misses_burst(iters))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("hit_burst");
+    g.throughput(Throughput::Elements(1));
+    for cap in cs_sizes() {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::new("cs", cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::new(cap, 65_536));
+            b.iter_custom(|iters| h.time_hits_burst(iters))
+        });
+    }
+    g.finish();
+}
 
 fn miss_path(c: &mut Criterion) {
     let mut g = c.benchmark_group("miss");
@@ -349,6 +462,6 @@ fn fib_size_sweep(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep
+    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep, burst_paths
 }
 criterion_main!(benches);

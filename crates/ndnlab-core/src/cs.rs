@@ -90,6 +90,15 @@ impl CsState {
         self.capacity
     }
 
+    /// Read CS entry `i` (and its packet's first byte) to bring it into cache.
+    #[inline]
+    pub(crate) fn touch(&self, i: u32) -> u64 {
+        match self.entries.get(i as usize).and_then(|e| e.as_ref()) {
+            Some(e) => e.fresh_until ^ u64::from(e.data.wire().first().copied().unwrap_or(0)),
+            None => 0,
+        }
+    }
+
     #[inline]
     fn entry(&self, i: u32) -> &CsEntry {
         self.entries[i as usize].as_ref().expect("live CS entry")

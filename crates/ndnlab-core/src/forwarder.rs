@@ -305,7 +305,25 @@ impl Forwarder {
     }
 
     /// Process a burst of inputs (drains `burst`).
+    ///
+    /// The burst is processed in two passes (group prefetching): first every packet's
+    /// name slot and CS entry are looked up and touched, so their cache misses overlap
+    /// instead of being paid one after another; then the packets go through the
+    /// pipelines in order. Results are identical to calling `handle_*` one by one.
     pub fn handle_burst(&mut self, now: Time, burst: &mut Vec<(FaceId, InPacket, LpMeta)>) {
+        if burst.len() > 1 {
+            let mut sink = 0u64;
+            for (_, pkt, _) in burst.iter() {
+                let name = match pkt {
+                    InPacket::Interest(i) => i.name(),
+                    InPacket::Data(d) => d.name(),
+                    InPacket::Nack(n) => n.interest.name(),
+                };
+                let klen = crate::dispatch::len_without_digest(name);
+                sink = sink.wrapping_add(self.pcct.touch(name, klen, name.prefix_hash(klen)));
+            }
+            std::hint::black_box(sink);
+        }
         for (face, pkt, meta) in burst.drain(..) {
             match pkt {
                 InPacket::Interest(i) => self.handle_interest(now, face, i, meta),

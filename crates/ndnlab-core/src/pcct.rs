@@ -154,6 +154,25 @@ impl Pcct {
         self.chain_find(head, name.prefix_bytes(n))
     }
 
+    /// Look up the slot of the first `n` components of `name` and read the cache lines
+    /// the pipelines will need (slot, name bytes, CS entry); returns a value to feed to
+    /// `black_box` so the loads are kept. Used by burst processing to overlap misses.
+    #[inline]
+    pub(crate) fn touch(&self, name: &Name, n: usize, h: u64) -> u64 {
+        let Some(&head) = self.map.get(&key(h, n)) else {
+            return 0;
+        };
+        let slot = &self.slots[head as usize];
+        let mut v = u64::from(slot.cs) ^ u64::from(slot.pit_head);
+        if let Some(b) = slot.name.first() {
+            v ^= u64::from(*b);
+        }
+        if slot.cs != NONE {
+            v ^= self.cs.touch(slot.cs);
+        }
+        v
+    }
+
     /// The slot of the first `n` components of `name`, created if absent (one probe).
     #[inline]
     pub(crate) fn slot_get_or_insert(&mut self, name: &Name, n: usize, h: u64) -> SlotRef {

@@ -51,7 +51,9 @@ pub fn answer(wire: Bytes, content: &Bytes, out: &mut BytesMut) -> bool {
 /// The n-th Interest of a run under `prefix`.
 pub fn interest(prefix: &Name, run: u64, n: u64) -> Bytes {
     let mut b = Name::builder();
-    b.extend_name(prefix).push_generic(&run.to_be_bytes()).push_sequence(n);
+    b.extend_name(prefix)
+        .push_generic(&run.to_be_bytes())
+        .push_sequence(n);
     Interest::builder(b.build())
         .nonce((n as u32) ^ (run as u32).rotate_left(16))
         .lifetime_ms(2000)
@@ -62,7 +64,8 @@ fn classify(wire: Bytes, c: &LoadCounters) -> bool {
     match Packet::decode(wire) {
         Ok(Packet::Data(d)) => {
             c.exchanges.fetch_add(1, Relaxed);
-            c.payload_bytes.fetch_add(d.content_slice().len() as u64, Relaxed);
+            c.payload_bytes
+                .fetch_add(d.content_slice().len() as u64, Relaxed);
             true
         }
         Ok(Packet::Lp(lp)) => {
@@ -73,7 +76,8 @@ fn classify(wire: Bytes, c: &LoadCounters) -> bool {
             match lp.fragment().map(Data::decode) {
                 Some(Ok(d)) => {
                     c.exchanges.fetch_add(1, Relaxed);
-                    c.payload_bytes.fetch_add(d.content_slice().len() as u64, Relaxed);
+                    c.payload_bytes
+                        .fetch_add(d.content_slice().len() as u64, Relaxed);
                     true
                 }
                 _ => false,
@@ -84,7 +88,11 @@ fn classify(wire: Bytes, c: &LoadCounters) -> bool {
 }
 
 /// Producer on a stream connection until `stop`.
-pub fn produce_stream(mut s: UnixStream, content: Bytes, stop: Arc<AtomicBool>) -> std::io::Result<u64> {
+pub fn produce_stream(
+    mut s: UnixStream,
+    content: Bytes,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<u64> {
     s.set_read_timeout(Some(Duration::from_millis(100)))?;
     let mut inb = BytesMut::with_capacity(1 << 20);
     let mut out = BytesMut::with_capacity(1 << 20);
@@ -94,7 +102,14 @@ pub fn produce_stream(mut s: UnixStream, content: Bytes, stop: Arc<AtomicBool>) 
         match s.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => inb.extend_from_slice(&chunk[..n]),
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
             Err(e) => return Err(e),
         }
         while let Ok(Some(f)) = next_frame(&mut inb) {
@@ -133,7 +148,14 @@ pub fn consume_stream(
         let n = match s.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => n,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => 0,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                0
+            }
             Err(e) => return Err(e),
         };
         inb.extend_from_slice(&chunk[..n]);
@@ -170,7 +192,14 @@ pub fn produce_udp(s: UdpSocket, content: Bytes, stop: Arc<AtomicBool>) -> std::
     while !stop.load(Relaxed) {
         let n = match s.recv(&mut buf) {
             Ok(n) => n,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
             Err(e) => return Err(e),
         };
@@ -203,7 +232,14 @@ pub fn consume_udp(
     while !stop.load(Relaxed) {
         let done = match s.recv(&mut buf) {
             Ok(n) => classify(Bytes::copy_from_slice(&buf[..n]), &c) as usize,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => 0,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                0
+            }
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => 0,
             Err(e) => return Err(e),
         };
@@ -255,7 +291,11 @@ impl Measured {
 /// Samples the counters over `duration` after `warmup`.
 pub fn measure(c: &LoadCounters, warmup: Duration, duration: Duration) -> Measured {
     std::thread::sleep(warmup);
-    let (e0, b0, n0) = (c.exchanges.load(Relaxed), c.payload_bytes.load(Relaxed), c.nacks.load(Relaxed));
+    let (e0, b0, n0) = (
+        c.exchanges.load(Relaxed),
+        c.payload_bytes.load(Relaxed),
+        c.nacks.load(Relaxed),
+    );
     let t0 = Instant::now();
     std::thread::sleep(duration);
     let secs = t0.elapsed().as_secs_f64();
@@ -286,7 +326,9 @@ pub async fn run_inproc(
     let producer = tokio::spawn(async move {
         let mut out = BytesMut::new();
         while !s1.load(Relaxed) {
-            let Some(burst) = prod.recv_burst().await else { break };
+            let Some(burst) = prod.recv_burst().await else {
+                break;
+            };
             let mut replies = Vec::with_capacity(burst.len());
             for p in burst {
                 out.clear();
@@ -301,20 +343,28 @@ pub async fn run_inproc(
     let consumer = tokio::spawn(async move {
         let run = 7u64;
         let mut next = 0u64;
-        let first: Vec<Bytes> = (0..window as u64).map(|n| interest(&prefix, run, n)).collect();
+        let first: Vec<Bytes> = (0..window as u64)
+            .map(|n| interest(&prefix, run, n))
+            .collect();
         next += window as u64;
         cons.send_burst(first);
         while !s2.load(Relaxed) {
-            let burst = match tokio::time::timeout(Duration::from_millis(2500), cons.recv_burst()).await {
-                Ok(Some(b)) => b,
-                Ok(None) => break,
-                Err(_) => Vec::new(),
-            };
-            let mut done = burst.into_iter().filter(|p| classify(p.clone(), &c2)).count();
+            let burst =
+                match tokio::time::timeout(Duration::from_millis(2500), cons.recv_burst()).await {
+                    Ok(Some(b)) => b,
+                    Ok(None) => break,
+                    Err(_) => Vec::new(),
+                };
+            let mut done = burst
+                .into_iter()
+                .filter(|p| classify(p.clone(), &c2))
+                .count();
             if done == 0 {
                 done = window; // lost Interests: refill
             }
-            let more: Vec<Bytes> = (next..next + done as u64).map(|n| interest(&prefix, run, n)).collect();
+            let more: Vec<Bytes> = (next..next + done as u64)
+                .map(|n| interest(&prefix, run, n))
+                .collect();
             next += done as u64;
             cons.send_burst(more);
         }

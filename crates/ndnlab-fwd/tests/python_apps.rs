@@ -136,7 +136,11 @@ fn four_forwarding_shards_serve_python_apps() {
     let t = fwd.transport();
     let mut prod = Py::spawn("fwd_producer.py", &t, &["/ndnlab/s", "--size", "100"]);
     prod.expect_line("registered", Duration::from_secs(20));
-    let cons = Py::spawn("fwd_consumer.py", &t, &["/ndnlab/s", "--count", "300", "--size", "100"]);
+    let cons = Py::spawn(
+        "fwd_consumer.py",
+        &t,
+        &["/ndnlab/s", "--count", "300", "--size", "100"],
+    );
     let r = cons.finish_json(Duration::from_secs(60));
     assert_eq!(r["fetched"], 300, "{r}");
 }

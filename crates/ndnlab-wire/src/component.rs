@@ -189,7 +189,12 @@ impl fmt::Display for Component<'_> {
             _ => "",
         };
         if !label.is_empty() {
-            if let Some(n) = self.as_nni() {
+            // only a shortest-form number prints as `seg=N`: `seg=N` parses to
+            // the shortest form, so anything else would not round-trip
+            if let Some(n) = self
+                .as_nni()
+                .filter(|&n| tlv::nni_len(n) == self.value.len())
+            {
                 return write!(f, "{label}{n}");
             }
         }
@@ -360,6 +365,8 @@ mod tests {
             (Component::generic(b"a=b"), "a%3Db"),
             (Component::new(50, &[0x01, 0x00]), "seg=256"),
             (Component::new(50, &[1, 2, 3]), "50=%01%02%03"),
+            // non-minimal number (found by the name_uri fuzz target)
+            (Component::new(50, &[0, 0, 0, 0x27]), "50=%00%00%00%27"),
             (Component::new(52, &[7]), "off=7"),
             (Component::new(54, &[7]), "v=7"),
             (Component::new(56, &[7]), "t=7"),

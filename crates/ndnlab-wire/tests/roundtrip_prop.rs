@@ -20,6 +20,9 @@ fn component() -> impl Strategy<Value = (u64, Vec<u8>)> {
                 tlv::put_nni(&mut v, n);
                 (t, v)
             }),
+        // typed numbers in non-shortest form must print as `N=%..`, not `seg=N`
+        1 => (prop::sample::select(vec![50u64, 52, 54, 56, 58]), prop::sample::select(vec![1usize, 2, 4, 8]), any::<[u8; 8]>())
+            .prop_map(|(t, n, b)| (t, b[..n].to_vec())),
         1 => (3u64..=0xFFFF, proptest::collection::vec(any::<u8>(), 0..300))
             .prop_filter("not a digest type", |(t, _)| *t != 2),
     ]

@@ -36,7 +36,10 @@ fn ctl_verbs_round_trip() {
         .unwrap();
 
     let add = fwd.ctl_ok(&["route", "add", "/ctl/a", &remote, "--cost", "5"]);
-    assert!(add.starts_with("route-add-accepted prefix=/ctl/a"), "{add}");
+    assert_eq!(
+        add.trim(),
+        format!("route-add-accepted prefix=/ctl/a nexthop={id} origin=static cost=5 flags=child-inherit expires=never")
+    );
     let routes = fwd.ctl_ok(&["route", "list"]);
     assert!(
         routes.contains(&format!(

@@ -53,7 +53,10 @@ impl BlockingClient {
 
     pub fn register(&self, prefix: &Name) -> Result<BlockingProducer<'_>, ClientError> {
         let p = self.rt.block_on(self.client.register(prefix))?;
-        Ok(BlockingProducer { rt: &self.rt, inner: p })
+        Ok(BlockingProducer {
+            rt: &self.rt,
+            inner: p,
+        })
     }
 
     pub fn unregister(&self, prefix: &Name) -> Result<(), ClientError> {
@@ -61,7 +64,8 @@ impl BlockingClient {
     }
 
     pub fn put_data(&self, data: Bytes, pit_token: Option<&Bytes>) -> Result<(), ClientError> {
-        self.client.blocking_send(super::wrap_token(data, pit_token))
+        self.client
+            .blocking_send(super::wrap_token(data, pit_token))
     }
 }
 
@@ -109,9 +113,14 @@ mod tests {
                 assert!(n > 0);
                 buf.extend_from_slice(&chunk[..n]);
             };
-            let Packet::Lp(lp) = Packet::decode(frame).unwrap() else { panic!("LpPacket expected") };
+            let Packet::Lp(lp) = Packet::decode(frame).unwrap() else {
+                panic!("LpPacket expected")
+            };
             let i = Interest::decode(lp.fragment().unwrap()).unwrap();
-            let d = Data::builder(i.name().clone()).content(&b"blocking"[..]).sign(&DigestSha256).unwrap();
+            let d = Data::builder(i.name().clone())
+                .content(&b"blocking"[..])
+                .sign(&DigestSha256)
+                .unwrap();
             // write in two pieces to exercise the reader's framing
             s.write_all(&d[..5]).unwrap();
             s.flush().unwrap();
@@ -119,7 +128,9 @@ mod tests {
             s.write_all(&d[5..]).unwrap();
         });
         let c = BlockingClient::connect(&FaceUri::Unix(path.clone())).unwrap();
-        let i = Interest::builder("/blk".parse().unwrap()).build_view().unwrap();
+        let i = Interest::builder("/blk".parse().unwrap())
+            .build_view()
+            .unwrap();
         match c.express(i).unwrap() {
             Outcome::Data(r) => assert_eq!(r.data.content_slice(), b"blocking"),
             o => panic!("{o:?}"),

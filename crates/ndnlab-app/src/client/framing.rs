@@ -140,10 +140,16 @@ mod tests {
     #[test]
     fn frames_back_to_back_and_partial() {
         let mut b = BytesMut::from(&[0x08, 0x01, 0x61, 0x08, 0x02, 0x62][..]);
-        assert_eq!(next_frame(&mut b).unwrap().unwrap().as_ref(), &[0x08, 0x01, 0x61]);
+        assert_eq!(
+            next_frame(&mut b).unwrap().unwrap().as_ref(),
+            &[0x08, 0x01, 0x61]
+        );
         assert_eq!(next_frame(&mut b).unwrap(), None);
         b.extend_from_slice(&[0x63]);
-        assert_eq!(next_frame(&mut b).unwrap().unwrap().as_ref(), &[0x08, 0x02, 0x62, 0x63]);
+        assert_eq!(
+            next_frame(&mut b).unwrap().unwrap().as_ref(),
+            &[0x08, 0x02, 0x62, 0x63]
+        );
         assert!(b.is_empty());
         assert_eq!(next_frame(&mut b).unwrap(), None);
     }

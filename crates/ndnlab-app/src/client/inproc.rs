@@ -65,14 +65,20 @@ mod tests {
         let daemon = Daemon::start(cfg).await.unwrap();
         let producer = Client::from_app_face(daemon.app_face("producer"));
         let consumer = Client::from_app_face(daemon.app_face("consumer"));
-        let mut p = producer.register(&"/inproc".parse().unwrap()).await.unwrap();
+        let mut p = producer
+            .register(&"/inproc".parse().unwrap())
+            .await
+            .unwrap();
         tokio::spawn(async move {
             while let Some(inc) = p.recv().await {
                 let d = Data::builder(inc.interest.name().clone())
                     .content(&b"in-process"[..])
                     .sign(&DigestSha256)
                     .unwrap();
-                p.client().put_data(d, inc.pit_token.as_ref()).await.unwrap();
+                p.client()
+                    .put_data(d, inc.pit_token.as_ref())
+                    .await
+                    .unwrap();
             }
         });
         let i = Interest::builder("/inproc/x".parse().unwrap())
@@ -84,9 +90,17 @@ mod tests {
             o => panic!("{o:?}"),
         }
         // unregistered prefix: the forwarder answers NoRoute
-        let i = Interest::builder("/elsewhere".parse().unwrap()).build_view().unwrap();
-        assert!(matches!(consumer.express(i).await.unwrap(), Outcome::Nack(_)));
-        producer.unregister(&"/inproc".parse().unwrap()).await.unwrap();
+        let i = Interest::builder("/elsewhere".parse().unwrap())
+            .build_view()
+            .unwrap();
+        assert!(matches!(
+            consumer.express(i).await.unwrap(),
+            Outcome::Nack(_)
+        ));
+        producer
+            .unregister(&"/inproc".parse().unwrap())
+            .await
+            .unwrap();
         daemon.shutdown().await;
     }
 }

@@ -17,8 +17,12 @@ use super::Inner;
 
 const BATCH: usize = 256 * 1024;
 
-pub(super) fn spawn_stream<R, W>(inner: Arc<Inner>, mut rd: R, mut wr: W, mut out: mpsc::Receiver<Bytes>)
-where
+pub(super) fn spawn_stream<R, W>(
+    inner: Arc<Inner>,
+    mut rd: R,
+    mut wr: W,
+    mut out: mpsc::Receiver<Bytes>,
+) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -74,7 +78,9 @@ pub(super) fn spawn_udp(inner: Arc<Inner>, sock: UdpSocket, mut out: mpsc::Recei
         while let Some(p) = out.recv().await {
             if let Err(e) = s2.send(&p).await {
                 tracing::debug!(error = %e, len = p.len(), "udp send failed");
-                i2.counters.send_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                i2.counters
+                    .send_errors
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
         i2.close("write side closed");
@@ -105,7 +111,11 @@ pub(super) fn spawn_udp(inner: Arc<Inner>, sock: UdpSocket, mut out: mpsc::Recei
     });
 }
 
-pub(super) fn spawn_link(inner: Arc<Inner>, link: super::link::Link, mut out: mpsc::Receiver<Bytes>) {
+pub(super) fn spawn_link(
+    inner: Arc<Inner>,
+    link: super::link::Link,
+    mut out: mpsc::Receiver<Bytes>,
+) {
     let super::link::Link { tx, mut rx } = link;
     let i2 = inner.clone();
     tokio::spawn(async move {

@@ -103,7 +103,10 @@ impl ControlResponse {
             .ok_or_else(|| MgmtError::Malformed("empty content".into()))?
             .map_err(|e| MgmtError::Malformed(e.to_string()))?;
         if outer.typ != tt::CONTROL_RESPONSE {
-            return Err(MgmtError::Malformed(format!("expected ControlResponse, got type {}", outer.typ)));
+            return Err(MgmtError::Malformed(format!(
+                "expected ControlResponse, got type {}",
+                outer.typ
+            )));
         }
         let value = &content[outer.value.clone()];
         let (mut code, mut text, mut body) = (None, String::new(), None);
@@ -143,10 +146,17 @@ pub enum MgmtError {
 
 /// `/localhost/nfd/<module>/<verb>/<ControlParameters>`, signed (v0.3) with
 /// DigestSha256, a random SignatureNonce and the current SignatureTime.
-pub fn command_interest(module: &str, verb: &str, params: &ControlParameters) -> Result<Bytes, MgmtError> {
+pub fn command_interest(
+    module: &str,
+    verb: &str,
+    params: &ControlParameters,
+) -> Result<Bytes, MgmtError> {
     let mut b = Name::builder();
-    b.push_generic(b"localhost").push_generic(b"nfd").push_generic(module.as_bytes());
-    b.push_generic(verb.as_bytes()).push_generic(&params.encode());
+    b.push_generic(b"localhost")
+        .push_generic(b"nfd")
+        .push_generic(module.as_bytes());
+    b.push_generic(verb.as_bytes())
+        .push_generic(&params.encode());
     let name = b.build();
     let time = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -207,7 +217,10 @@ mod tests {
         assert_eq!(info.sig_type, sig_type::DIGEST_SHA256);
         assert_eq!(info.nonce.as_ref().map(|n| n.len()), Some(8));
         assert!(info.time.is_some());
-        assert!(DigestSha256::verify(&i.signed_portion().unwrap(), i.signature_value().unwrap()));
+        assert!(DigestSha256::verify(
+            &i.signed_portion().unwrap(),
+            i.signature_value().unwrap()
+        ));
         assert_eq!(i.name().get(4).unwrap().value, &cp.encode()[..]);
     }
 }

@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use ndnlab_wire::{Data, Interest, LpPacket, Name, Nack, NackReason, Packet};
+use ndnlab_wire::{Data, Interest, LpPacket, Nack, NackReason, Name, Packet};
 use tokio::sync::{mpsc, oneshot};
 
 pub use link::Link;
@@ -126,7 +126,9 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("uri", &self.inner.uri).finish()
+        f.debug_struct("Client")
+            .field("uri", &self.inner.uri)
+            .finish()
     }
 }
 
@@ -179,7 +181,9 @@ impl Client {
                 Ok(c)
             }
             FaceUri::Tcp(hp) => {
-                let s = tokio::net::TcpStream::connect(hp.as_str()).await.map_err(err)?;
+                let s = tokio::net::TcpStream::connect(hp.as_str())
+                    .await
+                    .map_err(err)?;
                 let _ = s.set_nodelay(true);
                 let (rd, wr) = s.into_split();
                 let (c, rx) = Client::new(uri.to_string());
@@ -192,7 +196,11 @@ impl Client {
                     .map_err(err)?
                     .next()
                     .ok_or_else(|| err(std::io::Error::other("no address")))?;
-                let local = if remote.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
+                let local = if remote.is_ipv4() {
+                    "0.0.0.0:0"
+                } else {
+                    "[::]:0"
+                };
                 let s = tokio::net::UdpSocket::bind(local).await.map_err(err)?;
                 s.connect(remote).await.map_err(err)?;
                 let (c, rx) = Client::new(uri.to_string());
@@ -249,7 +257,11 @@ impl Client {
 
     /// Expresses an Interest whose outcome goes to `waiter`; returns its
     /// token (for [`Client::cancel`]).
-    pub async fn express_with(&self, mut interest: Interest, waiter: Waiter) -> Result<u64, ClientError> {
+    pub async fn express_with(
+        &self,
+        mut interest: Interest,
+        waiter: Waiter,
+    ) -> Result<u64, ClientError> {
         let (token, pkt) = self.prepare(&mut interest, waiter)?;
         self.send(pkt).await.inspect_err(|_| {
             self.cancel(token);
@@ -257,19 +269,23 @@ impl Client {
         Ok(token)
     }
 
-    fn prepare(&self, interest: &mut Interest, waiter: Waiter) -> Result<(u64, Bytes), ClientError> {
+    fn prepare(
+        &self,
+        interest: &mut Interest,
+        waiter: Waiter,
+    ) -> Result<(u64, Bytes), ClientError> {
         if self.is_closed() {
             return Err(ClientError::Closed);
         }
         if interest.nonce().is_none() {
             interest.set_nonce(rand::random());
         }
-        let token = self
-            .inner
-            .pit
-            .lock()
-            .expect("pit lock")
-            .insert(interest, Instant::now(), waiter);
+        let token =
+            self.inner
+                .pit
+                .lock()
+                .expect("pit lock")
+                .insert(interest, Instant::now(), waiter);
         let pkt = LpPacket::builder()
             .pit_token(Bytes::copy_from_slice(&pit::token_bytes(token)))
             .fragment(interest.wire().clone())
@@ -285,22 +301,37 @@ impl Client {
     /// Sends a whole packet to the forwarder (waits while the queue is full).
     pub async fn send(&self, pkt: Bytes) -> Result<(), ClientError> {
         self.inner.counters.tx_packets.fetch_add(1, Relaxed);
-        self.inner.out.send(pkt).await.map_err(|_| ClientError::Closed)
+        self.inner
+            .out
+            .send(pkt)
+            .await
+            .map_err(|_| ClientError::Closed)
     }
 
     /// Sends from a non-async thread (e.g. a signing worker).
     pub fn blocking_send(&self, pkt: Bytes) -> Result<(), ClientError> {
         self.inner.counters.tx_packets.fetch_add(1, Relaxed);
-        self.inner.out.blocking_send(pkt).map_err(|_| ClientError::Closed)
+        self.inner
+            .out
+            .blocking_send(pkt)
+            .map_err(|_| ClientError::Closed)
     }
 
     /// Answers an Interest with a Data (echoing its PitToken).
-    pub async fn put_data(&self, data: Bytes, pit_token: Option<&Bytes>) -> Result<(), ClientError> {
+    pub async fn put_data(
+        &self,
+        data: Bytes,
+        pit_token: Option<&Bytes>,
+    ) -> Result<(), ClientError> {
         self.send(wrap_token(data, pit_token)).await
     }
 
     /// Answers an Interest with a Nack.
-    pub async fn put_nack(&self, interest: &IncomingInterest, reason: NackReason) -> Result<(), ClientError> {
+    pub async fn put_nack(
+        &self,
+        interest: &IncomingInterest,
+        reason: NackReason,
+    ) -> Result<(), ClientError> {
         let mut b = Nack::new(interest.interest.clone(), reason).to_lp_builder();
         if let Some(t) = &interest.pit_token {
             b = b.pit_token(t.clone());
@@ -362,15 +393,20 @@ impl Client {
         params: &ControlParameters,
     ) -> Result<ControlResponse, ClientError> {
         let what = format!("{module}/{verb}");
-        let wire = mgmt::command_interest(module, verb, params).map_err(|source| ClientError::Mgmt {
-            what: what.clone(),
-            source,
-        })?;
+        let wire =
+            mgmt::command_interest(module, verb, params).map_err(|source| ClientError::Mgmt {
+                what: what.clone(),
+                source,
+            })?;
         let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
         match self.express(interest).await? {
             Outcome::Data(r) => {
-                let resp = ControlResponse::decode(r.data.content_slice())
-                    .map_err(|source| ClientError::Mgmt { what: what.clone(), source })?;
+                let resp = ControlResponse::decode(r.data.content_slice()).map_err(|source| {
+                    ClientError::Mgmt {
+                        what: what.clone(),
+                        source,
+                    }
+                })?;
                 if resp.code != 200 {
                     return Err(ClientError::Mgmt {
                         what,
@@ -397,7 +433,10 @@ impl Client {
 /// `data` in an LpPacket carrying `pit_token`, or bare without one.
 pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {
     match pit_token {
-        Some(t) => LpPacket::builder().pit_token(t.clone()).fragment(data).build(),
+        Some(t) => LpPacket::builder()
+            .pit_token(t.clone())
+            .fragment(data)
+            .build(),
         None => data,
     }
 }
@@ -470,7 +509,11 @@ impl Inner {
     fn on_data(&self, data: Data, lp: Option<&LpPacket>) {
         let token = lp.and_then(|l| l.pit_token());
         let mark = lp.and_then(|l| l.congestion_mark()).unwrap_or(0);
-        let hits = self.pit.lock().expect("pit lock").take_for_data(token, &data);
+        let hits = self
+            .pit
+            .lock()
+            .expect("pit lock")
+            .take_for_data(token, &data);
         if hits.is_empty() {
             self.counters.unsolicited.fetch_add(1, Relaxed);
             return;

@@ -11,7 +11,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use ndnlab_wire::{Data, Interest, Name, NackReason};
+use ndnlab_wire::{Data, Interest, NackReason, Name};
 use tokio::sync::{mpsc, oneshot};
 
 /// A Data that answered an Interest.
@@ -107,7 +107,10 @@ impl Pit {
         if name.last().is_some_and(|c| c.is_implicit_digest()) {
             self.digest += 1;
         }
-        self.by_name.entry(name.value().clone()).or_default().push(token);
+        self.by_name
+            .entry(name.value().clone())
+            .or_default()
+            .push(token);
         let deadline = now + interest.lifetime();
         self.deadlines.push(Reverse((deadline, token)));
         self.entries.insert(

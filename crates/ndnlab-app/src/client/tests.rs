@@ -40,7 +40,10 @@ async fn data_with_token_and_mark() {
     let token = lp.pit_token_bytes().expect("token");
     let i = Interest::decode(lp.fragment().unwrap()).unwrap();
     assert!(i.nonce().is_some(), "client adds a Nonce");
-    let data = Data::builder(i.name().clone()).content(&b"hi"[..]).sign(&DigestSha256).unwrap();
+    let data = Data::builder(i.name().clone())
+        .content(&b"hi"[..])
+        .sign(&DigestSha256)
+        .unwrap();
     let reply = LpPacket::builder()
         .pit_token(token)
         .congestion_mark(1)
@@ -68,8 +71,14 @@ async fn nack_and_timeout_and_bare_data() {
     let lp = next_lp(&mut peer).await;
     let i = Interest::decode(lp.fragment().unwrap()).unwrap();
     // Nack without token: matched by name + nonce
-    peer.tx.send(Nack::new(i, NackReason::NoRoute).encode()).await.unwrap();
-    assert!(matches!(t1.await.unwrap().unwrap(), Outcome::Nack(NackReason::NoRoute)));
+    peer.tx
+        .send(Nack::new(i, NackReason::NoRoute).encode())
+        .await
+        .unwrap();
+    assert!(matches!(
+        t1.await.unwrap().unwrap(),
+        Outcome::Nack(NackReason::NoRoute)
+    ));
 
     let t2 = tokio::spawn({
         let c = c.clone();
@@ -83,12 +92,19 @@ async fn nack_and_timeout_and_bare_data() {
         async move { c.express(interest("/bare", 1000)).await }
     });
     let _ = next_lp(&mut peer).await;
-    let d = Data::builder("/bare".parse().unwrap()).sign(&DigestSha256).unwrap();
+    let d = Data::builder("/bare".parse().unwrap())
+        .sign(&DigestSha256)
+        .unwrap();
     peer.tx.send(d).await.unwrap();
     assert!(matches!(t3.await.unwrap().unwrap(), Outcome::Data(_)));
     // unsolicited and malformed are counted, not fatal
-    peer.tx.send(Bytes::from_static(&[0x06, 0x01])).await.unwrap();
-    let d = Data::builder("/nobody".parse().unwrap()).sign(&DigestSha256).unwrap();
+    peer.tx
+        .send(Bytes::from_static(&[0x06, 0x01]))
+        .await
+        .unwrap();
+    let d = Data::builder("/nobody".parse().unwrap())
+        .sign(&DigestSha256)
+        .unwrap();
     peer.tx.send(d).await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(c.counters().malformed.load(Relaxed), 1);
@@ -114,20 +130,30 @@ async fn register_then_serve_with_token_echo() {
     });
     let lp = next_lp(&mut peer).await;
     let cmd = Interest::decode(lp.fragment().unwrap()).unwrap();
-    assert_eq!(cmd.name().prefix(4).to_string(), "/localhost/nfd/rib/register");
+    assert_eq!(
+        cmd.name().prefix(4).to_string(),
+        "/localhost/nfd/rib/register"
+    );
     assert!(cmd.is_signed());
     let resp = Data::builder(cmd.name().clone())
         .content(control_response(200, "OK"))
         .sign(&DigestSha256)
         .unwrap();
     peer.tx
-        .send(LpPacket::builder().pit_token(lp.pit_token_bytes().unwrap()).fragment(resp).build())
+        .send(
+            LpPacket::builder()
+                .pit_token(lp.pit_token_bytes().unwrap())
+                .fragment(resp)
+                .build(),
+        )
         .await
         .unwrap();
     let mut producer = reg.await.unwrap().unwrap();
 
     // an Interest from the forwarder, with a token and IncomingFaceId
-    let i = Interest::builder("/app/x".parse().unwrap()).nonce(1).build();
+    let i = Interest::builder("/app/x".parse().unwrap())
+        .nonce(1)
+        .build();
     peer.tx
         .send(
             LpPacket::builder()
@@ -140,7 +166,9 @@ async fn register_then_serve_with_token_echo() {
         .unwrap();
     let inc = producer.recv().await.unwrap();
     assert_eq!(inc.incoming_face_id, Some(300));
-    let d = Data::builder(inc.interest.name().clone()).sign(&DigestSha256).unwrap();
+    let d = Data::builder(inc.interest.name().clone())
+        .sign(&DigestSha256)
+        .unwrap();
     c.put_data(d, inc.pit_token.as_ref()).await.unwrap();
     let lp = next_lp(&mut peer).await;
     assert_eq!(lp.pit_token(), Some(&b"tok"[..]));
@@ -172,7 +200,10 @@ async fn closing_the_link_fails_pending_interests() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     drop(peer);
     assert!(matches!(
-        tokio::time::timeout(Duration::from_secs(2), t).await.unwrap().unwrap(),
+        tokio::time::timeout(Duration::from_secs(2), t)
+            .await
+            .unwrap()
+            .unwrap(),
         Ok(Outcome::Timeout) | Err(ClientError::Closed)
     ));
     assert!(c.is_closed());

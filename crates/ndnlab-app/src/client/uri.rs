@@ -36,7 +36,9 @@ impl std::str::FromStr for FaceUri {
             uri: s.to_string(),
             why,
         };
-        let (scheme, rest) = s.split_once("://").ok_or_else(|| bad("expected scheme://..."))?;
+        let (scheme, rest) = s
+            .split_once("://")
+            .ok_or_else(|| bad("expected scheme://..."))?;
         match scheme {
             "unix" => {
                 if rest.is_empty() {
@@ -46,7 +48,9 @@ impl std::str::FromStr for FaceUri {
             }
             "tcp" | "tcp4" | "tcp6" | "udp" | "udp4" | "udp6" => {
                 let hostport = rest.trim_end_matches('/');
-                let hostport = if hostport.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+                let hostport = if hostport
+                    .rsplit_once(':')
+                    .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
                     && !hostport.ends_with(']')
                 {
                     hostport.to_string()
@@ -137,10 +141,22 @@ mod tests {
             "unix:///run/nfd/nfd.sock".parse(),
             Ok(FaceUri::Unix(PathBuf::from("/run/nfd/nfd.sock")))
         );
-        assert_eq!("tcp://127.0.0.1:6363".parse(), Ok(FaceUri::Tcp("127.0.0.1:6363".into())));
-        assert_eq!("tcp4://localhost".parse(), Ok(FaceUri::Tcp("localhost:6363".into())));
-        assert_eq!("udp://[::1]:7000".parse(), Ok(FaceUri::Udp("[::1]:7000".into())));
-        assert_eq!("udp6://[::1]".parse(), Ok(FaceUri::Udp("[::1]:6363".into())));
+        assert_eq!(
+            "tcp://127.0.0.1:6363".parse(),
+            Ok(FaceUri::Tcp("127.0.0.1:6363".into()))
+        );
+        assert_eq!(
+            "tcp4://localhost".parse(),
+            Ok(FaceUri::Tcp("localhost:6363".into()))
+        );
+        assert_eq!(
+            "udp://[::1]:7000".parse(),
+            Ok(FaceUri::Udp("[::1]:7000".into()))
+        );
+        assert_eq!(
+            "udp6://[::1]".parse(),
+            Ok(FaceUri::Udp("[::1]:6363".into()))
+        );
         assert!("ether://x".parse::<FaceUri>().is_err());
         assert!("/tmp/x".parse::<FaceUri>().is_err());
         assert!("unix://".parse::<FaceUri>().is_err());
@@ -149,13 +165,20 @@ mod tests {
     #[test]
     fn conf_transport() {
         let conf = "; comment\nprotocol = nfd-0.3\ntransport = unix:///tmp/nfd.sock ; trailing\n";
-        assert_eq!(transport_from_conf(conf).as_deref(), Some("unix:///tmp/nfd.sock"));
+        assert_eq!(
+            transport_from_conf(conf).as_deref(),
+            Some("unix:///tmp/nfd.sock")
+        );
         assert_eq!(transport_from_conf("x=1\n"), None);
     }
 
     #[test]
     fn display_roundtrip() {
-        for s in ["unix:///a/b.sock", "tcp://127.0.0.1:6363", "udp://[::1]:6363"] {
+        for s in [
+            "unix:///a/b.sock",
+            "tcp://127.0.0.1:6363",
+            "udp://[::1]:6363",
+        ] {
             assert_eq!(s.parse::<FaceUri>().unwrap().to_string(), s);
         }
     }

@@ -211,8 +211,7 @@ impl Fetcher {
         let mut rtt = None;
         if let Some(e) = entry.filter(|e| !e.is_retx) {
             let sample = now.saturating_sub(e.sent_at);
-            self.rtt
-                .add_measurement(sample, self.in_flight.len() + 1);
+            self.rtt.add_measurement(sample, self.in_flight.len() + 1);
             rtt = Some(sample);
         }
         if marked {
@@ -301,7 +300,12 @@ impl Fetcher {
         self.in_flight.len()
     }
 
-    fn check_retries(&self, seg: u64, retx_count: u32, last: &'static str) -> Result<(), FetchError> {
+    fn check_retries(
+        &self,
+        seg: u64,
+        retx_count: u32,
+        last: &'static str,
+    ) -> Result<(), FetchError> {
         match self.opts.max_retries {
             Some(max) if retx_count >= max => Err(FetchError::TooManyRetries {
                 seg,
@@ -368,7 +372,10 @@ mod tests {
             now += ms(5);
             for r in reqs {
                 assert!(!r.retx);
-                assert!(matches!(f.on_data(now, r.seg, false), DataVerdict::New { rtt: Some(_) }));
+                assert!(matches!(
+                    f.on_data(now, r.seg, false),
+                    DataVerdict::New { rtt: Some(_) }
+                ));
                 got.push(r.seg);
             }
         }
@@ -413,7 +420,10 @@ mod tests {
         let retx = drain(&mut f, ms(100));
         assert_eq!(retx.len(), 4);
         assert!(retx.iter().all(|r| r.retx));
-        assert_eq!(retx.iter().map(|r| r.seg).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        assert_eq!(
+            retx.iter().map(|r| r.seg).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
         // a retransmitted segment gives no RTT sample (Karn)
         assert_eq!(f.on_data(ms(150), 0, false), DataVerdict::New { rtt: None });
         assert_eq!(f.rtt().samples(), 0);
@@ -518,7 +528,10 @@ mod tests {
         drain(&mut f, ms(0));
         f.handle_timeout(ms(100)).unwrap();
         // window 4 but we hold off sending; the original Data arrives late
-        assert!(matches!(f.on_data(ms(120), 0, false), DataVerdict::New { .. }));
+        assert!(matches!(
+            f.on_data(ms(120), 0, false),
+            DataVerdict::New { .. }
+        ));
         assert!(f.is_done());
         assert_eq!(f.on_data(ms(121), 0, false), DataVerdict::Duplicate);
     }
@@ -527,9 +540,18 @@ mod tests {
     fn unbounded_sequence_for_perf() {
         let mut f = Fetcher::new(opts(WindowKind::Fixed), 1000);
         let r = drain(&mut f, ms(0));
-        assert_eq!(r.iter().map(|r| r.seg).collect::<Vec<_>>(), vec![1000, 1001, 1002, 1003]);
+        assert_eq!(
+            r.iter().map(|r| r.seg).collect::<Vec<_>>(),
+            vec![1000, 1001, 1002, 1003]
+        );
         assert!(!f.is_done());
         f.on_data(ms(1), 1001, false);
-        assert_eq!(drain(&mut f, ms(1)), vec![Request { seg: 1004, retx: false }]);
+        assert_eq!(
+            drain(&mut f, ms(1)),
+            vec![Request {
+                seg: 1004,
+                retx: false
+            }]
+        );
     }
 }

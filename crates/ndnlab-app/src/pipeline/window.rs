@@ -28,7 +28,9 @@ impl std::str::FromStr for WindowKind {
             "fixed" => Ok(WindowKind::Fixed),
             "aimd" => Ok(WindowKind::Aimd),
             "cubic" => Ok(WindowKind::Cubic),
-            other => Err(format!("unknown pipeline `{other}` (expected fixed, aimd or cubic)")),
+            other => Err(format!(
+                "unknown pipeline `{other}` (expected fixed, aimd or cubic)"
+            )),
         }
     }
 }

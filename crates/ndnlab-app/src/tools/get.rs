@@ -134,14 +134,32 @@ impl Sink {
     fn open(output: Option<&Path>) -> anyhow::Result<Sink> {
         let (out, temp): (Box<dyn Write + Send>, _) = match output {
             Some(p) if p.as_os_str() != "-" => {
-                let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                let file = p.file_name().ok_or_else(|| anyhow::anyhow!("bad output path {}", p.display()))?;
-                let tmp = dir.join(format!(".{}.ndnlab-part-{}", file.to_string_lossy(), std::process::id()));
+                let dir = p
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let file = p
+                    .file_name()
+                    .ok_or_else(|| anyhow::anyhow!("bad output path {}", p.display()))?;
+                let tmp = dir.join(format!(
+                    ".{}.ndnlab-part-{}",
+                    file.to_string_lossy(),
+                    std::process::id()
+                ));
                 let f = std::fs::File::create(&tmp)
                     .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", tmp.display()))?;
-                (Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), Some((tmp, p.to_path_buf())))
+                (
+                    Box::new(std::io::BufWriter::with_capacity(1 << 20, f)),
+                    Some((tmp, p.to_path_buf())),
+                )
             }
-            _ => (Box::new(std::io::BufWriter::with_capacity(1 << 20, std::io::stdout())), None),
+            _ => (
+                Box::new(std::io::BufWriter::with_capacity(
+                    1 << 20,
+                    std::io::stdout(),
+                )),
+                None,
+            ),
         };
         Ok(Sink {
             out,
@@ -172,8 +190,9 @@ impl Sink {
         if let Some((tmp, dst)) = self.temp.take() {
             drop(std::mem::replace(&mut self.out, Box::new(std::io::sink())));
             std::fs::File::open(&tmp)?.sync_all()?;
-            std::fs::rename(&tmp, &dst)
-                .map_err(|e| anyhow::anyhow!("cannot rename {} to {}: {e}", tmp.display(), dst.display()))?;
+            std::fs::rename(&tmp, &dst).map_err(|e| {
+                anyhow::anyhow!("cannot rename {} to {}: {e}", tmp.display(), dst.display())
+            })?;
         }
         Ok(hash)
     }
@@ -290,7 +309,11 @@ pub async fn run(args: GetArgs) -> anyhow::Result<GetSummary> {
 }
 
 /// The pipeline loop for one versioned object.
-pub async fn fetch(client: &Client, args: &GetArgs, versioned: &Name) -> anyhow::Result<GetSummary> {
+pub async fn fetch(
+    client: &Client,
+    args: &GetArgs,
+    versioned: &Name,
+) -> anyhow::Result<GetSummary> {
     let mut sink = Sink::open(args.output.as_deref())?;
     let mut verifier = args.verify.then(|| Verifier {
         certs: HashMap::new(),
@@ -299,8 +322,10 @@ pub async fn fetch(client: &Client, args: &GetArgs, versioned: &Name) -> anyhow:
     let progress = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
         pb.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} segments {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} segments {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         pb
     });

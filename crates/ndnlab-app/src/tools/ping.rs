@@ -97,9 +97,14 @@ pub struct PingSummary {
 /// Runs the client; an error if nothing came back.
 pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
     anyhow::ensure!(args.count != Some(0), "--count must be positive");
-    let prefix = args.prefix.clone().ok_or_else(|| anyhow::anyhow!("a PREFIX to ping is required"))?;
+    let prefix = args
+        .prefix
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("a PREFIX to ping is required"))?;
     let client = args.connect.connect().await?;
-    let mut seq = args.start_seq.unwrap_or_else(|| rand::random::<u32>() as u64);
+    let mut seq = args
+        .start_seq
+        .unwrap_or_else(|| rand::random::<u32>() as u64);
     if !args.quiet && !args.json {
         println!("PING {prefix}");
     }
@@ -169,7 +174,11 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
         received,
         nacked,
         timeouts,
-        loss_percent: if sent == 0 { 0.0 } else { (sent - received) as f64 * 100.0 / sent as f64 },
+        loss_percent: if sent == 0 {
+            0.0
+        } else {
+            (sent - received) as f64 * 100.0 / sent as f64
+        },
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         rtt_min_ms: s.min_ms,
         rtt_avg_ms: s.mean_ms,

@@ -51,7 +51,12 @@ impl DataCache {
         }
     }
     pub fn get(&self, name: &Name) -> Option<Bytes> {
-        let hit = self.map.lock().expect("cache lock").get(name.value_bytes()).cloned();
+        let hit = self
+            .map
+            .lock()
+            .expect("cache lock")
+            .get(name.value_bytes())
+            .cloned();
         if hit.is_some() {
             self.hits.fetch_add(1, Relaxed);
         }
@@ -93,15 +98,21 @@ impl SigningPool {
         cache: Option<Arc<DataCache>>,
     ) -> SigningPool {
         let threads = threads.max(1);
-        let stats: Arc<Vec<WorkerStats>> = Arc::new((0..threads).map(|_| WorkerStats::default()).collect());
+        let stats: Arc<Vec<WorkerStats>> =
+            Arc::new((0..threads).map(|_| WorkerStats::default()).collect());
         let errors = Arc::new(AtomicU64::new(0));
         let mut queues = Vec::new();
         let mut handles = Vec::new();
         for i in 0..threads {
             let (tx, rx) = sync_channel::<Job>(depth);
             queues.push(tx);
-            let (client, make, stats, errors, cache) =
-                (client.clone(), make.clone(), stats.clone(), errors.clone(), cache.clone());
+            let (client, make, stats, errors, cache) = (
+                client.clone(),
+                make.clone(),
+                stats.clone(),
+                errors.clone(),
+                cache.clone(),
+            );
             handles.push(
                 std::thread::Builder::new()
                     .name(format!("ndnlab-sign-{i}"))
@@ -109,14 +120,19 @@ impl SigningPool {
                         while let Ok(job) = rx.recv() {
                             let t0 = Instant::now();
                             let res = make(&job.name);
-                            stats[i].busy_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+                            stats[i]
+                                .busy_ns
+                                .fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
                             match res {
                                 Ok(data) => {
                                     stats[i].signed.fetch_add(1, Relaxed);
                                     if let Some(c) = &cache {
                                         c.insert(&job.name, data.clone());
                                     }
-                                    if client.blocking_send(wrap_token(data, job.token.as_ref())).is_err() {
+                                    if client
+                                        .blocking_send(wrap_token(data, job.token.as_ref()))
+                                        .is_err()
+                                    {
                                         break;
                                     }
                                 }
@@ -186,16 +202,25 @@ mod tests {
     async fn pool_signs_and_echoes_tokens() {
         let (mine, mut peer) = pair(64);
         let client = Client::from_link(mine);
-        let make: Arc<MakeData> = Arc::new(|n: &Name| Data::builder(n.clone()).content(&b"p"[..]).sign(&DigestSha256));
+        let make: Arc<MakeData> = Arc::new(|n: &Name| {
+            Data::builder(n.clone())
+                .content(&b"p"[..])
+                .sign(&DigestSha256)
+        });
         let cache = Arc::new(DataCache::new(10));
         let pool = SigningPool::start(2, 4, client, make, Some(cache.clone()));
         for i in 0..8u8 {
-            assert!(pool.submit(format!("/x/{i}").parse().unwrap(), Some(Bytes::from(vec![i]))));
+            assert!(pool.submit(
+                format!("/x/{i}").parse().unwrap(),
+                Some(Bytes::from(vec![i]))
+            ));
         }
         let mut tokens = Vec::new();
         for _ in 0..8 {
             let p = peer.rx.recv().await.unwrap();
-            let Packet::Lp(lp) = Packet::decode(p).unwrap() else { panic!() };
+            let Packet::Lp(lp) = Packet::decode(p).unwrap() else {
+                panic!()
+            };
             let d = Data::decode(lp.fragment().unwrap()).unwrap();
             let t = lp.pit_token().unwrap()[0];
             assert_eq!(d.name().to_string(), format!("/x/{t}"));
@@ -207,6 +232,8 @@ mod tests {
         assert_eq!(cache.len(), 8);
         assert!(cache.get(&"/x/3".parse().unwrap()).is_some());
         let _ = LpPacket::builder();
-        tokio::task::spawn_blocking(move || pool.shutdown()).await.unwrap();
+        tokio::task::spawn_blocking(move || pool.shutdown())
+            .await
+            .unwrap();
     }
 }

@@ -101,7 +101,8 @@ pub fn segment(
             }));
         }
         for h in handles {
-            h.join().map_err(|_| anyhow::anyhow!("signing thread panicked"))??;
+            h.join()
+                .map_err(|_| anyhow::anyhow!("signing thread panicked"))??;
         }
         Ok(())
     })?;
@@ -116,13 +117,15 @@ pub fn segment(
 fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(Bytes, Option<u64>)> {
     match file {
         Some(p) if p.as_os_str() != "-" => {
-            let meta = std::fs::metadata(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            let meta = std::fs::metadata(p)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
             let mtime = meta
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map(|d| d.as_millis() as u64);
-            let data = std::fs::read(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            let data = std::fs::read(p)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
             Ok((data.into(), mtime))
         }
         _ => {
@@ -143,10 +146,22 @@ pub async fn run(args: PutArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let t0 = Instant::now();
     let signer = id.signer.clone();
-    let (prefix, seg_size, fresh) = (args.prefix.clone(), args.segment_size, Duration::from_millis(args.freshness));
+    let (prefix, seg_size, fresh) = (
+        args.prefix.clone(),
+        args.segment_size,
+        Duration::from_millis(args.freshness),
+    );
     let content2 = content.clone();
     let published = tokio::task::spawn_blocking(move || {
-        segment(&prefix, version, &content2, seg_size, fresh, signer.as_ref(), threads)
+        segment(
+            &prefix,
+            version,
+            &content2,
+            seg_size,
+            fresh,
+            signer.as_ref(),
+            threads,
+        )
     })
     .await??;
     let sign_time = t0.elapsed();
@@ -183,7 +198,12 @@ pub async fn run(args: PutArgs) -> anyhow::Result<()> {
         let i = &inc.interest;
         let name = i.name();
         let reply = if rdr::is_metadata_interest(&args.prefix, i) {
-            Some(rdr::metadata_data(&args.prefix, &published.versioned, id.signer.as_ref(), unix_ms())?)
+            Some(rdr::metadata_data(
+                &args.prefix,
+                &published.versioned,
+                id.signer.as_ref(),
+                unix_ms(),
+            )?)
         } else if let Some(seg) = segment_of(&published.versioned, name) {
             published.segments.get(seg as usize).cloned()
         } else if i.can_be_prefix() && name.is_prefix_of(&published.versioned) {
@@ -221,7 +241,16 @@ mod tests {
     #[test]
     fn segments_carry_final_block_and_cover_content() {
         let content = Bytes::from((0..2500u32).map(|i| i as u8).collect::<Vec<_>>());
-        let p = segment(&"/f".parse().unwrap(), 7, &content, 1000, Duration::from_secs(1), &DigestSha256, 2).unwrap();
+        let p = segment(
+            &"/f".parse().unwrap(),
+            7,
+            &content,
+            1000,
+            Duration::from_secs(1),
+            &DigestSha256,
+            2,
+        )
+        .unwrap();
         assert_eq!(p.segments.len(), 3);
         let mut all = Vec::new();
         for (i, s) in p.segments.iter().enumerate() {
@@ -231,13 +260,28 @@ mod tests {
             all.extend_from_slice(d.content_slice());
         }
         assert_eq!(all, content.to_vec());
-        assert_eq!(segment_of(&p.versioned, &"/f/v=7/seg=2".parse().unwrap()), Some(2));
-        assert_eq!(segment_of(&p.versioned, &"/f/v=8/seg=2".parse().unwrap()), None);
+        assert_eq!(
+            segment_of(&p.versioned, &"/f/v=7/seg=2".parse().unwrap()),
+            Some(2)
+        );
+        assert_eq!(
+            segment_of(&p.versioned, &"/f/v=8/seg=2".parse().unwrap()),
+            None
+        );
     }
 
     #[test]
     fn empty_content_is_one_empty_segment() {
-        let p = segment(&"/e".parse().unwrap(), 1, &Bytes::new(), 1000, Duration::ZERO, &DigestSha256, 4).unwrap();
+        let p = segment(
+            &"/e".parse().unwrap(),
+            1,
+            &Bytes::new(),
+            1000,
+            Duration::ZERO,
+            &DigestSha256,
+            4,
+        )
+        .unwrap();
         assert_eq!(p.segments.len(), 1);
     }
 }

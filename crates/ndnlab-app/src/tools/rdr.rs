@@ -29,9 +29,17 @@ pub fn is_metadata_interest(prefix: &Name, interest: &Interest) -> bool {
 }
 
 /// The signed metadata Data pointing at `versioned`.
-pub fn metadata_data(prefix: &Name, versioned: &Name, signer: &dyn Signer, now_ms: u64) -> Result<Bytes, ndnlab_wire::SignError> {
+pub fn metadata_data(
+    prefix: &Name,
+    versioned: &Name,
+    signer: &dyn Signer,
+    now_ms: u64,
+) -> Result<Bytes, ndnlab_wire::SignError> {
     let mut b = Name::builder();
-    b.extend_name(prefix).push(METADATA).push_version(now_ms).push_segment(0);
+    b.extend_name(prefix)
+        .push(METADATA)
+        .push_version(now_ms)
+        .push_segment(0);
     Data::builder(b.build())
         .freshness(METADATA_FRESHNESS)
         .content(versioned.to_wire())
@@ -60,7 +68,8 @@ pub fn parse_metadata(prefix: &Name, data: &Data) -> Result<Name, String> {
     if !ok {
         return Err(format!("{n} is not a metadata name"));
     }
-    let versioned = Name::decode(data.content()).map_err(|e| format!("content is not a Name: {e}"))?;
+    let versioned =
+        Name::decode(data.content()).map_err(|e| format!("content is not a Name: {e}"))?;
     if !prefix.is_prefix_of(&versioned) || versioned.last().and_then(|c| c.as_version()).is_none() {
         return Err(format!("{versioned} is not a version of {prefix}"));
     }
@@ -68,7 +77,12 @@ pub fn parse_metadata(prefix: &Name, data: &Data) -> Result<Name, String> {
 }
 
 /// Asks for the latest version of `prefix` (up to `attempts` tries).
-pub async fn discover(client: &Client, prefix: &Name, lifetime_ms: u64, attempts: u32) -> Result<Name, DiscoveryError> {
+pub async fn discover(
+    client: &Client,
+    prefix: &Name,
+    lifetime_ms: u64,
+    attempts: u32,
+) -> Result<Name, DiscoveryError> {
     let mut last = String::new();
     for _ in 0..attempts.max(1) {
         let interest = Interest::builder(metadata_name(prefix))
@@ -110,10 +124,14 @@ mod tests {
     fn metadata_roundtrip() {
         let prefix: Name = "/files/a".parse().unwrap();
         let versioned = prefix.append_version(17);
-        let d = Data::decode(metadata_data(&prefix, &versioned, &DigestSha256, 99).unwrap()).unwrap();
+        let d =
+            Data::decode(metadata_data(&prefix, &versioned, &DigestSha256, 99).unwrap()).unwrap();
         assert_eq!(d.name().to_string(), "/files/a/32=metadata/v=99/seg=0");
         assert_eq!(parse_metadata(&prefix, &d).unwrap(), versioned);
-        let i = Interest::builder(metadata_name(&prefix)).can_be_prefix(true).build_view().unwrap();
+        let i = Interest::builder(metadata_name(&prefix))
+            .can_be_prefix(true)
+            .build_view()
+            .unwrap();
         assert!(is_metadata_interest(&prefix, &i));
         assert!(d.matches_name(i.name(), true));
         // metadata of another prefix is refused

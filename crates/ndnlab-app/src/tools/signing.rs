@@ -57,7 +57,10 @@ pub fn make_identity(kind: SignKind, identity: &Name) -> anyhow::Result<Identity
             key_name: None,
         }),
         SignKind::Key(kt) => {
-            let key = Arc::new(PrivateKey::generate(kt).map_err(|e| anyhow::anyhow!("cannot generate {kt:?} key: {e}"))?);
+            let key = Arc::new(
+                PrivateKey::generate(kt)
+                    .map_err(|e| anyhow::anyhow!("cannot generate {kt:?} key: {e}"))?,
+            );
             let key_id: [u8; 8] = rand::random();
             let key_name = ndnlab_security::naming::key_name(identity, &key_id);
             let signer = KeySigner::new(key.clone(), key_name.clone());
@@ -72,14 +75,25 @@ pub fn make_identity(kind: SignKind, identity: &Name) -> anyhow::Result<Identity
     }
 }
 
-fn make_certificate(key: &PrivateKey, key_name: &Name, signer: &KeySigner) -> anyhow::Result<bytes::Bytes> {
+fn make_certificate(
+    key: &PrivateKey,
+    key_name: &Name,
+    signer: &KeySigner,
+) -> anyhow::Result<bytes::Bytes> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
     let validity = ndnlab_security::validity_from(now, std::time::Duration::from_secs(365 * 86400));
     let public = key.public_key().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let cert = ndnlab_security::Certificate::build(key_name, &public, b"self", now * 1000, validity, signer)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cert = ndnlab_security::Certificate::build(
+        key_name,
+        &public,
+        b"self",
+        now * 1000,
+        validity,
+        signer,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(cert.wire().clone())
 }
 

@@ -548,6 +548,28 @@ fn params_json(p: &ControlParameters) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
+/// nfdc's route output: `prefix=/a nexthop=300 origin=static cost=0 flags=child-inherit expires=never`.
+fn route_text(p: &ControlParameters) -> String {
+    let mut s = format!(
+        "prefix={} nexthop={}",
+        p.name.as_ref().map_or("?".into(), |n| n.to_string()),
+        p.face_id.unwrap_or(0)
+    );
+    if let Some(o) = p.origin {
+        s += &format!(" origin={}", origin_name(o));
+    }
+    if let Some(c) = p.cost {
+        s += &format!(" cost={c}");
+    }
+    if let Some(f) = p.flags {
+        s += &format!(" flags={}", route_flags(f));
+        s += &p
+            .expiration_period
+            .map_or(" expires=never".into(), |e| format!(" expires={e}ms"));
+    }
+    s
+}
+
 fn params_text(p: &ControlParameters) -> String {
     let mut parts = Vec::new();
     if let Some(id) = p.face_id {
@@ -606,7 +628,11 @@ fn report(json: bool, what: &str, r: &ControlResponse, ok: &[u64]) -> anyhow::Re
         );
     } else if ok.contains(&r.code) {
         let label = if r.code == 409 { "face-exists" } else { what };
-        println!("{label} {}", params_text(&body));
+        if what.starts_with("route-") {
+            println!("{label} {}", route_text(&body));
+        } else {
+            println!("{label} {}", params_text(&body));
+        }
     }
     if !ok.contains(&r.code) {
         anyhow::bail!("{} {} ({})", r.code, r.text, params_text(&body));

@@ -95,7 +95,10 @@ struct Gauge {
 pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     anyhow::ensure!(args.flows >= 1, "--flows must be at least 1");
     anyhow::ensure!(args.window >= 1, "--window must be at least 1");
-    anyhow::ensure!(args.interval > 0.0 && args.duration > 0.0, "--interval and --duration must be positive");
+    anyhow::ensure!(
+        args.interval > 0.0 && args.duration > 0.0,
+        "--interval and --duration must be positive"
+    );
     let client = args.connect.connect().await?;
     let kind = match args.cc.as_deref() {
         Some("aimd") => WindowKind::Aimd,
@@ -151,7 +154,16 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         );
         println!(
             "{:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}  limit",
-            "time_s", "Mbit/s", "Data/s", "rtt_mean", "rtt_p50", "rtt_p99", "loss%", "nacks", "marks", "retx"
+            "time_s",
+            "Mbit/s",
+            "Data/s",
+            "rtt_mean",
+            "rtt_p50",
+            "rtt_p99",
+            "loss%",
+            "nacks",
+            "marks",
+            "retx"
         );
     }
     let start = Instant::now();
@@ -166,6 +178,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         flows: args.flows,
         total_full: AtomicU64::new(0),
         total_samples: AtomicU64::new(0),
+        base_rtt_us: AtomicU64::new(u64::MAX),
     };
     loop {
         tick.tick().await;
@@ -196,7 +209,14 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let elapsed = start.elapsed();
     let cpu_pct = process_cpu_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
     let limit = ctx.limit(&total, &gauges, cpu_pct, true);
-    let summary = row_json("summary", elapsed.as_secs_f64(), elapsed, &total, cpu_pct, &limit);
+    let summary = row_json(
+        "summary",
+        elapsed.as_secs_f64(),
+        elapsed,
+        &total,
+        cpu_pct,
+        &limit,
+    );
     if args.json {
         print_json(&summary);
     } else {
@@ -209,12 +229,22 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         );
     }
     if total.data == 0 {
-        anyhow::bail!("no Data received: is `ndnlab perf server --prefix {}` running?", args.prefix);
+        anyhow::bail!(
+            "no Data received: is `ndnlab perf server --prefix {}` running?",
+            args.prefix
+        );
     }
     Ok(summary)
 }
 
-fn row_json(kind: &str, t: f64, dt: Duration, c: &Counts, cpu_pct: f64, limit: &str) -> serde_json::Value {
+fn row_json(
+    kind: &str,
+    t: f64,
+    dt: Duration,
+    c: &Counts,
+    cpu_pct: f64,
+    limit: &str,
+) -> serde_json::Value {
     let s = c.rtt.summary();
     json!({
         "type": kind, "time_s": t, "mbps": mbps(c.bytes, dt),
@@ -259,13 +289,18 @@ struct LimitCtx {
     /// Window-full samples and all samples since the start (for the summary).
     total_full: AtomicU64,
     total_samples: AtomicU64,
+    /// Smallest RTT sample of the run, in microseconds.
+    base_rtt_us: AtomicU64,
 }
 
 impl LimitCtx {
     /// What limits the client over the last interval (`summary`: since the start).
     fn limit(&self, c: &Counts, gauges: &[Gauge], cpu_pct: f64, summary: bool) -> String {
         let (mut full, mut samples) = gauges.iter().fold((0, 0), |(f, s), g| {
-            (f + g.full_samples.swap(0, Relaxed), s + g.samples.swap(0, Relaxed))
+            (
+                f + g.full_samples.swap(0, Relaxed),
+                s + g.samples.swap(0, Relaxed),
+            )
         });
         full += self.total_full.fetch_add(full, Relaxed) * u64::from(summary);
         samples += self.total_samples.fetch_add(samples, Relaxed) * u64::from(summary);
@@ -285,11 +320,24 @@ impl LimitCtx {
             );
         }
         let cwnd: u64 = gauges.iter().map(|g| g.window.load(Relaxed)).sum();
-        let p50 = c.rtt.summary().p50_ms;
+        let rs = c.rtt.summary();
+        let p50 = rs.p50_ms;
+        // base RTT: the smallest sample seen so far (microseconds)
+        let min_us = (rs.min_ms * 1000.0) as u64;
+        let base_us = if min_us > 0 { self.base_rtt_us.fetch_min(min_us, Relaxed).min(min_us) } else { self.base_rtt_us.load(Relaxed) };
+        let base = base_us as f64 / 1000.0;
         match self.kind {
+            // a full window at the base RTT is the window's limit; a full
+            // window with inflated RTTs means queueing downstream
+            WindowKind::Fixed if samples > 0 && full * 10 >= samples * 9 && p50 <= 2.0 * base => format!(
+                "window-bound: {}x{} outstanding at rtt {:.2} ms near base {:.2} ms (raise --window)",
+                self.flows, self.window, p50, base
+            ),
             WindowKind::Fixed if samples > 0 && full * 10 >= samples * 9 => format!(
-                "window-bound: {}x{} outstanding at rtt {:.2} ms (raise --window if the server has headroom)",
-                self.flows, self.window, p50
+                "server- or forwarder-bound: window full, rtt p50 {:.2} ms = {:.1}x base {:.2} ms (queueing)",
+                p50,
+                p50 / base.max(1e-6),
+                base
             ),
             WindowKind::Fixed => "window not full: server or forwarder answers slower than requested".into(),
             _ if c.marks > 0 => format!("congestion marks ({}): cwnd {} at rtt {:.2} ms", c.marks, cwnd, p50),
@@ -343,7 +391,13 @@ async fn flow(ctx: FlowCtx) {
             }
             match ctx
                 .client
-                .express_with(interest, Waiter::Sink { tag: req.seg, tx: tx.clone() })
+                .express_with(
+                    interest,
+                    Waiter::Sink {
+                        tag: req.seg,
+                        tx: tx.clone(),
+                    },
+                )
                 .await
             {
                 Ok(t) => {

@@ -69,7 +69,10 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.interval > 0.0, "--interval must be positive");
     let client = args.connect.connect().await?;
     let id = make_identity(args.sign, &args.prefix)?;
-    let payload: Bytes = (0..args.payload).map(|i| (i * 7 + 13) as u8).collect::<Vec<u8>>().into();
+    let payload: Bytes = (0..args.payload)
+        .map(|i| (i * 7 + 13) as u8)
+        .collect::<Vec<u8>>()
+        .into();
     let freshness = Duration::from_millis(args.freshness);
     let signer = id.signer.clone();
     let make: Arc<MakeData> = Arc::new(move |name: &Name| {
@@ -87,7 +90,13 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    let pool = Arc::new(SigningPool::start(args.threads, 1024, client.clone(), make, cache.clone()));
+    let pool = Arc::new(SigningPool::start(
+        args.threads,
+        1024,
+        client.clone(),
+        make,
+        cache.clone(),
+    ));
     let mut producer = client.register(&args.prefix).await?;
     if !args.json {
         println!(
@@ -110,8 +119,13 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     let data_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let interests = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let serve = {
-        let (client, pool, cache, data_out, interests) =
-            (client.clone(), pool.clone(), cache.clone(), data_out.clone(), interests.clone());
+        let (client, pool, cache, data_out, interests) = (
+            client.clone(),
+            pool.clone(),
+            cache.clone(),
+            data_out.clone(),
+            interests.clone(),
+        );
         tokio::spawn(async move {
             while let Some(inc) = producer.recv().await {
                 interests.fetch_add(1, Relaxed);
@@ -211,10 +225,19 @@ impl Row {
             interests_ps: (b.interests - a.interests) as f64 / secs,
             data_ps: data as f64 / secs,
             mbps: mbps(data * payload as u64, dt),
-            sign_us: if signed > 0 { busy * 1e6 / signed as f64 } else { 0.0 },
+            sign_us: if signed > 0 {
+                busy * 1e6 / signed as f64
+            } else {
+                0.0
+            },
             sign_busy,
             // busy time is pooled; count threads as saturated by the share
-            saturated_threads: if sign_busy >= SATURATED { threads } else { (busy / secs / SATURATED).floor() as usize }.min(threads),
+            saturated_threads: if sign_busy >= SATURATED {
+                threads
+            } else {
+                (busy / secs / SATURATED).floor() as usize
+            }
+            .min(threads),
             threads,
             cpu_pct: (b.cpu - a.cpu).as_secs_f64() / secs * 100.0,
             drops: b.drops - a.drops,
@@ -227,7 +250,10 @@ impl Row {
             return "idle: no Interests".into();
         }
         if self.sign_busy >= SATURATED {
-            return format!("server signing saturated {}/{} threads", self.threads, self.threads);
+            return format!(
+                "server signing saturated {}/{} threads",
+                self.threads, self.threads
+            );
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
         if self.cpu_pct >= SATURATED * 100.0 * cores {

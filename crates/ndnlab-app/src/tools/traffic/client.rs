@@ -104,18 +104,30 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
     let mut next = start;
     let mut sent = 0u64;
     let mut done = 0u64;
-    let max_lifetime = args.patterns.iter().map(|p| p.lifetime_ms).max().unwrap_or(4000);
+    let max_lifetime = args
+        .patterns
+        .iter()
+        .map(|p| p.lifetime_ms)
+        .max()
+        .unwrap_or(4000);
     let mut sending = true;
     let mut drain_until = None;
     loop {
-        if sending && (args.count.is_some_and(|c| sent >= c) || tokio::time::Instant::now() >= stop_at) {
+        if sending
+            && (args.count.is_some_and(|c| sent >= c) || tokio::time::Instant::now() >= stop_at)
+        {
             sending = false;
-            drain_until = Some(tokio::time::Instant::now() + Duration::from_millis(max_lifetime + 500));
+            drain_until =
+                Some(tokio::time::Instant::now() + Duration::from_millis(max_lifetime + 500));
         }
         if !sending && done >= sent {
             break;
         }
-        let wake = if sending { next } else { drain_until.unwrap_or(next) };
+        let wake = if sending {
+            next
+        } else {
+            drain_until.unwrap_or(next)
+        };
         tokio::select! {
             _ = tokio::time::sleep_until(wake) => {
                 if !sending {
@@ -169,7 +181,11 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
                 satisfied: a.satisfied,
                 nacked: a.nacked,
                 timeouts: a.timeouts,
-                satisfaction_ratio: if a.sent == 0 { 0.0 } else { a.satisfied as f64 / a.sent as f64 },
+                satisfaction_ratio: if a.sent == 0 {
+                    0.0
+                } else {
+                    a.satisfied as f64 / a.sent as f64
+                },
                 delivery_mean_ms: s.mean_ms,
                 delivery_p50_ms: s.p50_ms,
                 delivery_p99_ms: s.p99_ms,
@@ -199,7 +215,16 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
         );
         println!(
             "{:>3} {:<24} {:>8} {:>9} {:>7} {:>8} {:>7} {:>9} {:>8} {:>8}",
-            "#", "pattern", "sent", "satisfied", "nacked", "timeouts", "ratio%", "mean_ms", "p50_ms", "p99_ms"
+            "#",
+            "pattern",
+            "sent",
+            "satisfied",
+            "nacked",
+            "timeouts",
+            "ratio%",
+            "mean_ms",
+            "p50_ms",
+            "p99_ms"
         );
         for s in &stats {
             println!(

@@ -126,12 +126,18 @@ pub fn normalize(patterns: &mut [Pattern]) -> Result<(), String> {
     if patterns.is_empty() {
         return Err("at least one --pattern is required".into());
     }
-    let given: f64 = patterns.iter().filter(|p| !p.percent.is_nan()).map(|p| p.percent).sum();
+    let given: f64 = patterns
+        .iter()
+        .filter(|p| !p.percent.is_nan())
+        .map(|p| p.percent)
+        .sum();
     let missing = patterns.iter().filter(|p| p.percent.is_nan()).count();
     if missing > 0 {
         let each = (100.0 - given) / missing as f64;
         if each <= 0.0 {
-            return Err(format!("percentages already sum to {given}; nothing left for {missing} patterns"));
+            return Err(format!(
+                "percentages already sum to {given}; nothing left for {missing} patterns"
+            ));
         }
         for p in patterns.iter_mut().filter(|p| p.percent.is_nan()) {
             p.percent = each;
@@ -186,22 +192,42 @@ mod tests {
     #[test]
     fn constant_and_burst() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-        assert_eq!(Arrival::Constant { rate: 4.0 }.next(&mut rng), (1, Duration::from_millis(250)));
-        assert_eq!(Arrival::Burst { rate: 100.0, size: 10 }.next(&mut rng), (10, Duration::from_millis(100)));
+        assert_eq!(
+            Arrival::Constant { rate: 4.0 }.next(&mut rng),
+            (1, Duration::from_millis(250))
+        );
+        assert_eq!(
+            Arrival::Burst {
+                rate: 100.0,
+                size: 10
+            }
+            .next(&mut rng),
+            (10, Duration::from_millis(100))
+        );
     }
 
     #[test]
     fn parse_and_names() {
-        let p = Pattern::parse("name=/t/a,percent=30,components=6,distinct=5,payload=200,fresh=true").unwrap();
+        let p =
+            Pattern::parse("name=/t/a,percent=30,components=6,distinct=5,payload=200,fresh=true")
+                .unwrap();
         assert_eq!(p.components, 6);
         let n = p.name_for(3);
         assert_eq!(n.to_string(), "/t/a/size-200/c4/c5/3");
         assert_eq!(requested_payload(&n), Some(200));
         assert!(p.must_be_fresh && !p.can_be_prefix);
         assert!(Pattern::parse("percent=3").is_err());
-        assert!(Pattern::parse("name=/a,bogus=1").unwrap_err().contains("unknown key"));
+        assert!(Pattern::parse("name=/a,bogus=1")
+            .unwrap_err()
+            .contains("unknown key"));
         // shortest: prefix + size + id
-        assert_eq!(Pattern::parse("name=/a,components=1").unwrap().name_for(0).len(), 3);
+        assert_eq!(
+            Pattern::parse("name=/a,components=1")
+                .unwrap()
+                .name_for(0)
+                .len(),
+            3
+        );
     }
 
     #[test]
@@ -218,8 +244,14 @@ mod tests {
         for _ in 0..40_000 {
             counts[choose(&ps, &mut rng)] += 1;
         }
-        assert!((counts[0] as f64 / 40_000.0 - 0.5).abs() < 0.01, "{counts:?}");
-        let mut bad = vec![Pattern::parse("name=/a,percent=70").unwrap(), Pattern::parse("name=/b,percent=70").unwrap()];
+        assert!(
+            (counts[0] as f64 / 40_000.0 - 0.5).abs() < 0.01,
+            "{counts:?}"
+        );
+        let mut bad = vec![
+            Pattern::parse("name=/a,percent=70").unwrap(),
+            Pattern::parse("name=/b,percent=70").unwrap(),
+        ];
         assert!(normalize(&mut bad).is_err());
     }
 }

@@ -53,7 +53,9 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<u64> {
     }
     let fill = Bytes::from(vec![0x5a; MAX_PAYLOAD]);
     let start = Instant::now();
-    let deadline = args.duration.map(|d| tokio::time::Instant::now() + Duration::from_secs_f64(d));
+    let deadline = args
+        .duration
+        .map(|d| tokio::time::Instant::now() + Duration::from_secs_f64(d));
     let (mut answered, mut bytes) = (0u64, 0u64);
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
@@ -67,7 +69,9 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<u64> {
             _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => break,
         };
         let i = &inc.interest;
-        let size = requested_payload(i.name()).unwrap_or(args.payload).min(MAX_PAYLOAD);
+        let size = requested_payload(i.name())
+            .unwrap_or(args.payload)
+            .min(MAX_PAYLOAD);
         let name = if i.can_be_prefix() {
             i.name().append_version(1)
         } else {
