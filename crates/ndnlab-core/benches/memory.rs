@@ -130,7 +130,7 @@ fn main() {
     assert_eq!(fw.pit_len(), N);
     println!(
         "PIT: {N} pending entries, heap growth {pit_heap:.1} B/entry (table cells, hash map rounding, timer queue; \
-         PIT tokens and timers; excl. Interest packets)"
+         excl. Interest packets)"
     );
 
     let before = live();

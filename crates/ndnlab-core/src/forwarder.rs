@@ -320,7 +320,7 @@ impl Forwarder {
                     InPacket::Nack(n) => n.interest.name(),
                 };
                 let klen = crate::dispatch::len_without_digest(name);
-                sink = sink.wrapping_add(self.pcct.touch(name, klen, name.prefix_hash(klen)));
+                sink = sink.wrapping_add(self.pcct.touch(klen, name.prefix_hash(klen)));
             }
             std::hint::black_box(sink);
         }

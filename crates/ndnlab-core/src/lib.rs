@@ -56,14 +56,21 @@
 //!   least `k` components or equals the Data name).
 //!
 //! FIB and StrategyChoice are per-forwarder replicas: management applies each change
-//! to every shard (read-mostly; no locks on the data path).
+//! to every shard (read-mostly; no locks on the data path). At most 256 shards (the
+//! token's first byte).
+//!
+//! ## Drops and errors
+//!
+//! Data-plane drops are never errors: they are counted in
+//! [`ForwarderCounters::drops`] by [`DropReason`]. Management operations that can fail
+//! return typed errors ([`StrategyChoiceError`]).
 //!
 //! ## Modules
 //! * [`fib`], [`strategy_choice`] (both on [`name_table::NameTable`], LPM by hashed prefix length)
 //! * [`pcct`] the PIT-CS composite table, [`pit`] and [`cs`] entries, [`cs_policy`] (LRU,
 //!   priority-FIFO, TinyLFU-admission LRU), [`dead_nonce`], [`token`] PIT tokens
 //! * [`pipeline`] NFD's pipelines, one file each; [`strategy`] best-route v5, multicast v5, ASF v4
-//! * [`counters`], [`face`], [`dispatch`], [`timer`]
+//! * [`counters`], [`face`], [`dispatch`], [`timer`], [`mem`] (entry sizes for the memory bench)
 
 #![forbid(unsafe_code)]
 

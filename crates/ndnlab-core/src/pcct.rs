@@ -154,11 +154,11 @@ impl Pcct {
         self.chain_find(head, name.prefix_bytes(n))
     }
 
-    /// Look up the slot of the first `n` components of `name` and read the cache lines
+    /// Look up the slot of a name prefix of `n` components with hash `h` and read the cache lines
     /// the pipelines will need (slot, name bytes, CS entry); returns a value to feed to
     /// `black_box` so the loads are kept. Used by burst processing to overlap misses.
     #[inline]
-    pub(crate) fn touch(&self, name: &Name, n: usize, h: u64) -> u64 {
+    pub(crate) fn touch(&self, n: usize, h: u64) -> u64 {
         let Some(&head) = self.map.get(&key(h, n)) else {
             return 0;
         };

@@ -102,7 +102,7 @@ impl ForwarderSection {
 pub struct CsSection {
     /// Maximum number of Data packets (per forwarder, split among shards).
     pub capacity: usize,
-    /// `lru` or `priority-fifo`.
+    /// `lru`, `priority-fifo` or `tinylfu`.
     pub policy: String,
     /// Admit new Data into the CS.
     pub admit: bool,
@@ -310,14 +310,11 @@ impl FwdConfig {
         if self.forwarder.dispatch_components == 0 {
             return Err(invalid("forwarder.dispatch_components", "must be >= 1"));
         }
-        match self.cs.policy.as_str() {
-            "lru" | "priority-fifo" => {}
-            other => {
-                return Err(invalid(
-                    "cs.policy",
-                    format!("unknown policy '{other}' (lru, priority-fifo)"),
-                ))
-            }
+        if ndnlab_core::CsPolicyKind::parse(&self.cs.policy).is_none() {
+            return Err(invalid(
+                "cs.policy",
+                format!("unknown policy '{}' (lru, priority-fifo, tinylfu)", self.cs.policy),
+            ));
         }
         if tracing_level_ok(&self.log.level).is_err() {
             return Err(invalid(

@@ -144,3 +144,30 @@ fn four_forwarding_shards_serve_python_apps() {
     let r = cons.finish_json(Duration::from_secs(60));
     assert_eq!(r["fetched"], 300, "{r}");
 }
+
+#[test]
+fn python_ndn_nfdc_reads_our_datasets() {
+    // python-ndn's own nfdc: signed dataset Interests, its own TLV models.
+    let fwd = TestFwd::start("pynfdc", |_| {});
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(common::python())
+            .args(["-m", "ndn.bin.nfdc"])
+            .args(args)
+            .env("HOME", common::python_home())
+            .env("NDN_CLIENT_TRANSPORT", fwd.transport())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let st = run(&["status"]);
+    assert!(st.contains("ndnlab"), "{st}");
+    assert!(st.contains("nFibEntries"), "{st}");
+    let mut prod = Py::spawn("fwd_producer.py", &fwd.transport(), &["/ndnlab/nfdc"]);
+    prod.expect_line("registered", Duration::from_secs(20));
+    let routes = run(&["route"]);
+    assert!(routes.contains("/ndnlab/nfdc"), "{routes}");
+    let faces = run(&["face"]);
+    assert!(faces.contains("unix://"), "{faces}");
+    let strategies = run(&["strategy"]);
+    assert!(strategies.contains("best-route"), "{strategies}");
+}

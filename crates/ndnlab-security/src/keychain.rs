@@ -481,6 +481,7 @@ impl Keychain {
                 .chain(certs.iter().map(|c| c.key_name()))
                 .filter(|k| k.prefix(k.len() - 2) == *name)
                 .collect();
+            v.sort();
             v.dedup();
             v
         };
@@ -715,6 +716,13 @@ mod tests {
         let k2 = kc
             .generate(&id, KeyType::Hmac, None, DEFAULT_VALIDITY)
             .unwrap();
+        // two keys of another identity are deleted together (with their certificate)
+        let other: Name = "/ndnlab/other".parse().unwrap();
+        kc.generate(&other, KeyType::Ed25519, None, DEFAULT_VALIDITY)
+            .unwrap();
+        kc.generate(&other, KeyType::EcdsaP256, None, DEFAULT_VALIDITY)
+            .unwrap();
+        assert_eq!(kc.delete(&other).unwrap(), 4);
         let keys = kc.keys().unwrap();
         assert_eq!(keys.len(), 2);
         let e1 = keys.iter().find(|e| e.key_name == k1).unwrap();

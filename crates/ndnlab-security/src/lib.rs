@@ -17,6 +17,24 @@
 //! SHA-NI included), with RustCrypto `rsa` for RSA-1024 keys which
 //! aws-lc-rs refuses. No tokio here: the validator's fetch callback returns
 //! a boxed future that any executor can drive.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use ndnlab_security::{verify_data, KeySigner, KeyType, PrivateKey, Rejection};
+//! use ndnlab_wire::Data;
+//!
+//! let key = Arc::new(PrivateKey::generate(KeyType::EcdsaP256).unwrap());
+//! let public = key.public_key().unwrap();
+//! let signer = KeySigner::new(key, "/example/KEY/k1".parse().unwrap());
+//! let data = Data::builder("/example/data".parse().unwrap())
+//!     .content(&b"hello"[..])
+//!     .sign_view(&signer)
+//!     .unwrap();
+//! verify_data(&data, Some(&public)).unwrap();
+//!
+//! let other = PrivateKey::generate(KeyType::EcdsaP256).unwrap().public_key().unwrap();
+//! assert_eq!(verify_data(&data, Some(&other)), Err(Rejection::BadSignature));
+//! ```
 
 mod cert;
 mod error;

@@ -5,6 +5,8 @@ use aws_lc_rs::signature::{
     ParsedPublicKey, ECDSA_P256_SHA256_ASN1, ECDSA_P384_SHA256_ASN1, ED25519,
     RSA_PKCS1_1024_8192_SHA256_FOR_LEGACY_USE_ONLY,
 };
+use std::sync::Arc;
+
 use spki::der::Decode;
 
 use crate::{KeyError, KeyType};
@@ -14,26 +16,18 @@ enum Inner {
     Hmac(Box<aws_lc_rs::hmac::Key>),
 }
 
-/// A key that verifies signatures of one [`KeyType`].
+/// A key that verifies signatures of one [`KeyType`]. Cloning is cheap (shared).
+#[derive(Clone)]
 pub struct PublicKey {
     key_type: KeyType,
-    inner: Inner,
+    inner: Arc<Inner>,
     /// SubjectPublicKeyInfo DER (or the HMAC secret).
-    der: Vec<u8>,
+    der: Arc<[u8]>,
 }
 
 impl core::fmt::Debug for PublicKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "PublicKey({})", self.key_type)
-    }
-}
-
-impl Clone for PublicKey {
-    fn clone(&self) -> Self {
-        match self.key_type {
-            KeyType::Hmac => PublicKey::hmac(&self.der),
-            _ => PublicKey::from_spki_der(&self.der).expect("re-parsing a key that parsed"),
-        }
     }
 }
 
@@ -86,8 +80,8 @@ impl PublicKey {
             ParsedPublicKey::new(alg, der).map_err(|e| KeyError::Malformed(e.to_string()))?;
         Ok(PublicKey {
             key_type,
-            inner: Inner::Parsed(parsed),
-            der: der.to_vec(),
+            inner: Arc::new(Inner::Parsed(parsed)),
+            der: der.into(),
         })
     }
 
@@ -95,11 +89,11 @@ impl PublicKey {
     pub fn hmac(secret: &[u8]) -> PublicKey {
         PublicKey {
             key_type: KeyType::Hmac,
-            inner: Inner::Hmac(Box::new(aws_lc_rs::hmac::Key::new(
+            inner: Arc::new(Inner::Hmac(Box::new(aws_lc_rs::hmac::Key::new(
                 aws_lc_rs::hmac::HMAC_SHA256,
                 secret,
-            ))),
-            der: secret.to_vec(),
+            )))),
+            der: secret.into(),
         }
     }
 
@@ -129,7 +123,7 @@ impl PublicKey {
                 key_type: self.key_type,
             });
         }
-        let ok = match &self.inner {
+        let ok = match self.inner.as_ref() {
             Inner::Parsed(k) => k.verify_sig(msg, sig).is_ok(),
             Inner::Hmac(k) => aws_lc_rs::hmac::verify(k, msg, sig).is_ok(),
         };

@@ -11,8 +11,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use ndnlab_security::naming::{key_name, SELF_ISSUER};
 use ndnlab_security::{
-    validity_from, verify_data, verify_interest, Certificate, InterestSigner, KeySigner, KeyType, PrivateKey,
-    PublicKey, Rejection,
+    validity_from, verify_data, verify_interest, Certificate, InterestSigner, KeySigner, KeyType,
+    PrivateKey, PublicKey, Rejection,
 };
 use ndnlab_wire::{content_type, Data, DigestSha256, Interest, Name, Signer};
 
@@ -60,7 +60,10 @@ fn tempdir(tag: &str) -> PathBuf {
 fn flip(wire: &[u8], marker: Option<&[u8]>) -> Bytes {
     let mut w = wire.to_vec();
     let pos = match marker {
-        Some(m) => w.windows(m.len()).position(|x| x == m).expect("marker in packet"),
+        Some(m) => w
+            .windows(m.len())
+            .position(|x| x == m)
+            .expect("marker in packet"),
         None => w.len() - 1,
     };
     w[pos] ^= 0x04;
@@ -89,9 +92,15 @@ fn python_signs_we_verify() {
                 // python-ndn's self-signed certificate parses, has the right
                 // form and its signature verifies with its own key
                 let cert = Certificate::decode(read(&format!("{t}.cert"))).unwrap();
-                assert_eq!(cert.name().to_string(), entry["cert_name"].as_str().unwrap());
+                assert_eq!(
+                    cert.name().to_string(),
+                    entry["cert_name"].as_str().unwrap()
+                );
                 assert_eq!(cert.data().content_type(), content_type::KEY);
-                assert_eq!(cert.key_name().to_string(), entry["key_name"].as_str().unwrap());
+                assert_eq!(
+                    cert.key_name().to_string(),
+                    entry["key_name"].as_str().unwrap()
+                );
                 assert_eq!(cert.public_key().key_type(), t.parse::<KeyType>().unwrap());
                 cert.verify_self_signature()
                     .unwrap_or_else(|e| panic!("{t} cert self-signature: {e}"));
@@ -111,7 +120,10 @@ fn python_signs_we_verify() {
 
         // one flipped bit anywhere we try is rejected
         let content_marker = format!("python-ndn {t}");
-        for bad in [flip(&data_wire, None), flip(&data_wire, Some(content_marker.as_bytes()))] {
+        for bad in [
+            flip(&data_wire, None),
+            flip(&data_wire, Some(content_marker.as_bytes())),
+        ] {
             let rejected = match Data::decode(bad) {
                 Err(_) => true,
                 Ok(d) => verify_data(&d, key.as_ref()) == Err(Rejection::BadSignature),
@@ -120,7 +132,11 @@ fn python_signs_we_verify() {
         }
         // in the name: covered by the signature, not by the parameters digest
         let bad = Interest::decode(flip(&int_wire, Some(b"cmd"))).unwrap();
-        assert_eq!(verify_interest(&bad, key.as_ref()), Err(Rejection::BadSignature), "{t}");
+        assert_eq!(
+            verify_interest(&bad, key.as_ref()),
+            Err(Rejection::BadSignature),
+            "{t}"
+        );
         // in the signature value: the parameters digest catches it at decode
         assert!(Interest::decode(flip(&int_wire, None)).is_err(), "{t}");
     }
@@ -183,19 +199,43 @@ fn we_sign_python_verifies() {
             .sign(&InterestSigner::from_arc(signer.clone()).with_seq_num(7))
             .unwrap();
         std::fs::write(dir.join(format!("{t}.data")), &data).unwrap();
-        std::fs::write(dir.join(format!("{t}.data.bad")), flip(&data, Some(b"ndnlab ".as_slice()))).unwrap();
+        std::fs::write(
+            dir.join(format!("{t}.data.bad")),
+            flip(&data, Some(b"ndnlab ".as_slice())),
+        )
+        .unwrap();
         std::fs::write(dir.join(format!("{t}.interest")), &interest).unwrap();
-        std::fs::write(dir.join(format!("{t}.interest.bad")), flip(&interest, Some(b"cmd"))).unwrap();
-        manifest.insert(t.to_string(), serde_json::json!({ "key_name": kn.to_string() }));
+        std::fs::write(
+            dir.join(format!("{t}.interest.bad")),
+            flip(&interest, Some(b"cmd")),
+        )
+        .unwrap();
+        manifest.insert(
+            t.to_string(),
+            serde_json::json!({ "key_name": kn.to_string() }),
+        );
     }
-    std::fs::write(dir.join("manifest.json"), serde_json::Value::Object(manifest).to_string()).unwrap();
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::Value::Object(manifest).to_string(),
+    )
+    .unwrap();
     let result = run_python("verify", &dir);
     for t in types {
         let r = &result[t];
         assert_eq!(r["data"], true, "python-ndn rejected our {t} Data: {r}");
-        assert_eq!(r["interest"], true, "python-ndn rejected our {t} Interest: {r}");
-        assert_eq!(r["data_bad"], false, "python-ndn accepted a corrupted {t} Data");
-        assert_eq!(r["interest_bad"], false, "python-ndn accepted a corrupted {t} Interest");
+        assert_eq!(
+            r["interest"], true,
+            "python-ndn rejected our {t} Interest: {r}"
+        );
+        assert_eq!(
+            r["data_bad"], false,
+            "python-ndn accepted a corrupted {t} Data"
+        );
+        assert_eq!(
+            r["interest_bad"], false,
+            "python-ndn accepted a corrupted {t} Interest"
+        );
     }
     // our certificates parse in python-ndn with the same fields
     for (t, cert) in &certs {

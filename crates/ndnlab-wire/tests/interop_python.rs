@@ -1133,3 +1133,41 @@ fn python_ndn_decodes_our_packets() {
     c.finish(sent.len());
     assert!(sent.len() >= 190, "only {} packets", sent.len());
 }
+
+/// The comparison is not vacuous: a vector whose expectations or bytes are altered fails.
+#[test]
+fn altered_vectors_are_caught() {
+    let doc = fixtures();
+    let vectors = doc["vectors"].as_array().expect("vectors");
+    let pick = |kind: &str, signed: bool| {
+        vectors
+            .iter()
+            .find(|v| v["kind"] == kind && v["expect"]["signature"].is_null() != signed)
+            .cloned()
+            .expect("a vector of that kind")
+    };
+    let mut cases = Vec::new();
+    let mut v = pick("interest", false);
+    v["expect"]["nonce"] = json!(v["expect"]["nonce"].as_u64().unwrap_or(0) ^ 1);
+    cases.push(("nonce", v));
+    let mut v = pick("interest", false);
+    v["expect"]["name"]["components"][0]["hex"] = json!("00");
+    cases.push(("name component", v));
+    let mut v = pick("data", true);
+    v["expect"]["freshness_period"] = json!(12345);
+    cases.push(("freshness", v));
+    let mut v = pick("data", true);
+    v["expect"]["signature"]["value"] = json!("00");
+    cases.push(("signature value", v));
+    let mut v = pick("lp", false);
+    v["expect"]["non_discovery"] = json!(!v["expect"]["non_discovery"].as_bool().unwrap_or(false));
+    cases.push(("lp field", v));
+    let mut v = pick("interest", false);
+    v["kind"] = json!("invalid");
+    cases.push(("valid packet marked invalid", v));
+    for (what, v) in cases {
+        let mut c = Check::default();
+        check_vector(&mut c, &v);
+        assert!(!c.failures.is_empty(), "altering the {what} went unnoticed");
+    }
+}

@@ -157,12 +157,12 @@ fn resumes_when_the_producer_comes_back() {
     ]);
     std::thread::sleep(Duration::from_millis(700));
     // a first producer of another version does not satisfy it
-    let other = start_put(&fwd, "/app/files/r", &input, &["--version", "41"]);
+    let other = start_put(&fwd, "/app/files/r", &input, &["--data-version", "41"]);
     std::thread::sleep(Duration::from_millis(500));
     assert!(!out.exists());
     drop(other);
     // the producer "restarts" with the version the consumer pinned
-    let _put = start_put(&fwd, "/app/files/r", &input, &["--version", "42"]);
+    let _put = start_put(&fwd, "/app/files/r", &input, &["--data-version", "42"]);
     let o = getter.wait_output(Duration::from_secs(60));
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(&out).unwrap(), data);

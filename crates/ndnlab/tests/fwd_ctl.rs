@@ -123,3 +123,33 @@ fn ctl_finds_the_socket_through_ndn_client_transport() {
     };
     assert!(!ok && err.contains("cannot connect"), "{err}");
 }
+
+#[test]
+fn prometheus_metrics_endpoint_exports_counters() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = fwd_common::temp_dir("metrics");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(fwd_common::bin())
+        .args(["fwd", "--log-level", "warn", "--metrics", &addr, "--socket"])
+        .arg(dir.join("s.sock"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while let Some(Ok(l)) = lines.next() {
+        if l == "ndnlab fwd: ready" {
+            break;
+        }
+    }
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(body.starts_with("HTTP/1.1 200 OK"), "{body}");
+    assert!(body.contains("ndnlab_in_interests_total "), "{body}");
+    assert!(body.contains("ndnlab_shard_queue_drops_total "), "{body}");
+}

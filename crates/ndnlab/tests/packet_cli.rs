@@ -409,7 +409,7 @@ fn python_ndn_packets_are_dissected() {
                 .unwrap()
         ),
         "ValidityPeriod [253]".into(),
-        format!("NotBefore [254] len=15 @"),
+        "NotBefore [254] len=15 @".to_string(),
         format!(
             "= {}",
             e["signature"]["validity"]["not_after"].as_str().unwrap()
@@ -423,7 +423,7 @@ fn python_ndn_packets_are_dissected() {
     let s = &signed["expect"]["signature"];
     for want in [
         "InterestSignatureInfo [44]".to_string(),
-        format!("SignatureSeqNum [42] len=1 @"),
+        "SignatureSeqNum [42] len=1 @".to_string(),
         format!("= {}", s["seq_num"]),
         format!("= {} ms", s["time"]),
         "InterestSignatureValue [46] len=32".into(),

@@ -41,8 +41,8 @@ pub struct PutArgs {
     #[arg(long, default_value = "digest")]
     pub sign: SignKind,
     /// Version number (default: file mtime in ms, or now for stdin).
-    #[arg(long)]
-    pub version: Option<u64>,
+    #[arg(long = "data-version", value_name = "N")]
+    pub data_version: Option<u64>,
     /// Threads signing the segments.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -139,7 +139,7 @@ fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(Bytes, Option<u64>)> {
 /// Publishes and serves until interrupted.
 pub async fn run(args: PutArgs) -> anyhow::Result<()> {
     let (content, mtime) = read_input(args.file.as_ref())?;
-    let version = args.version.or(mtime).unwrap_or_else(unix_ms);
+    let version = args.data_version.or(mtime).unwrap_or_else(unix_ms);
     let id = make_identity(args.sign, &args.prefix)?;
     let threads = args
         .threads

@@ -507,4 +507,23 @@ mod tests {
             Err(LpDrop::UnknownPacketType)
         );
     }
+
+    #[test]
+    fn random_frames_never_panic() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+        let mut rx = LinkReceiver::new();
+        for i in 0..20_000u64 {
+            let len = rng.gen_range(0..64);
+            let mut v: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            if !v.is_empty() && rng.gen_bool(0.5) {
+                v[0] = 100; // LpPacket
+                if v.len() > 1 {
+                    v[1] = (v.len() - 2).min(252) as u8;
+                }
+            }
+            let _ = rx.receive(i, Bytes::from(v));
+        }
+        assert!(rx.partials() <= MAX_PARTIALS);
+    }
 }

@@ -179,32 +179,39 @@ impl Manager {
             }
             return None;
         }
-        // Split /localhost/nfd/<module>/<verb>[/<filter>][/v=X[/seg=N]].
-        let mut base_len = 4;
+        // /localhost/nfd/<module>/<verb>[/<filter>][/<anything, e.g. a params digest>]
+        // names a new version, published as <that name>/v=X/seg=N (as ndn-cxx's
+        // dispatcher does, which python-ndn's signed dataset requests rely on);
+        // <base>/v=X/seg=N fetches a segment of a version already published.
         let mut filter = None;
         if (module, verb) == ("faces", "query") {
-            let c = name.get(4)?;
-            if c.as_version().is_none() && c.as_segment().is_none() {
-                let wire = Bytes::copy_from_slice(c.value);
-                let f = fields(&wire).ok()?;
-                let [outer] = f.as_slice() else { return None };
-                if outer.typ != dataset::tt::FACE_QUERY_FILTER {
-                    return None;
+            if let Some(c) = name.get(4) {
+                if c.as_version().is_none() && c.as_segment().is_none() {
+                    let wire = Bytes::copy_from_slice(c.value);
+                    let f = fields(&wire).ok()?;
+                    let [outer] = f.as_slice() else { return None };
+                    if outer.typ != dataset::tt::FACE_QUERY_FILTER {
+                        return None;
+                    }
+                    filter = Some(outer.value.clone());
                 }
-                filter = Some(outer.value.clone());
-                base_len = 5;
             }
         }
-        let base = name.prefix(base_len.min(name.len()));
-        let version = name.get(base_len).and_then(|c| c.as_version());
-        let segment = name.get(base_len + 1).and_then(|c| c.as_segment());
-        if let (Some(v), Some(seg)) = (version, segment) {
-            let c = self.status.cache.get(&base)?;
+        let len = name.len();
+        let last = name.get(len - 1)?;
+        let before_last = name.get(len.wrapping_sub(2));
+        if let (Some(seg), Some(v)) = (last.as_segment(), before_last.and_then(|c| c.as_version())) {
+            let c = self.status.cache.get(&name.prefix(len - 2))?;
             if c.version != v {
                 return None;
             }
             return c.segments.get(seg as usize).cloned();
         }
+        let base = if last.as_version().is_some() || last.as_segment().is_some() {
+            name.prefix(len - 1)
+        } else {
+            name.clone()
+        };
         let payload = self
             .dataset_payload(module, verb, filter.as_ref(), now)
             .await?;

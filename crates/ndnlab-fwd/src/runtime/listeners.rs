@@ -39,6 +39,11 @@ pub fn listen_unix(
     }
     let listener = UnixListener::bind(path)
         .with_context(|| format!("cannot bind Unix socket {}", path.display()))?;
+    // Any local user may connect, as with NFD.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666));
+    }
     let local = format!("unix://{}", path.display());
     shared
         .channels

@@ -169,7 +169,7 @@ impl Ingress for Shared {
                             Some((shard, InboundPkt::Nack(nack), fields))
                         } else {
                             face.stats.count_in(PktKind::Interest);
-                            if is_management(i.name()) {
+                            if self.cfg.management.enabled && is_management(i.name()) {
                                 let _ = self.mgmt_tx.send(MgmtMsg::Request {
                                     face: face.clone(),
                                     interest: i,

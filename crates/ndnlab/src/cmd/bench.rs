@@ -141,14 +141,19 @@ fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: 
             .collect();
         std::thread::sleep(dur);
         stop.store(true, Ordering::Relaxed);
-        handles.into_iter().map(|h| h.join().unwrap_or((0, None))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or((0, None)))
+            .collect()
     });
     let wall = start.elapsed().as_secs_f64();
     let total: u64 = per_thread.iter().map(|p| p.0).sum();
     let cpu: Option<u64> = per_thread.iter().map(|p| p.1).sum();
     Rate {
         per_s: total as f64 / wall,
-        per_cpu_s: cpu.filter(|&c| c > 0).map(|c| total as f64 / (c as f64 / 1e9)),
+        per_cpu_s: cpu
+            .filter(|&c| c > 0)
+            .map(|c| total as f64 / (c as f64 / 1e9)),
     }
 }
 
@@ -238,7 +243,15 @@ fn print_row(r: &serde_json::Value, header: bool) {
     if header {
         println!(
             "{:<14} {:>8} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>12}",
-            "TYPE", "PAYLOAD", "THREADS", "SIGNED/s", "Mbit/s", "SIGNED/cpu-s", "CORES/Gbps", "VERIFIED/s", "VERIFIED/cpu-s"
+            "TYPE",
+            "PAYLOAD",
+            "THREADS",
+            "SIGNED/s",
+            "Mbit/s",
+            "SIGNED/cpu-s",
+            "CORES/Gbps",
+            "VERIFIED/s",
+            "VERIFIED/cpu-s"
         );
     }
     println!(

@@ -489,10 +489,13 @@ fn to_json(r: &Record) -> serde_json::Value {
         };
         // Repeated fields (next hops, routes) become arrays.
         if matches!(v, Value::Record(_)) && matches!(k.as_str(), "nexthop" | "route") {
-            m.entry(format!("{k}s"))
+            if let Some(a) = m
+                .entry(format!("{k}s"))
                 .or_insert_with(|| serde_json::json!([]))
                 .as_array_mut()
-                .map(|a| a.push(jv));
+            {
+                a.push(jv);
+            }
         } else {
             m.insert(k.clone(), jv);
         }

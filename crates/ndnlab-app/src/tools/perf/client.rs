@@ -324,7 +324,11 @@ impl LimitCtx {
         let p50 = rs.p50_ms;
         // base RTT: the smallest sample seen so far (microseconds)
         let min_us = (rs.min_ms * 1000.0) as u64;
-        let base_us = if min_us > 0 { self.base_rtt_us.fetch_min(min_us, Relaxed).min(min_us) } else { self.base_rtt_us.load(Relaxed) };
+        let base_us = if min_us > 0 {
+            self.base_rtt_us.fetch_min(min_us, Relaxed).min(min_us)
+        } else {
+            self.base_rtt_us.load(Relaxed)
+        };
         let base = base_us as f64 / 1000.0;
         match self.kind {
             // a full window at the base RTT is the window's limit; a full
@@ -481,5 +485,56 @@ pub fn nack_kind(r: ndnlab_wire::NackReason) -> NackKind {
         ndnlab_wire::NackReason::Duplicate => NackKind::Duplicate,
         ndnlab_wire::NackReason::NoRoute => NackKind::NoRoute,
         _ => NackKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> LimitCtx {
+        LimitCtx {
+            kind: WindowKind::Fixed,
+            window: 8,
+            flows: 1,
+            total_full: AtomicU64::new(0),
+            total_samples: AtomicU64::new(0),
+            base_rtt_us: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    fn counts(rtts_ms: &[u64]) -> Counts {
+        let mut c = Counts {
+            data: rtts_ms.len() as u64,
+            sent: rtts_ms.len() as u64,
+            ..Default::default()
+        };
+        for &r in rtts_ms {
+            c.rtt.record(Duration::from_millis(r));
+        }
+        c
+    }
+
+    fn full_gauges() -> Vec<Gauge> {
+        let g = Gauge::default();
+        g.samples.store(10, Relaxed);
+        g.full_samples.store(10, Relaxed);
+        vec![g]
+    }
+
+    #[test]
+    fn full_window_at_base_rtt_is_window_bound_and_inflated_rtt_is_not() {
+        let c = ctx();
+        let l = c.limit(&counts(&[1, 1, 1, 1]), &full_gauges(), 10.0, false);
+        assert!(l.starts_with("window-bound: 1x8"), "{l}");
+        let l = c.limit(&counts(&[5, 6, 6, 7]), &full_gauges(), 10.0, false);
+        assert!(l.starts_with("server- or forwarder-bound"), "{l}");
+        let l = c.limit(&counts(&[5, 6]), &full_gauges(), 95.0, false);
+        assert!(l.starts_with("client CPU saturated"), "{l}");
+        let mut lossy = counts(&[1]);
+        lossy.timeouts = 3;
+        assert!(c
+            .limit(&lossy, &full_gauges(), 10.0, false)
+            .starts_with("losses (3 timeouts"));
     }
 }

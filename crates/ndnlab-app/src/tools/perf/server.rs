@@ -207,7 +207,6 @@ struct Row {
     mbps: f64,
     sign_us: f64,
     sign_busy: f64,
-    saturated_threads: usize,
     threads: usize,
     cpu_pct: f64,
     drops: u64,
@@ -231,13 +230,6 @@ impl Row {
                 0.0
             },
             sign_busy,
-            // busy time is pooled; count threads as saturated by the share
-            saturated_threads: if sign_busy >= SATURATED {
-                threads
-            } else {
-                (busy / secs / SATURATED).floor() as usize
-            }
-            .min(threads),
             threads,
             cpu_pct: (b.cpu - a.cpu).as_secs_f64() / secs * 100.0,
             drops: b.drops - a.drops,
@@ -263,8 +255,7 @@ impl Row {
             return format!("server queue overflow: {} Interests dropped", self.drops);
         }
         format!(
-            "not server-bound (signing {}/{} threads busy {:.0}%): clients or forwarder limit",
-            self.saturated_threads,
+            "not server-bound ({} signing thread(s) {:.0}% busy): clients or forwarder limit",
             self.threads,
             self.sign_busy * 100.0
         )
@@ -292,5 +283,56 @@ impl Row {
             "sign_threads": self.threads, "cpu_percent": self.cpu_pct, "drops": self.drops,
             "cache_hits": self.hits, "limit": self.limit(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(interests: u64, signed: u64, busy_ms: u64) -> Snapshot {
+        Snapshot {
+            interests,
+            data: signed,
+            signed,
+            busy_ns: busy_ms * 1_000_000,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn limit_names_saturated_signing() {
+        // 2 threads busy 1.9 s out of 2 thread-seconds
+        let r = Row::new(
+            &snap(0, 0, 0),
+            &snap(5000, 5000, 1900),
+            Duration::from_secs(1),
+            8192,
+            2,
+        );
+        assert_eq!(r.limit(), "server signing saturated 2/2 threads");
+        assert!((r.sign_us - 380.0).abs() < 1e-6);
+        assert!((r.mbps - 5000.0 * 8192.0 * 8.0 / 1e6).abs() < 1e-6);
+        let r = Row::new(
+            &snap(0, 0, 0),
+            &snap(5000, 5000, 500),
+            Duration::from_secs(1),
+            8192,
+            2,
+        );
+        assert!(
+            r.limit()
+                .starts_with("not server-bound (2 signing thread(s) 25% busy)"),
+            "{}",
+            r.limit()
+        );
+        let r = Row::new(
+            &snap(7, 7, 0),
+            &snap(7, 7, 0),
+            Duration::from_secs(1),
+            8192,
+            1,
+        );
+        assert_eq!(r.limit(), "idle: no Interests");
     }
 }

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use ndnlab_wire::tlv::{self, types::*, Element};
-use ndnlab_wire::{Component, DecodeError};
+use ndnlab_wire::{sig_type, Component, DecodeError};
 use serde::Serialize;
 
 /// Byte values longer than this are shortened in `value` (the full bytes are in `hex`).
@@ -295,16 +295,9 @@ pub fn content_type_name(v: u64) -> Option<&'static str> {
     })
 }
 
-/// Name of a SignatureType value.
+/// Name of a SignatureType value (the codec's table).
 pub fn signature_type_name(v: u64) -> Option<&'static str> {
-    Some(match v {
-        0 => "DigestSha256",
-        1 => "SignatureSha256WithRsa",
-        3 => "SignatureSha256WithEcdsa",
-        4 => "SignatureHmacWithSha256",
-        5 => "SignatureEd25519",
-        _ => return None,
-    })
+    Some(sig_type::name(v)).filter(|n| *n != "Unknown")
 }
 
 /// Name of a NackReason value.
@@ -372,5 +365,50 @@ pub fn render_text(nodes: &[Node], out: &mut String) {
     }
     for n in nodes {
         rec(n, 0, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(hex: &str) -> Vec<Node> {
+        dissect(&hex::decode(hex).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn type_numbers_are_read_in_context() {
+        // Name /a/253=y: 253 is a component type here, not a ValidityPeriod.
+        let t = tree("0708080161fd00fd0179");
+        assert_eq!(t[0].value.as_deref(), Some("/a/253=y"));
+        assert_eq!(t[0].children[1].name, "NameComponent");
+        assert_eq!(t[0].children[1].offset, 5);
+    }
+
+    #[test]
+    fn unknown_elements_are_shown_with_their_criticality() {
+        // Interest /a with a non-critical element 200 (0xC8) and value 0xFF.
+        let t = tree("05080703080161c801ff");
+        let unknown = &t[0].children[1];
+        assert_eq!(unknown.name, "Unknown(non-critical)");
+        assert_eq!((unknown.typ, unknown.offset), (200, 7));
+        assert_eq!(unknown.hex.as_deref(), Some("ff"));
+    }
+
+    #[test]
+    fn fragments_of_a_larger_packet_stay_opaque() {
+        // FragIndex 1, FragCount 2, Fragment = the first bytes of an Interest.
+        let t = tree("640c52010153010250040507 0703".replace(' ', "").as_str());
+        assert_eq!(t[0].value.as_deref(), Some("fragment 2 of 2"));
+        let frag = &t[0].children[2];
+        assert!(frag.children.is_empty());
+        assert_eq!(frag.hex.as_deref(), Some("05070703"));
+    }
+
+    #[test]
+    fn malformed_nested_values_are_errors_not_panics() {
+        // A NonNegativeInteger of 3 bytes inside MetaInfo.
+        let err = dissect(&hex::decode("06071405190301020300").unwrap());
+        assert!(err.is_err());
     }
 }
