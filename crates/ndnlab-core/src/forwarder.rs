@@ -364,6 +364,11 @@ impl Forwarder {
         out.extend(self.out.drain(..));
     }
 
+    /// Number of armed timers (stale ones of finished PIT entries included).
+    pub fn pending_timers(&self) -> usize {
+        self.timers.len()
+    }
+
     /// Number of queued outputs.
     pub fn pending_transmits(&self) -> usize {
         self.out.len()

@@ -1,6 +1,8 @@
 //! The core's timer queue: a min-heap of `(deadline, pit entry, generation)` with lazy
 //! deletion. An entry whose expiry moved later is re-queued when its old deadline
-//! pops; an entry that was freed (generation changed) is skipped.
+//! pops; an entry that was freed (generation changed) is skipped. The forwarder
+//! drops stale timers in bulk when they outnumber live PIT entries 4 to 1, so the
+//! queue stays proportional to the PIT (amortized O(1) per Interest).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -35,6 +37,11 @@ impl TimerQueue {
         }
     }
 
+    /// Keep only the timers for which `live(index, generation)` holds.
+    pub fn retain(&mut self, mut live: impl FnMut(u32, u32) -> bool) {
+        self.heap.retain(|Reverse((_, i, g))| live(*i, *g));
+    }
+
     /// Number of armed timers (stale ones included).
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -62,5 +69,9 @@ mod tests {
         assert_eq!(q.pop_due(25), Some((20, 3, 0)));
         assert_eq!(q.pop_due(25), None);
         assert_eq!(q.len(), 1);
+        q.push(40, 4, 1);
+        q.retain(|i, _| i == 4);
+        assert_eq!(q.pop_due(100), Some((40, 4, 1)));
+        assert!(q.is_empty());
     }
 }

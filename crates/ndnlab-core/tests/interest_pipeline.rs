@@ -383,3 +383,23 @@ fn nack_with_wrong_nonce_or_from_wrong_face_is_dropped() {
     lab.send_nack(B, interest("/a/1", 11), NackReason::NoRoute, None);
     assert_eq!(summary(&lab.take()), vec![(A.0, "N:no-route".into())]);
 }
+
+#[test]
+fn timer_queue_stays_proportional_to_the_pit() {
+    let mut lab = Lab::standard();
+    lab.route("/a", C, 1);
+    for k in 0..20_000u32 {
+        let uri = format!("/a/{k}");
+        lab.send_interest(A, interest(&uri, k + 1));
+        let out = lab.take();
+        lab.send_data(C, data(&uri), out[0].meta.pit_token.clone());
+        lab.take();
+    }
+    assert_eq!(lab.fw.pit_len(), 0);
+    assert!(
+        lab.fw.pending_timers() <= 4096 + 1,
+        "{}",
+        lab.fw.pending_timers()
+    );
+    assert_eq!(lab.fw.counters().n_satisfied_interests, 20_000);
+}

@@ -35,6 +35,10 @@ pub struct Data {
     /// end of the SignatureInfo TLV (end of the signed portion)
     signed_end: u32,
     content_type: u64,
+    /// a ContentType element is present
+    has_content_type: bool,
+    /// a MetaInfo element is present (possibly empty)
+    has_meta_info: bool,
     freshness_ms: Option<u64>,
     /// whole FinalBlockId component TLV (empty: absent)
     final_block: Range<u32>,
@@ -99,6 +103,8 @@ impl Data {
         let name_offs = Name::scan(&wire, ne.value.clone())?;
         pos = ne.end();
         let mut content_type = content_type::BLOB;
+        let mut has_content_type = false;
+        let mut has_meta_info = false;
         let mut freshness_ms = None;
         let mut final_block = 0..0;
         let mut content = None;
@@ -127,6 +133,7 @@ impl Data {
             last = ord;
             match e.typ {
                 types::META_INFO => {
+                    has_meta_info = true;
                     let mut mlast = 0u8;
                     for m in tlv::Elements::new(&wire, e.value.clone()) {
                         let m = m?;
@@ -151,7 +158,10 @@ impl Data {
                         mlast = mord;
                         let v = &wire[m.value.clone()];
                         match mord {
-                            1 => content_type = tlv::read_nni_at(v, m.value.start)?,
+                            1 => {
+                                content_type = tlv::read_nni_at(v, m.value.start)?;
+                                has_content_type = true;
+                            }
                             2 => freshness_ms = Some(tlv::read_nni_at(v, m.value.start)?),
                             _ => {
                                 let c = tlv::read_element(&wire, m.value.start, m.value.end)?;
@@ -185,6 +195,8 @@ impl Data {
             signed_end,
             name: Name::from_backing(wire, ne.value, name_offs),
             content_type,
+            has_content_type,
+            has_meta_info,
             freshness_ms,
             final_block,
             has_content: content.is_some(),
@@ -207,6 +219,38 @@ impl Data {
     #[inline]
     pub fn content_type(&self) -> u64 {
         self.content_type
+    }
+
+    /// ContentType as written: `None` when the element is absent.
+    pub fn content_type_field(&self) -> Option<u64> {
+        self.has_content_type.then_some(self.content_type)
+    }
+
+    /// Whether a MetaInfo element is present (possibly with no field).
+    pub fn has_meta_info(&self) -> bool {
+        self.has_meta_info
+    }
+
+    /// A builder holding every field of this Data as written (ContentType only
+    /// if present, an empty MetaInfo kept, the same SignatureInfo; unknown
+    /// non-critical elements are dropped), to re-encode or re-sign it.
+    pub fn to_builder(&self) -> DataBuilder {
+        let mut b = DataBuilder::new(self.name.clone())
+            .empty_meta_info(self.has_meta_info)
+            .signature_info(self.signature_info().clone());
+        if let Some(t) = self.content_type_field() {
+            b = b.content_type(t);
+        }
+        if let Some(f) = self.freshness_ms {
+            b = b.freshness_ms(f);
+        }
+        if let Some(c) = self.final_block_id() {
+            b = b.final_block_id(c);
+        }
+        if self.has_content {
+            b = b.content(self.content());
+        }
+        b
     }
 
     /// FreshnessPeriod, if present.

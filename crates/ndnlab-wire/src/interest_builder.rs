@@ -1,6 +1,7 @@
 //! [`InterestBuilder`]: encodes a new Interest into one exact-size buffer,
 //! computing the ParametersSha256DigestComponent and (v0.3) signatures.
 
+use core::ops::Range;
 use core::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
@@ -35,8 +36,10 @@ struct Sig {
 }
 
 impl InterestBuilder {
-    /// A builder for an Interest named `name` (a ParametersSha256DigestComponent
-    /// in `name` is dropped and recomputed).
+    /// A builder for an Interest named `name`. With ApplicationParameters, a
+    /// ParametersSha256DigestComponent in `name` is recomputed where it stands
+    /// (the spec allows any position), else one is appended; without them, any
+    /// such component is dropped.
     pub fn new(name: Name) -> Self {
         InterestBuilder {
             name,
@@ -119,13 +122,32 @@ impl InterestBuilder {
         self
     }
 
-    /// Name components without any ParametersSha256DigestComponent.
-    fn base_name(&self) -> Name {
-        if self.name.iter().any(|c| c.is_params_digest()) {
-            self.name.iter().filter(|c| !c.is_params_digest()).collect()
-        } else {
-            self.name.clone()
+    /// Normalizes the name and returns where its ParametersSha256DigestComponent
+    /// goes: the byte range of `name.value_bytes()` it replaces (empty at the
+    /// end when the name has none), or `None` without ApplicationParameters.
+    /// Only the first digest component is kept; any other is dropped.
+    fn digest_slot(&mut self) -> Option<Range<usize>> {
+        let mut first = None;
+        let mut count = 0;
+        for (j, c) in self.name.iter().enumerate() {
+            if c.is_params_digest() {
+                count += 1;
+                first.get_or_insert(j);
+            }
         }
+        let keep = if self.app_params.is_some() { first } else { None };
+        if count > usize::from(keep.is_some()) {
+            self.name = self
+                .name
+                .iter()
+                .enumerate()
+                .filter(|(j, c)| !c.is_params_digest() || Some(*j) == keep)
+                .map(|(_, c)| c)
+                .collect();
+        }
+        self.app_params.as_ref()?;
+        let end = self.name.value_bytes().len();
+        Some(keep.and_then(|j| self.name.component_range(j)).unwrap_or(end..end))
     }
 
     /// Encodes an unsigned Interest.
@@ -153,18 +175,18 @@ impl InterestBuilder {
             info.seq_num = self.sig_seq_num;
         }
         let params = self.app_params.get_or_insert_with(Bytes::new).clone();
-        let base = self.base_name();
+        let slot = self.digest_slot().unwrap_or_default();
+        let name = self.name.value_bytes();
         let info_len = info.encoded_len(types::INTEREST_SIGNATURE_INFO);
         let mut portion = Vec::with_capacity(
-            base.value_bytes().len()
-                + tlv::tlv_len(types::APPLICATION_PARAMETERS, params.len())
-                + info_len,
+            name.len() + tlv::tlv_len(types::APPLICATION_PARAMETERS, params.len()) + info_len,
         );
-        portion.extend_from_slice(base.value_bytes());
+        // the name without its digest component
+        portion.extend_from_slice(&name[..slot.start]);
+        portion.extend_from_slice(&name[slot.end..]);
         tlv::put_tlv(&mut portion, types::APPLICATION_PARAMETERS, &params);
         info.encode(types::INTEREST_SIGNATURE_INFO, &mut portion);
         let value = signer.sign(&portion)?;
-        self.name = base;
         Ok(self.encode(Some(Sig { info, value })))
     }
 
@@ -174,12 +196,9 @@ impl InterestBuilder {
         Interest::decode(wire).map_err(|e| SignError::Failed(e.to_string()))
     }
 
-    fn encode(self, sig: Option<Sig>) -> Bytes {
-        let base = if sig.is_some() {
-            self.name.clone()
-        } else {
-            self.base_name()
-        };
+    fn encode(mut self, sig: Option<Sig>) -> Bytes {
+        let slot = self.digest_slot();
+        let name = self.name.value_bytes();
         // everything from ApplicationParameters on, and its digest
         let tail_len = match &self.app_params {
             None => 0,
@@ -191,8 +210,10 @@ impl InterestBuilder {
                     })
             }
         };
-        let digest_comp_len = if self.app_params.is_some() { 34 } else { 0 };
-        let name_value_len = base.value_bytes().len() + digest_comp_len;
+        let name_value_len = match &slot {
+            Some(r) => name.len() - r.len() + 34,
+            None => name.len(),
+        };
         let hints_len: usize = self.hints.iter().map(Name::encoded_len).sum();
         let mut len = tlv::tlv_len(types::NAME, name_value_len);
         if self.can_be_prefix {
@@ -218,11 +239,16 @@ impl InterestBuilder {
         let mut out = BytesMut::with_capacity(total);
         tlv::put_header(&mut out, types::INTEREST, len);
         tlv::put_header(&mut out, types::NAME, name_value_len);
-        out.put_slice(base.value_bytes());
-        let digest_at = out.len() + 2;
-        if digest_comp_len != 0 {
-            tlv::put_header(&mut out, types::PARAMETERS_SHA256_DIGEST_COMPONENT, 32);
-            out.put_bytes(0, 32);
+        let mut digest_at = 0;
+        match &slot {
+            Some(r) => {
+                out.put_slice(&name[..r.start]);
+                tlv::put_header(&mut out, types::PARAMETERS_SHA256_DIGEST_COMPONENT, 32);
+                digest_at = out.len();
+                out.put_bytes(0, 32);
+                out.put_slice(&name[r.end..]);
+            }
+            None => out.put_slice(name),
         }
         if self.can_be_prefix {
             tlv::put_header(&mut out, types::CAN_BE_PREFIX, 0);

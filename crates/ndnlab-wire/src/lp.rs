@@ -24,6 +24,8 @@ pub struct LpPacket {
     frag_count: Option<u64>,
     pit_token: Option<Range<u32>>,
     nack: Option<NackReason>,
+    /// the Nack header holds an explicit `NackReason 0`
+    nack_reason_zero: bool,
     incoming_face_id: Option<u64>,
     next_hop_face_id: Option<u64>,
     cache_policy: Option<u64>,
@@ -73,6 +75,7 @@ impl LpPacket {
             frag_count: None,
             pit_token: None,
             nack: None,
+            nack_reason_zero: false,
             incoming_face_id: None,
             next_hop_face_id: None,
             cache_policy: None,
@@ -119,10 +122,9 @@ impl LpPacket {
                         let x = x?;
                         match x.typ {
                             types::NACK_REASON => {
-                                reason = NackReason::from_code(tlv::read_nni_at(
-                                    &wire[x.value.clone()],
-                                    x.value.start,
-                                )?)
+                                let code = tlv::read_nni_at(&wire[x.value.clone()], x.value.start)?;
+                                reason = NackReason::from_code(code);
+                                lp.nack_reason_zero = code == 0;
                             }
                             t if tlv::is_critical(t) => {
                                 return Err(DecodeError::UnknownCritical {
@@ -241,6 +243,12 @@ impl LpPacket {
         self.nack
     }
 
+    /// Whether the Nack header holds an explicit `NackReason 0` (reported as
+    /// [`NackReason::None`], like an absent NackReason).
+    pub fn nack_reason_zero(&self) -> bool {
+        self.nack_reason_zero
+    }
+
     pub fn incoming_face_id(&self) -> Option<u64> {
         self.incoming_face_id
     }
@@ -295,6 +303,7 @@ impl LpPacket {
             frag_count: self.frag_count,
             pit_token: self.pit_token_bytes(),
             nack: self.nack,
+            nack_reason_zero: self.nack_reason_zero,
             incoming_face_id: self.incoming_face_id,
             next_hop_face_id: self.next_hop_face_id,
             cache_policy: self.cache_policy,
@@ -344,6 +353,9 @@ pub struct LpPacketBuilder {
     pub frag_count: Option<u64>,
     pub pit_token: Option<Bytes>,
     pub nack: Option<NackReason>,
+    /// With `nack` = `Some(NackReason::None)`: write `NackReason 0` instead of
+    /// an empty Nack header (both mean "no reason"; other reasons are always written).
+    pub nack_reason_zero: bool,
     pub incoming_face_id: Option<u64>,
     pub next_hop_face_id: Option<u64>,
     pub cache_policy: Option<u64>,
@@ -373,8 +385,15 @@ impl LpPacketBuilder {
         self.pit_token = Some(t.into());
         self
     }
+    /// Nack header; [`NackReason::None`] writes no NackReason element unless
+    /// [`nack_reason_zero`](Self::nack_reason_zero) is set.
     pub fn nack(mut self, reason: NackReason) -> Self {
         self.nack = Some(reason);
+        self
+    }
+    /// Writes `NackReason 0` for [`NackReason::None`] (as python-ndn does).
+    pub fn nack_reason_zero(mut self, yes: bool) -> Self {
+        self.nack_reason_zero = yes;
         self
     }
     pub fn incoming_face_id(mut self, id: u64) -> Self {
@@ -416,10 +435,16 @@ impl LpPacketBuilder {
         self
     }
 
-    fn nack_value_len(reason: NackReason) -> usize {
-        match reason {
-            NackReason::None => 0,
-            r => tlv::nni_tlv_len(types::NACK_REASON, r.code()),
+    /// Whether the Nack header gets a NackReason element.
+    fn nack_reason_element(&self, reason: NackReason) -> bool {
+        reason != NackReason::None || self.nack_reason_zero
+    }
+
+    fn nack_value_len(&self, reason: NackReason) -> usize {
+        if self.nack_reason_element(reason) {
+            tlv::nni_tlv_len(types::NACK_REASON, reason.code())
+        } else {
+            0
         }
     }
 
@@ -436,7 +461,7 @@ impl LpPacketBuilder {
             n += tlv::tlv_len(types::PIT_TOKEN, t.len());
         }
         if let Some(r) = self.nack {
-            n += tlv::tlv_len(types::NACK, Self::nack_value_len(r));
+            n += tlv::tlv_len(types::NACK, self.nack_value_len(r));
         }
         n += opt(types::INCOMING_FACE_ID, self.incoming_face_id);
         n += opt(types::NEXT_HOP_FACE_ID, self.next_hop_face_id);
@@ -484,8 +509,8 @@ impl LpPacketBuilder {
             tlv::put_tlv(out, types::PIT_TOKEN, t);
         }
         if let Some(r) = self.nack {
-            tlv::put_header(out, types::NACK, Self::nack_value_len(r));
-            if r != NackReason::None {
+            tlv::put_header(out, types::NACK, self.nack_value_len(r));
+            if self.nack_reason_element(r) {
                 tlv::put_nni_tlv(out, types::NACK_REASON, r.code());
             }
         }

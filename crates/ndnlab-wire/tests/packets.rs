@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use ndnlab_wire::{
     sig_type, Data, DecodeError, DigestSha256, Interest, KeyLocator, LpPacket, Nack, NackReason,
-    Name, Packet,
+    Name, OwnedComponent, Packet,
 };
 use sha2::{Digest, Sha256};
 
@@ -126,6 +126,41 @@ fn interest_app_params_digest() {
 }
 
 #[test]
+fn interest_params_digest_kept_in_place() {
+    // the spec allows the ParametersSha256DigestComponent anywhere in the name
+    let stale = Name::builder()
+        .push_generic(b"mid")
+        .push_owned(&OwnedComponent::params_digest([7; 32]))
+        .push_generic(b"tail")
+        .build();
+    let digest = Sha256::digest([0x24, 0x02, 0xca, 0xfe]);
+    let wire = hx(&format!(
+        "05 33 07 2d 08 03 6d 69 64 02 20 {} 08 04 74 61 69 6c 24 02 ca fe",
+        hex::encode(digest)
+    ));
+    let b = Interest::builder(stale.clone())
+        .app_params(vec![0xca, 0xfe])
+        .build();
+    assert_eq!(b, wire);
+    let i = Interest::decode(b).unwrap();
+    assert!(i.name().get(1).unwrap().is_params_digest());
+    // without ApplicationParameters the component is dropped
+    let plain = Interest::builder(stale.clone()).build_view().unwrap();
+    assert_eq!(plain.name(), &name("/mid/tail"));
+    // signed: the digest stays at index 1, the signed portion skips it
+    let i = Interest::builder(stale)
+        .app_params(&b"p"[..])
+        .signature_seq_num(1)
+        .sign_view(&DigestSha256)
+        .unwrap();
+    assert_eq!(i.name().len(), 3);
+    assert!(i.name().get(1).unwrap().is_params_digest());
+    let portion = i.signed_portion().unwrap();
+    assert!(portion.starts_with(&hx("08 03 6d 69 64 08 04 74 61 69 6c 24 01 70 2c")));
+    assert!(DigestSha256::verify(&portion, i.signature_value().unwrap()));
+}
+
+#[test]
 fn signed_interest_v03() {
     let wire = Interest::builder(name("/cmd/x"))
         .nonce(9)
@@ -193,6 +228,29 @@ fn data_digest_sha256() {
 }
 
 #[test]
+fn data_to_builder_keeps_meta_info_as_written() {
+    // MetaInfo with no field (python-ndn writes one), ContentType 0 written or
+    // not, no MetaInfo at all: each is rebuilt as it came
+    let shapes = [
+        Data::builder(name("/a")).empty_meta_info(true),
+        Data::builder(name("/a")).content_type(0).content(&b"x"[..]),
+        Data::builder(name("/a")).freshness_ms(5).content(Bytes::new()),
+        Data::builder(name("/a")),
+    ];
+    for (k, b) in shapes.into_iter().enumerate() {
+        let wire = b.sign_digest();
+        let d = Data::decode(wire.clone()).unwrap();
+        assert_eq!(d.has_meta_info(), k < 3, "shape {k}");
+        assert_eq!(d.content_type_field(), (k == 1).then_some(0), "shape {k}");
+        assert_eq!(d.to_builder().sign_digest(), wire, "shape {k}");
+    }
+    assert_eq!(
+        &Data::builder(name("/a")).empty_meta_info(true).sign_digest()[..9],
+        &hx("06 2e 07 03 08 01 61 14 00")[..]
+    );
+}
+
+#[test]
 fn data_meta_info_and_key_locator() {
     let fb = ndnlab_wire::OwnedComponent::segment(9);
     let si = ndnlab_wire::SignatureInfo::new(sig_type::SHA256_WITH_ECDSA)
@@ -253,6 +311,28 @@ fn lp_nack_with_pit_token() {
         .unwrap()
         .unwrap();
     assert_eq!(back, nack);
+}
+
+#[test]
+fn lp_nack_reason_zero_and_absent() {
+    // an explicit NackReason 0 and an absent NackReason both mean "none", and
+    // each re-encodes as it came
+    let zero = hx("64 0b  fd 03 20 05 fd 03 21 01 00  50 00");
+    let absent = hx("64 06  fd 03 20 00  50 00");
+    for (wire, explicit) in [(zero, true), (absent, false)] {
+        let lp = LpPacket::decode(wire.clone()).unwrap();
+        assert_eq!(lp.nack(), Some(NackReason::None));
+        assert_eq!(lp.nack_reason_zero(), explicit);
+        assert_eq!(lp.to_builder().build(), wire);
+        let b = LpPacket::builder()
+            .nack(NackReason::None)
+            .nack_reason_zero(explicit)
+            .fragment(Bytes::new());
+        assert_eq!(b.build(), wire);
+    }
+    // the flag does not affect other reasons
+    let b = LpPacket::builder().nack(NackReason::NoRoute);
+    assert_eq!(b.clone().nack_reason_zero(true).build(), b.build());
 }
 
 #[test]

@@ -211,7 +211,10 @@ proptest! {
     fn lp_roundtrip(
         seq in any::<Option<u64>>(), fi in any::<Option<u64>>(), fc in any::<Option<u64>>(),
         token in proptest::option::of(proptest::collection::vec(any::<u8>(), 1..=32)),
-        nack in proptest::option::of(prop_oneof![Just(0u64), Just(50), Just(100), Just(150), any::<u64>()]),
+        nack in proptest::option::of((
+            prop_oneof![Just(0u64), Just(50), Just(100), Just(150), any::<u64>()],
+            any::<bool>(),
+        )),
         inf in any::<Option<u64>>(), nhf in any::<Option<u64>>(), cp in any::<Option<u64>>(),
         cm in any::<Option<u64>>(), acks in proptest::collection::vec(any::<u64>(), 0..4),
         tx in any::<Option<u64>>(), nd in any::<bool>(),
@@ -220,7 +223,9 @@ proptest! {
         let b = LpPacketBuilder {
             sequence: seq, frag_index: fi, frag_count: fc,
             pit_token: token.map(Bytes::from),
-            nack: nack.map(NackReason::from_code),
+            nack: nack.map(|(code, _)| NackReason::from_code(code)),
+            // an explicit NackReason 0 is kept apart from an absent NackReason
+            nack_reason_zero: nack.is_some_and(|(code, zero)| code == 0 && zero),
             incoming_face_id: inf, next_hop_face_id: nhf, cache_policy: cp, congestion_mark: cm,
             acks, tx_sequence: tx, non_discovery: nd,
             prefix_announcement: None,

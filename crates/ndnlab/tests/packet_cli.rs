@@ -133,6 +133,29 @@ fn interest_round_trip() {
 }
 
 #[test]
+fn interest_nonce_random_unless_given_or_omitted() {
+    let interest = |args: &[&str]| {
+        let mut all = vec!["packet", "encode", "interest", "/r"];
+        all.extend_from_slice(args);
+        let hex = ok(&all);
+        Interest::decode(Bytes::from(hex::decode(hex.trim()).expect("hex"))).expect("Interest")
+    };
+    // like ndn-tools: a Nonce unless told otherwise
+    assert!(interest(&[]).nonce().is_some());
+    assert_eq!(interest(&["--nonce", "00000007"]).nonce(), Some(7));
+    let bare = interest(&["--no-nonce"]);
+    assert_eq!(bare.nonce(), None);
+    assert_eq!(bare.wire().as_ref(), &hex::decode("05050703080172").unwrap()[..]);
+    // --nonce and --no-nonce together are refused by the argument parser
+    let out = ndnlab(
+        &["packet", "encode", "interest", "/r", "--nonce", "00000007", "--no-nonce"],
+        None,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
+#[test]
 fn data_round_trip_hex_raw_and_file() {
     let args = [
         "packet",

@@ -133,6 +133,10 @@ impl Forwarder {
                 let generation = self.pcct.generation_of(p);
                 let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
                 self.timers.push(expiry, p, generation);
+                if self.timers.len() > 4 * self.pcct.pit_len() + 4096 {
+                    let pcct = &self.pcct;
+                    self.timers.retain(|i, g| pcct.pit_live(i, g));
+                }
                 p
             }
         };

@@ -13,6 +13,7 @@
 pub mod app;
 pub mod framing;
 pub mod lp;
+pub mod mmsg;
 pub mod stream;
 pub mod udp;
 pub mod uri;

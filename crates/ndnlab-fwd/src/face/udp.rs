@@ -19,7 +19,7 @@ use tokio::net::UdpSocket;
 use super::lp::{LinkReceiver, LinkSender, LpFields};
 use super::stream::Ingress;
 use super::uri::FaceUri;
-use super::{CongestionMarker, FaceEntry, Persistency, SendQueueRx};
+use super::{mmsg, CongestionMarker, FaceEntry, Persistency, SendQueueRx};
 
 /// Largest datagram read.
 const MAX_DATAGRAM: usize = 65536;
@@ -193,20 +193,38 @@ impl UdpChannel {
                             continue;
                         }
                     };
-                    face.dequeued(&items);
-                    let marking = face.congestion_marking.load(Relaxed);
-                    let now = ingress.now();
-                    for mut it in items {
-                        if marking && marker.should_mark(now, face.queued_bytes(), &face.limits) {
-                            it.fields.congestion_mark = 1;
-                            face.stats.congestion_marks.fetch_add(1, Relaxed);
+                    // Take every burst waiting, encode all, send with sendmmsg.
+                    dgrams.clear();
+                    let mut next = Some(items);
+                    while let Some(items) = next.take() {
+                        face.dequeued(&items);
+                        let marking = face.congestion_marking.load(Relaxed);
+                        let now = ingress.now();
+                        for mut it in items {
+                            if marking && marker.should_mark(now, face.queued_bytes(), &face.limits) {
+                                it.fields.congestion_mark = 1;
+                                face.stats.congestion_marks.fetch_add(1, Relaxed);
+                            }
+                            link.encode_datagrams(&it.fields, &it.pkt, &mut dgrams);
+                            face.stats.count_out(it.kind);
                         }
-                        dgrams.clear();
-                        link.encode_datagrams(&it.fields, &it.pkt, &mut dgrams);
-                        face.stats.count_out(it.kind);
-                        for d in &dgrams {
-                            ch.socket.send_to(d, remote).await?;
-                            face.stats.out_bytes.fetch_add(d.len() as u64, Relaxed);
+                        if dgrams.len() < 4 * mmsg::BATCH {
+                            next = queue.try_recv().ok();
+                        }
+                    }
+                    let mut off = 0;
+                    while off < dgrams.len() {
+                        let sock = &ch.socket;
+                        match sock.try_io(tokio::io::Interest::WRITABLE, || {
+                            mmsg::send_batch(&**sock, remote, &dgrams[off..])
+                        }) {
+                            Ok(k) => {
+                                let bytes: usize = dgrams[off..off + k].iter().map(Bytes::len).sum();
+                                face.stats.out_bytes.fetch_add(bytes as u64, Relaxed);
+                                off += k;
+                            }
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => sock.writable().await?,
+                            Err(e) => return Err(e),
                         }
                     }
                 }

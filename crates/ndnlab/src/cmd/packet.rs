@@ -76,9 +76,12 @@ pub struct InterestArgs {
     /// HopLimit (0..=255).
     #[arg(long, value_name = "N")]
     pub hop_limit: Option<u8>,
-    /// Nonce as 8 hex digits (absent: no Nonce element).
+    /// Nonce as 8 hex digits (absent: a random Nonce, as ndn-tools do).
     #[arg(long, value_name = "HEX")]
     pub nonce: Option<String>,
+    /// Write no Nonce element.
+    #[arg(long, conflicts_with = "nonce")]
+    pub no_nonce: bool,
     /// A ForwardingHint name (repeatable).
     #[arg(long = "forwarding-hint", value_name = "NAME")]
     pub forwarding_hint: Vec<String>,
@@ -270,6 +273,8 @@ fn encode_interest(a: &InterestArgs) -> Result<Bytes> {
             )
         })?;
         b = b.nonce(u32::from_be_bytes(arr));
+    } else if !a.no_nonce {
+        b = b.nonce(rand::random());
     }
     if let Some(ms) = a.lifetime {
         b = b.lifetime(Duration::from_millis(ms));
