@@ -794,6 +794,36 @@ mod tests {
     }
 
     #[test]
+    fn failed_write_leaves_nothing_behind() {
+        let dir = tmpdir("fail");
+        let kc = Keychain::open(&dir).unwrap();
+        let k = kc
+            .generate(
+                &"/f".parse().unwrap(),
+                KeyType::EcdsaP256,
+                None,
+                DEFAULT_VALIDITY,
+            )
+            .unwrap();
+        let cert = kc.resolve_certificate(&k).unwrap();
+        // make the rename fail: the target is a non-empty directory
+        let path = kc.file_for("certs", cert.name(), "cert").unwrap();
+        fs::remove_file(&path).unwrap();
+        fs::create_dir_all(path.join("x")).unwrap();
+        assert!(matches!(
+            kc.add_certificate(&cert),
+            Err(KeychainError::Io { .. })
+        ));
+        let names: Vec<String> = fs::read_dir(dir.join("certs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(!names[0].starts_with('.'));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn import_cert_and_key() {
         let a = Keychain::open(tmpdir("imp-a")).unwrap();
         let b = Keychain::open(tmpdir("imp-b")).unwrap();
