@@ -83,6 +83,7 @@ pub mod face;
 pub mod fib;
 pub mod forwarder;
 pub mod hash;
+pub mod index;
 pub mod mem;
 pub mod name_table;
 pub mod pcct;

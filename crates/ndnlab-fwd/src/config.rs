@@ -313,7 +313,10 @@ impl FwdConfig {
         if ndnlab_core::CsPolicyKind::parse(&self.cs.policy).is_none() {
             return Err(invalid(
                 "cs.policy",
-                format!("unknown policy '{}' (lru, priority-fifo, tinylfu)", self.cs.policy),
+                format!(
+                    "unknown policy '{}' (lru, priority-fifo, tinylfu)",
+                    self.cs.policy
+                ),
             ));
         }
         if tracing_level_ok(&self.log.level).is_err() {

@@ -135,7 +135,11 @@ impl InterestBuilder {
                 first.get_or_insert(j);
             }
         }
-        let keep = if self.app_params.is_some() { first } else { None };
+        let keep = if self.app_params.is_some() {
+            first
+        } else {
+            None
+        };
         if count > usize::from(keep.is_some()) {
             self.name = self
                 .name
@@ -147,7 +151,10 @@ impl InterestBuilder {
         }
         self.app_params.as_ref()?;
         let end = self.name.value_bytes().len();
-        Some(keep.and_then(|j| self.name.component_range(j)).unwrap_or(end..end))
+        Some(
+            keep.and_then(|j| self.name.component_range(j))
+                .unwrap_or(end..end),
+        )
     }
 
     /// Encodes an unsigned Interest.

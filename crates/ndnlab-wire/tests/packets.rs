@@ -234,7 +234,9 @@ fn data_to_builder_keeps_meta_info_as_written() {
     let shapes = [
         Data::builder(name("/a")).empty_meta_info(true),
         Data::builder(name("/a")).content_type(0).content(&b"x"[..]),
-        Data::builder(name("/a")).freshness_ms(5).content(Bytes::new()),
+        Data::builder(name("/a"))
+            .freshness_ms(5)
+            .content(Bytes::new()),
         Data::builder(name("/a")),
     ];
     for (k, b) in shapes.into_iter().enumerate() {
@@ -245,7 +247,9 @@ fn data_to_builder_keeps_meta_info_as_written() {
         assert_eq!(d.to_builder().sign_digest(), wire, "shape {k}");
     }
     assert_eq!(
-        &Data::builder(name("/a")).empty_meta_info(true).sign_digest()[..9],
+        &Data::builder(name("/a"))
+            .empty_meta_info(true)
+            .sign_digest()[..9],
         &hx("06 2e 07 03 08 01 61 14 00")[..]
     );
 }

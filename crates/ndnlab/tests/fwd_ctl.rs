@@ -128,7 +128,11 @@ fn ctl_finds_the_socket_through_ndn_client_transport() {
 fn prometheus_metrics_endpoint_exports_counters() {
     use std::io::{BufRead, BufReader, Read, Write};
     let dir = fwd_common::temp_dir("metrics");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr = format!("127.0.0.1:{port}");
     let mut child = std::process::Command::new(fwd_common::bin())
         .args(["fwd", "--log-level", "warn", "--metrics", &addr, "--socket"])
@@ -143,7 +147,8 @@ fn prometheus_metrics_endpoint_exports_counters() {
         }
     }
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     let mut body = String::new();
     s.read_to_string(&mut body).unwrap();
     let _ = child.kill();

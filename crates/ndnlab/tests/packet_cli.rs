@@ -145,10 +145,21 @@ fn interest_nonce_random_unless_given_or_omitted() {
     assert_eq!(interest(&["--nonce", "00000007"]).nonce(), Some(7));
     let bare = interest(&["--no-nonce"]);
     assert_eq!(bare.nonce(), None);
-    assert_eq!(bare.wire().as_ref(), &hex::decode("05050703080172").unwrap()[..]);
+    assert_eq!(
+        bare.wire().as_ref(),
+        &hex::decode("05050703080172").unwrap()[..]
+    );
     // --nonce and --no-nonce together are refused by the argument parser
     let out = ndnlab(
-        &["packet", "encode", "interest", "/r", "--nonce", "00000007", "--no-nonce"],
+        &[
+            "packet",
+            "encode",
+            "interest",
+            "/r",
+            "--nonce",
+            "00000007",
+            "--no-nonce",
+        ],
         None,
     );
     assert!(!out.status.success());

@@ -129,8 +129,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             let marking = face.congestion_marking.load(Relaxed);
             let now = ingress.now();
             for mut it in items {
-                if marking && marker.should_mark(now, face.queued_bytes(), &face.limits)
-                {
+                if marking && marker.should_mark(now, face.queued_bytes(), &face.limits) {
                     it.fields.congestion_mark = 1;
                     face.stats.congestion_marks.fetch_add(1, Relaxed);
                 }

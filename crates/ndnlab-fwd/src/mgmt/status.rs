@@ -200,7 +200,8 @@ impl Manager {
         let len = name.len();
         let last = name.get(len - 1)?;
         let before_last = name.get(len.wrapping_sub(2));
-        if let (Some(seg), Some(v)) = (last.as_segment(), before_last.and_then(|c| c.as_version())) {
+        if let (Some(seg), Some(v)) = (last.as_segment(), before_last.and_then(|c| c.as_version()))
+        {
             let c = self.status.cache.get(&name.prefix(len - 2))?;
             if c.version != v {
                 return None;
