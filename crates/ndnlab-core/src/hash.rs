@@ -12,7 +12,14 @@ pub type PrefixHashes = SmallVec<[u64; 24]>;
 /// Computes the hashes of every prefix of `name` (lengths `0..=name.len()`) in one pass.
 #[inline]
 pub fn prefix_hashes(name: &Name) -> PrefixHashes {
-    let mut h: PrefixHashes = SmallVec::from_elem(0, name.len() + 1);
+    let n = name.len() + 1;
+    // `from_buf_and_len` is a plain array copy; `from_elem` pushes element by element
+    // (~100 instructions per packet, measured with callgrind).
+    let mut h: PrefixHashes = if n <= 24 {
+        SmallVec::from_buf_and_len([0; 24], n)
+    } else {
+        SmallVec::from_elem(0, n)
+    };
     name.prefix_hashes(&mut h);
     h
 }

@@ -25,7 +25,8 @@ pub struct Layout {
     pub data_view: usize,
     /// The decoded `ndnlab_wire::Interest` view (not stored in the PIT).
     pub interest_view: usize,
-    /// Hash map cell (u64 key + u32 value, padded) of the name index.
+    /// Bucket (u64 key + u32 value, padded; open addressing, no control byte) of the
+    /// name index ([`crate::index::U64Index`]).
     pub map_cell: usize,
 }
 
@@ -41,7 +42,7 @@ pub fn layout() -> Layout {
         cs_entry: size_of::<Option<CsEntry>>(),
         data_view: size_of::<ndnlab_wire::Data>(),
         interest_view: size_of::<ndnlab_wire::Interest>(),
-        map_cell: size_of::<(u64, u32)>() + 1,
+        map_cell: size_of::<(u64, u32)>(),
     }
 }
 

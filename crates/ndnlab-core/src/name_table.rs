@@ -8,7 +8,8 @@
 
 use ndnlab_wire::Name;
 
-use crate::hash::{key, prefix_hashes, HashMapU64};
+use crate::hash::{key, prefix_hashes};
+use crate::index::U64Index;
 
 const NONE: u32 = u32::MAX;
 
@@ -22,7 +23,7 @@ struct Entry<T> {
 
 /// A table of `T` keyed by name, with exact and longest-prefix lookups.
 pub struct NameTable<T> {
-    map: HashMapU64<u32>,
+    map: U64Index,
     entries: Vec<Option<Entry<T>>>,
     free: Vec<u32>,
     /// Number of entries per name length.
@@ -45,7 +46,7 @@ impl<T> NameTable<T> {
     /// An empty table.
     pub fn new() -> Self {
         NameTable {
-            map: HashMapU64::default(),
+            map: U64Index::new(),
             entries: Vec::new(),
             free: Vec::new(),
             len_counts: Vec::new(),
@@ -72,7 +73,7 @@ impl<T> NameTable<T> {
 
     #[inline]
     fn find_key(&self, k: u64, name: &Name, n: usize) -> Option<EntryId> {
-        let mut id = *self.map.get(&k)?;
+        let mut id = self.map.get(k)?;
         let bytes = name.prefix_bytes(n);
         while id != NONE {
             let e = self.entries[id as usize]
@@ -128,7 +129,7 @@ impl<T> NameTable<T> {
         if let Some(id) = self.find_key(k, name, n) {
             return (id, false);
         }
-        let head = self.map.get(&k).copied().unwrap_or(NONE);
+        let head = self.map.get(k).unwrap_or(NONE);
         let entry = Entry {
             name: name.clone(),
             key: k,
@@ -169,10 +170,10 @@ impl<T> NameTable<T> {
     pub fn remove(&mut self, id: EntryId) -> Option<T> {
         let e = self.entries.get_mut(id as usize)?.take()?;
         // Unlink from the collision chain.
-        let head = self.map.get(&e.key).copied().unwrap_or(NONE);
+        let head = self.map.get(e.key).unwrap_or(NONE);
         if head == id {
             if e.next == NONE {
-                self.map.remove(&e.key);
+                self.map.remove(e.key);
             } else {
                 self.map.insert(e.key, e.next);
             }

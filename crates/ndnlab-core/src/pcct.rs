@@ -19,7 +19,8 @@ use bytes::Bytes;
 use ndnlab_wire::Name;
 
 use crate::cs::CsState;
-use crate::hash::{key, HashMapU64};
+use crate::hash::key;
+use crate::index::U64Index;
 use crate::pit::{PitEntry, PitFlags};
 use crate::strategy::StrategyKind;
 use crate::token::PitToken;
@@ -46,7 +47,7 @@ pub(crate) struct Slot {
 /// The PIT-CS composite table. `ContentStore` (see [`crate::cs`]) is its public
 /// management face; PIT operations are used by the pipelines.
 pub struct Pcct {
-    map: HashMapU64<u32>,
+    map: U64Index,
     pub(crate) slots: Vec<Slot>,
     free_slots: Vec<u32>,
     pit: Vec<Option<PitEntry>>,
@@ -70,7 +71,7 @@ pub(crate) struct SlotRef {
 impl Pcct {
     pub(crate) fn new(cs: CsState, shard: u8) -> Self {
         Pcct {
-            map: HashMapU64::default(),
+            map: U64Index::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             pit: Vec::new(),
@@ -150,7 +151,7 @@ impl Pcct {
     /// The slot of the first `n` components of `name` whose hash is `h`.
     #[inline]
     pub(crate) fn find_slot(&self, name: &Name, n: usize, h: u64) -> Option<u32> {
-        let head = *self.map.get(&key(h, n))?;
+        let head = self.map.get(key(h, n))?;
         self.chain_find(head, name.prefix_bytes(n))
     }
 
@@ -159,7 +160,7 @@ impl Pcct {
     /// `black_box` so the loads are kept. Used by burst processing to overlap misses.
     #[inline]
     pub(crate) fn touch(&self, n: usize, h: u64) -> u64 {
-        let Some(&head) = self.map.get(&key(h, n)) else {
+        let Some(head) = self.map.get(key(h, n)) else {
             return 0;
         };
         let slot = &self.slots[head as usize];
@@ -176,19 +177,15 @@ impl Pcct {
     /// The slot of the first `n` components of `name`, created if absent (one probe).
     #[inline]
     pub(crate) fn slot_get_or_insert(&mut self, name: &Name, n: usize, h: u64) -> SlotRef {
-        use std::collections::hash_map::Entry;
         let k = key(h, n);
         let bytes = name.prefix_bytes(n);
-        let head = match self.map.entry(k) {
-            Entry::Occupied(o) => *o.get(),
-            Entry::Vacant(v) => {
-                let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, NONE);
-                v.insert(s);
-                return SlotRef {
-                    slot: s,
-                    created: true,
-                };
-            }
+        let Some(head) = self.map.get(k) else {
+            let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, NONE);
+            self.map.insert(k, s);
+            return SlotRef {
+                slot: s,
+                created: true,
+            };
         };
         if let Some(s) = self.chain_find(head, bytes) {
             return SlotRef {
@@ -217,16 +214,14 @@ impl Pcct {
         }
         let k = slot.key;
         let next = slot.next;
-        // One probe: unlink from the head of the chain, or walk it.
-        use std::collections::hash_map::Entry;
+        // Unlink from the head of the chain, or walk it.
         let mut walk_from = NONE;
-        if let Entry::Occupied(mut o) = self.map.entry(k) {
-            let head = *o.get();
+        if let Some(head) = self.map.get(k) {
             if head == s {
                 if next == NONE {
-                    o.remove();
+                    self.map.remove(k);
                 } else {
-                    *o.get_mut() = next;
+                    self.map.insert(k, next);
                 }
             } else {
                 walk_from = head;

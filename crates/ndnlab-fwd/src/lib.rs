@@ -17,6 +17,7 @@
 //!
 //! What is not implemented: LP reliability (Ack/TxSequence are ignored), WebSocket
 //! faces, IPv6 multicast, Ethernet faces, prefix announcements (`rib/announce`).
+//! UDP uses `recvmmsg`/`sendmmsg` ([`face::mmsg`]); io_uring is not used.
 
 pub mod config;
 pub mod face;

@@ -196,3 +196,81 @@ fn producer_dying_mid_transfer_is_cleaned_up() {
     assert_eq!(fetch(&mut cons2, "/die/again", 10, 1000), 10);
     assert_eq!(prod2.join().unwrap(), 10);
 }
+
+#[test]
+fn local_fields_carry_incoming_face_id() {
+    let f = TestFwd::start("lf", |_| {});
+    // The producer's face id, from its own registration.
+    let mut pc = f.client();
+    let reg = pc
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(n("/lf")),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let producer_face = reg.body.unwrap().face_id.unwrap();
+    let content = Bytes::from_static(b"hello");
+    let prod = std::thread::spawn(move || loop {
+        match pc.recv_packet(Duration::from_secs(5)) {
+            Ok(Some(Packet::Lp(lp))) => {
+                let Some(i) = lp.fragment().and_then(|x| Interest::decode(x).ok()) else {
+                    continue;
+                };
+                let d = Data::builder(i.name().clone())
+                    .content(content.clone())
+                    .sign_digest();
+                let mut b = ndnlab_wire::LpPacket::builder().fragment(d);
+                if let Some(t) = lp.pit_token_bytes() {
+                    b = b.pit_token(t);
+                }
+                pc.send_raw(&b.build()).unwrap();
+                return;
+            }
+            Ok(Some(Packet::Interest(i))) => {
+                let d = Data::builder(i.name().clone())
+                    .content(content.clone())
+                    .sign_digest();
+                pc.send_raw(&d).unwrap();
+                return;
+            }
+            _ => return,
+        }
+    });
+    // The consumer turns LocalFields on for its own face.
+    let mut c = f.client();
+    let r = c
+        .command(
+            "faces",
+            "update",
+            &P {
+                flags: Some(1),
+                mask: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.code, 200, "{}", r.text);
+    assert_eq!(r.body.unwrap().flags.unwrap() & 1, 1);
+    let name = n("/lf/1");
+    c.send_raw(
+        &Interest::builder(name.clone())
+            .nonce(99)
+            .lifetime_ms(2000)
+            .build(),
+    )
+    .unwrap();
+    let got = loop {
+        match c.recv_packet(Duration::from_secs(5)).unwrap() {
+            Some(Packet::Lp(lp)) => break lp,
+            Some(_) => continue,
+            None => panic!("no Data"),
+        }
+    };
+    assert_eq!(got.incoming_face_id(), Some(producer_face));
+    assert!(Data::decode(got.fragment().unwrap()).unwrap().name() == &name);
+    prod.join().unwrap();
+}

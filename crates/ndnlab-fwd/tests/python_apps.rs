@@ -171,3 +171,21 @@ fn python_ndn_nfdc_reads_our_datasets() {
     let strategies = run(&["strategy"]);
     assert!(strategies.contains("best-route"), "{strategies}");
 }
+
+#[test]
+fn python_over_tcp_from_loopback_is_a_local_face() {
+    // python-ndn sends /localhost commands over TCP too: loopback TCP must be local.
+    let fwd = TestFwd::start("pytcp", |c| {
+        c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()]
+    });
+    let tcp = fwd.listener("tcp4").replace("tcp4://", "tcp://");
+    let mut prod = Py::spawn("fwd_producer.py", &tcp, &["/ndnlab/tcp", "--size", "500"]);
+    prod.expect_line("registered", Duration::from_secs(20));
+    let r = Py::spawn(
+        "fwd_consumer.py",
+        &tcp,
+        &["/ndnlab/tcp", "--count", "200", "--size", "500"],
+    )
+    .finish_json(Duration::from_secs(60));
+    assert_eq!(r["fetched"], 200, "{r}");
+}

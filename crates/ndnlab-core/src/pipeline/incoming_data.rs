@@ -125,14 +125,21 @@ impl Forwarder {
             self.finalize(now, p);
         }
         let congestion_mark = meta.congestion_mark;
-        for (to, token) in downstreams {
+        let last = downstreams.len().saturating_sub(1);
+        let mut data = Some(data);
+        for (k, (to, token)) in downstreams.into_iter().enumerate() {
             let meta = LpMeta {
                 pit_token: token,
                 congestion_mark,
                 incoming_face_id: Some(from.0),
                 ..Default::default()
             };
-            self.outgoing_data(to, data.clone(), meta);
+            // The last downstream gets the incoming view itself (a `Data` clone costs a
+            // name-offsets copy and a refcount on a cold line).
+            let d = if k == last { data.take() } else { data.clone() };
+            if let Some(d) = d {
+                self.outgoing_data(to, d, meta);
+            }
         }
     }
 

@@ -245,7 +245,8 @@ impl UdpChannel {
     pub fn spawn_reader(self: &Arc<Self>, ingress: Arc<dyn Ingress>) {
         let ch = self.clone();
         tokio::spawn(async move {
-            let mut buf = vec![0u8; MAX_DATAGRAM];
+            let mut bufs = mmsg::RecvBufs::new(RECV_BURST, MAX_DATAGRAM);
+            let mut got: Vec<(usize, SocketAddr)> = Vec::with_capacity(RECV_BURST);
             let mut links: HashMap<u64, LinkReceiver> = HashMap::new();
             let mut bursts: Vec<FaceBurst> = Vec::new();
             loop {
@@ -253,16 +254,20 @@ impl UdpChannel {
                     return;
                 }
                 let now = ingress.now();
-                for _ in 0..RECV_BURST {
-                    let (n, from) = match ch.socket.try_recv_from(&mut buf) {
-                        Ok(x) => x,
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) => {
-                            // ICMP port unreachable and the like: not fatal for a channel.
-                            tracing::trace!(error = %e, "UDP receive error");
-                            break;
-                        }
-                    };
+                // One recvmmsg for up to RECV_BURST datagrams.
+                let sock = &ch.socket;
+                match sock.try_io(tokio::io::Interest::READABLE, || {
+                    mmsg::recv_batch(&**sock, &mut bufs, &mut got)
+                }) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                    Err(e) => {
+                        // ICMP port unreachable and the like: not fatal for a channel.
+                        tracing::trace!(error = %e, "UDP receive error");
+                        got.clear();
+                    }
+                }
+                for (i, &(n, from)) in got.iter().enumerate() {
                     let face = match &ch.multicast {
                         Some(f) => f.clone(),
                         None => {
@@ -282,7 +287,7 @@ impl UdpChannel {
                     face.stats.in_bytes.fetch_add(n as u64, Relaxed);
                     let link = links.entry(face.id).or_default();
                     let before = link.reassembly_timeouts;
-                    match link.receive(now, Bytes::copy_from_slice(&buf[..n])) {
+                    match link.receive(now, Bytes::copy_from_slice(bufs.get(i, n))) {
                         Ok(Some(pkt)) => match bursts.iter_mut().find(|(f, _)| f.id == face.id) {
                             Some((_, b)) => b.push(pkt),
                             None => bursts.push((face.clone(), vec![pkt])),
