@@ -158,6 +158,7 @@ impl FaceEntry {
         limits: FaceLimits,
     ) -> (Arc<FaceEntry>, SendQueueRx) {
         let (tx, rx) = mpsc::unbounded_channel();
+        let marking = !matches!(remote, FaceUri::App(_));
         let f = FaceEntry {
             id,
             remote,
@@ -167,7 +168,11 @@ impl FaceEntry {
             multi_access,
             mtu,
             local_fields: AtomicBool::new(false),
-            congestion_marking: AtomicBool::new(!local_scope),
+            // NFD marks on every face whose send queue it can measure, local
+            // (Unix, loopback TCP) ones included: that is where a consumer's
+            // window overruns the producer. In-process app faces have no
+            // socket and are left unmarked.
+            congestion_marking: AtomicBool::new(marking),
             limits,
             stats: FaceStats::default(),
             queue: SendQueue {
@@ -399,6 +404,29 @@ mod tests {
         let b = rx.try_recv().unwrap();
         f.dequeued(&b);
         assert_eq!(f.queued_bytes(), 10);
+    }
+
+    #[test]
+    fn marking_is_on_for_local_socket_faces_off_for_in_process() {
+        let face = |remote| {
+            let (f, _rx) = FaceEntry::new(
+                256,
+                remote,
+                FaceUri::Internal,
+                true,
+                Persistency::OnDemand,
+                false,
+                None,
+                FaceLimits::default(),
+            );
+            f
+        };
+        // a local Unix-socket app face: marks must reach the consumer (flag bit 2)
+        assert!(face(FaceUri::Fd(7)).congestion_marking.load(Relaxed));
+        assert_eq!(face(FaceUri::Fd(7)).flags() & 4, 4);
+        assert!(!face(FaceUri::App("x".into()))
+            .congestion_marking
+            .load(Relaxed));
     }
 
     #[test]
