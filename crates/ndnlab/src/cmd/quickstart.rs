@@ -85,6 +85,9 @@ struct Run {
     cs_misses: u64,
     producer_data: u64,
     drops: u64,
+    /// Drops by reason (`drop=` labels); with one consumer face these are the
+    /// strategy suppressing a second Interest for a name already pending.
+    drops_by_reason: std::collections::BTreeMap<&'static str, u64>,
 }
 
 pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
@@ -258,6 +261,12 @@ fn one_run(
         cs_misses: c.n_cs_misses,
         producer_data: produced,
         drops: c.drops.total(),
+        drops_by_reason: c
+            .drops
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(r, n)| (r.as_str(), n))
+            .collect(),
     })
 }
 
