@@ -5,49 +5,10 @@
 use std::collections::HashMap;
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_wire::tlv::read_varnum;
-use ndnlab_wire::{DecodeError, LpPacket};
+use ndnlab_wire::LpPacket;
 
-/// Largest packet accepted from a stream.
-pub const MAX_FRAME: usize = 1 << 20;
-
-/// The stream cannot be framed any more: the connection must be closed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FramingError {
-    #[error("invalid TLV header on the stream")]
-    BadHeader,
-    #[error("frame of {0} bytes exceeds the {MAX_FRAME}-byte limit")]
-    TooLarge(u64),
-}
-
-/// Cuts the next complete TLV off the front of `buf` (zero-copy).
-pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
-    let mut pos = 0;
-    let header = |pos: &mut usize| match read_varnum(buf, pos) {
-        Ok(v) => Ok(Some(v)),
-        Err(DecodeError::Truncated { .. }) => Ok(None),
-        Err(_) => Err(FramingError::BadHeader),
-    };
-    let Some(typ) = header(&mut pos)? else {
-        return Ok(None);
-    };
-    if typ == 0 {
-        return Err(FramingError::BadHeader);
-    }
-    let Some(len) = header(&mut pos)? else {
-        return Ok(None);
-    };
-    let total = pos as u64 + len;
-    if total > MAX_FRAME as u64 {
-        return Err(FramingError::TooLarge(total));
-    }
-    let total = total as usize;
-    if buf.len() < total {
-        buf.reserve(total - buf.len());
-        return Ok(None);
-    }
-    Ok(Some(buf.split_to(total).freeze()))
-}
+/// Stream framing is the forwarder's own, so both ends of a face cut packets alike.
+pub use ndnlab_fwd::face::framing::{next_frame, FramingError, MAX_FRAME};
 
 /// Reassembles NDNLPv2 fragments (indexed by `Sequence - FragIndex`).
 /// Bounded: at most [`Reassembler::MAX_PARTIALS`] packets in progress, the
