@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -60,58 +59,6 @@ fn link(from: &TestFwd, to: &TestFwd, scheme: &str, prefix: &str) -> u64 {
     face
 }
 
-/// A producer on `fwd` answering Interests under `prefix` with `size` bytes; stops
-/// (closing its face) after `limit` Data.
-fn producer(fwd: &TestFwd, prefix: &str, size: usize, limit: usize) -> JoinHandle<usize> {
-    let mut c = fwd.client();
-    let r = c
-        .command(
-            "rib",
-            "register",
-            &P {
-                name: Some(n(prefix)),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert_eq!(r.code, 200);
-    let content = Bytes::from((0..size).map(|i| (i % 251) as u8).collect::<Vec<_>>());
-    std::thread::spawn(move || {
-        let mut served = 0;
-        while served < limit {
-            match c.recv_packet(Duration::from_secs(10)) {
-                Ok(Some(Packet::Interest(i))) => {
-                    let d = Data::builder(i.name().clone())
-                        .content(content.clone())
-                        .freshness_ms(0)
-                        .sign_digest();
-                    c.send_raw(&d).unwrap();
-                    served += 1;
-                }
-                // An Interest with a PIT token: answer with the token echoed.
-                Ok(Some(Packet::Lp(lp))) => {
-                    let Some(i) = lp.fragment().and_then(|f| Interest::decode(f).ok()) else {
-                        continue;
-                    };
-                    let d = Data::builder(i.name().clone())
-                        .content(content.clone())
-                        .freshness_ms(0)
-                        .sign_digest();
-                    let mut b = ndnlab_wire::LpPacket::builder().fragment(d);
-                    if let Some(t) = lp.pit_token_bytes() {
-                        b = b.pit_token(t);
-                    }
-                    c.send_raw(&b.build()).unwrap();
-                    served += 1;
-                }
-                Ok(Some(_)) => {}
-                Ok(None) | Err(_) => break,
-            }
-        }
-        served
-    })
-}
-
 /// Fetches `prefix/0..count` one at a time; returns the Data received.
 fn fetch(c: &mut MgmtClient, prefix: &str, count: usize, size: usize) -> usize {
     let mut got = 0;
@@ -138,7 +85,7 @@ fn data_of_100kb_is_fragmented_over_udp() {
     let a = TestFwd::start("udpA", with_ip("udp"));
     let b = TestFwd::start("udpB", with_ip("udp"));
     link(&a, &b, "udp4", "/big");
-    let prod = producer(&b, "/big", 100_000, 20);
+    let prod = common::producer(&b, "/big", 100_000, 20);
     let mut cons = a.client();
     assert_eq!(fetch(&mut cons, "/big", 20, 100_000), 20);
     assert_eq!(prod.join().unwrap(), 20);
@@ -156,7 +103,7 @@ fn three_forwarders_over_tcp_and_udp() {
     let c = TestFwd::start("c3C", with_ip("udp"));
     link(&a, &b, "tcp4", "/chain");
     link(&b, &c, "udp4", "/chain");
-    let prod = producer(&c, "/chain", 8000, 200);
+    let prod = common::producer(&c, "/chain", 8000, 200);
     let mut cons = a.client();
     assert_eq!(fetch(&mut cons, "/chain", 200, 8000), 200);
     assert_eq!(prod.join().unwrap(), 200);
@@ -168,7 +115,7 @@ fn producer_dying_mid_transfer_is_cleaned_up() {
     let b = TestFwd::start("dieB", with_ip("udp"));
     link(&a, &b, "udp4", "/die");
     // The producer serves 30 Data, then its connection closes mid-transfer.
-    let prod = producer(&b, "/die", 1000, 30);
+    let prod = common::producer(&b, "/die", 1000, 30);
     let mut cons = a.client();
     assert_eq!(fetch(&mut cons, "/die", 100, 1000), 30);
     assert_eq!(prod.join().unwrap(), 30);
@@ -191,7 +138,7 @@ fn producer_dying_mid_transfer_is_cleaned_up() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // ...and a new producer takes over the prefix.
-    let prod2 = producer(&b, "/die", 1000, 10);
+    let prod2 = common::producer(&b, "/die", 1000, 10);
     let mut cons2 = a.client();
     assert_eq!(fetch(&mut cons2, "/die/again", 10, 1000), 10);
     assert_eq!(prod2.join().unwrap(), 10);

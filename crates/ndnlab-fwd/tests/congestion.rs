@@ -8,9 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use common::TestFwd;
-use ndnlab_fwd::mgmt::params::ControlParameters as P;
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
 const COUNT: usize = 2000;
@@ -18,53 +16,7 @@ const COUNT: usize = 2000;
 #[test]
 fn marks_reach_a_consumer_whose_face_is_flooded() {
     let fwd = TestFwd::start("cmark", |_| {});
-    let mut prod = fwd.client();
-    let r = prod
-        .command(
-            "rib",
-            "register",
-            &P {
-                name: Some(Name::from_uri("/flood").unwrap()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert_eq!(r.code, 200, "{}", r.text);
-    let content = Bytes::from(vec![7u8; 8000]);
-    let producer = std::thread::spawn(move || {
-        let mut served = 0;
-        while served < COUNT {
-            match prod.recv_packet(Duration::from_secs(10)) {
-                Ok(Some(Packet::Interest(i))) => {
-                    let d = Data::builder(i.name().clone())
-                        .content(content.clone())
-                        .freshness_ms(0)
-                        .sign_digest();
-                    prod.send_raw(&d).unwrap();
-                    served += 1;
-                }
-                // Interests come in LpPackets with a PIT token: echo it.
-                Ok(Some(Packet::Lp(lp))) => {
-                    let Some(i) = lp.fragment().and_then(|f| Interest::decode(f).ok()) else {
-                        continue;
-                    };
-                    let d = Data::builder(i.name().clone())
-                        .content(content.clone())
-                        .freshness_ms(0)
-                        .sign_digest();
-                    let mut b = ndnlab_wire::LpPacket::builder().fragment(d);
-                    if let Some(t) = lp.pit_token_bytes() {
-                        b = b.pit_token(t);
-                    }
-                    prod.send_raw(&b.build()).unwrap();
-                    served += 1;
-                }
-                Ok(Some(_)) => {}
-                Ok(None) | Err(_) => break,
-            }
-        }
-        served
-    });
+    let producer = common::producer(&fwd, "/flood", 8000, COUNT);
 
     let mut cons = fwd.client();
     for i in 0..COUNT {

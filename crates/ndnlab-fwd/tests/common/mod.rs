@@ -8,7 +8,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use bytes::Bytes;
+use ndnlab_fwd::mgmt::params::ControlParameters as P;
 use ndnlab_fwd::{Daemon, FwdConfig};
+use ndnlab_wire::{Data, Interest, Name, Packet};
 
 /// A daemon running on its own thread and runtime.
 pub struct TestFwd {
@@ -232,4 +235,61 @@ impl Drop for Py {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A producer on `fwd` answering Interests under `prefix` with `size` bytes; stops
+/// (closing its face) after `limit` Data.
+pub fn producer(
+    fwd: &TestFwd,
+    prefix: &str,
+    size: usize,
+    limit: usize,
+) -> std::thread::JoinHandle<usize> {
+    let mut c = fwd.client();
+    let r = c
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(Name::from_uri(prefix).expect("valid prefix")),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.code, 200);
+    let content = Bytes::from((0..size).map(|i| (i % 251) as u8).collect::<Vec<_>>());
+    std::thread::spawn(move || {
+        let mut served = 0;
+        while served < limit {
+            match c.recv_packet(Duration::from_secs(10)) {
+                Ok(Some(Packet::Interest(i))) => {
+                    let d = Data::builder(i.name().clone())
+                        .content(content.clone())
+                        .freshness_ms(0)
+                        .sign_digest();
+                    c.send_raw(&d).unwrap();
+                    served += 1;
+                }
+                // An Interest with a PIT token: answer with the token echoed.
+                Ok(Some(Packet::Lp(lp))) => {
+                    let Some(i) = lp.fragment().and_then(|f| Interest::decode(f).ok()) else {
+                        continue;
+                    };
+                    let d = Data::builder(i.name().clone())
+                        .content(content.clone())
+                        .freshness_ms(0)
+                        .sign_digest();
+                    let mut b = ndnlab_wire::LpPacket::builder().fragment(d);
+                    if let Some(t) = lp.pit_token_bytes() {
+                        b = b.pit_token(t);
+                    }
+                    c.send_raw(&b.build()).unwrap();
+                    served += 1;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        served
+    })
 }
