@@ -393,15 +393,11 @@ impl Client {
         params: &ControlParameters,
     ) -> Result<ControlResponse, ClientError> {
         let what = format!("{module}/{verb}");
-        let wire =
-            mgmt::command_interest(module, verb, params).map_err(|source| ClientError::Mgmt {
-                what: what.clone(),
-                source,
-            })?;
+        let wire = mgmt::command_interest(module, verb, params);
         let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
         match self.express(interest).await? {
             Outcome::Data(r) => {
-                let resp = ControlResponse::decode(r.data.content_slice()).map_err(|source| {
+                let resp = mgmt::decode_response(&r.data.content()).map_err(|source| {
                     ClientError::Mgmt {
                         what: what.clone(),
                         source,
