@@ -16,23 +16,7 @@ use ndnlab_security::{
 };
 use ndnlab_wire::{content_type, Data, DigestSha256, Interest, Name, Signer};
 
-fn root() -> PathBuf {
-    let r = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    r.canonicalize().unwrap_or(r)
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NDNLAB_PYTHON").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let p = root().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-ndn venv not found at {}: run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
-        p.display()
-    );
-    p
-}
+use ndnlab_testkit::{python, workspace as root};
 
 fn run_python(cmd: &str, dir: &Path) -> serde_json::Value {
     let out = Command::new(python())

@@ -14,7 +14,7 @@
 
 use std::fmt::Debug;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
@@ -29,23 +29,7 @@ use sha2::{Digest, Sha256};
 // ---------------------------------------------------------------------------------------
 // Python
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NDNLAB_PYTHON") {
-        return p.into();
-    }
-    let p = workspace().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-ndn is needed for the interop tests and {} does not exist: \
-         run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
-        p.display()
-    );
-    p
-}
+use ndnlab_testkit::{python, workspace};
 
 /// Runs an interop script; panics with its stderr (and the venv hint) on failure.
 fn run_python(script: &str, args: &[&str], stdin: Option<&str>) -> String {

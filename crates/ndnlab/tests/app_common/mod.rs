@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+#[allow(unused_imports)]
+pub use ndnlab_testkit::{python, wait_until, workspace};
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_ndnlab")
 }
@@ -194,36 +197,6 @@ impl Drop for Fwd {
     fn drop(&mut self) {
         drop(self.proc.take());
     }
-}
-
-/// Polls `cond` until true or `timeout`.
-pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
-/// The python with python-ndn 0.5.2: $NDNLAB_PYTHON, else <workspace>/.venv.
-pub fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("NDNLAB_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = workspace().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-ndn venv not found at {}: run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
-        p.display()
-    );
-    p
-}
-
-pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Random-looking but deterministic content.

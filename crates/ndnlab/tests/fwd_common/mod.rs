@@ -2,66 +2,15 @@
 //! ephemeral 127.0.0.1 ports, python-ndn apps (interop/fwd_*.py), `ndnlab ctl`.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[allow(unused_imports)]
+pub use ndnlab_testkit::{python, python_home, temp_dir, workspace, Lines, Py};
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_ndnlab"))
-}
-
-pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-pub fn temp_dir(tag: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "ndnlab-t-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Lines of a child's stdout, read on a thread.
-pub struct Lines(mpsc::Receiver<String>);
-
-impl Lines {
-    fn of(child: &mut Child) -> Lines {
-        let out = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Lines(rx)
-    }
-
-    /// Lines up to (excluding) the first one satisfying `pred`; panics on timeout/EOF.
-    pub fn until(&self, pred: impl Fn(&str) -> bool, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.0.recv_timeout(left) {
-                Ok(l) if pred(&l) => return seen,
-                Ok(l) => seen.push(l),
-                Err(_) => break,
-            }
-        }
-        panic!("line not seen within {timeout:?}; got {seen:?}");
-    }
 }
 
 /// An `ndnlab fwd` process.
@@ -207,105 +156,5 @@ impl Drop for Fwd {
     fn drop(&mut self) {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-pub fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("NDNLAB_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let p = workspace().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-ndn venv not found at {}: run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
-        p.display()
-    );
-    p
-}
-
-/// A HOME with an initialised python-ndn keychain.
-pub fn python_home() -> PathBuf {
-    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let home = temp_dir("pyhome");
-        for args in [
-            &["-m", "ndn.bin.sec", "init"][..],
-            &["-m", "ndn.bin.sec", "new-item", "/ndnlab/test"][..],
-        ] {
-            let st = Command::new(python())
-                .args(args)
-                .env("HOME", &home)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .unwrap();
-            assert!(st.success(), "python-ndn keychain init failed");
-        }
-        home
-    })
-    .clone()
-}
-
-/// A python-ndn app (interop/fwd_*.py).
-pub struct Py {
-    pub child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Lines,
-}
-
-impl Py {
-    pub fn spawn(script: &str, transport: &str, args: &[&str]) -> Py {
-        let mut child = Command::new(python())
-            .arg(workspace().join("interop").join(script))
-            .args(args)
-            .env("HOME", python_home())
-            .env("NDN_CLIENT_TRANSPORT", transport)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let lines = Lines::of(&mut child);
-        let stdin = child.stdin.take();
-        Py {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    pub fn expect_line(&mut self, want: &str, timeout: Duration) {
-        self.lines.until(|l| l == want, timeout);
-    }
-
-    pub fn send(&mut self, line: &str) {
-        let s = self.stdin.as_mut().unwrap();
-        writeln!(s, "{line}").unwrap();
-        s.flush().unwrap();
-    }
-
-    /// Waits for exit; the last stdout line as JSON.
-    pub fn finish_json(mut self, timeout: Duration) -> serde_json::Value {
-        let mut last = None;
-        let deadline = Instant::now() + timeout;
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.lines.0.recv_timeout(left) {
-                Ok(l) => last = Some(l),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    panic!("python app did not finish in {timeout:?}")
-                }
-            }
-        }
-        let st = self.child.wait().unwrap();
-        assert!(st.success(), "python app failed: {st}");
-        serde_json::from_str(&last.expect("a result line")).expect("JSON result")
-    }
-}
-
-impl Drop for Py {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
