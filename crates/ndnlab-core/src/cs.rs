@@ -6,6 +6,9 @@
 //! Stale entries (FreshnessPeriod elapsed, or absent) are served only to Interests
 //! without MustBeFresh.
 
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
 use ndnlab_wire::{Data, Name};
 
 use crate::cs_policy::{CsPolicyKind, Policy};
@@ -68,7 +71,14 @@ pub(crate) struct CsState {
     pub(crate) serve: bool,
     pub(crate) hits: u64,
     pub(crate) misses: u64,
+    /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
+    /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
+    prefix_index: Option<BTreeMap<Bytes, u32>>,
 }
+
+/// How many cached names under a prefix a CanBePrefix lookup examines at most (for
+/// MustBeFresh, stale ones are skipped) before giving up.
+const PREFIX_SCAN_LIMIT: usize = 64;
 
 impl CsState {
     pub(crate) fn new(capacity: usize, capacity_bytes: usize, policy: CsPolicyKind) -> Self {
@@ -84,6 +94,7 @@ impl CsState {
             serve: true,
             hits: 0,
             misses: 0,
+            prefix_index: None,
         }
     }
 
@@ -96,12 +107,60 @@ impl CsState {
         self.capacity
     }
 
-    /// Read CS entry `i` (and its packet's first byte) to bring it into cache.
+    /// Whether the next insertion evicts (by count).
     #[inline]
-    pub(crate) fn touch(&self, i: u32) -> u64 {
-        match self.entries.get(i as usize).and_then(|e| e.as_ref()) {
-            Some(e) => e.fresh_until ^ u64::from(e.data.wire().first().copied().unwrap_or(0)),
-            None => 0,
+    pub(crate) fn full(&self) -> bool {
+        self.admit && self.count >= self.capacity && self.capacity > 0
+    }
+
+    /// Prefetch the CS entry of the next victim.
+    #[inline]
+    pub(crate) fn prefetch_next_victim(&self) {
+        if let Some(v) = self.policy.peek_victim() {
+            crate::prefetch::prefetch_at(&self.entries, v as usize);
+        }
+    }
+
+    /// Stage 1 of the eviction prefetch for a burst carrying `n_data` Data: the CS
+    /// entries of the next victims (into `victims`) when the CS would have to evict.
+    pub(crate) fn prefetch_victims(&self, n_data: usize, victims: &mut Vec<u32>) {
+        victims.clear();
+        if !self.admit || self.capacity == 0 {
+            return;
+        }
+        let k = (self.count + n_data)
+            .saturating_sub(self.capacity)
+            .min(n_data);
+        if k == 0 {
+            return;
+        }
+        self.policy.peek_victims(k, victims);
+        for &v in victims.iter() {
+            crate::prefetch::prefetch_at(&self.entries, v as usize);
+        }
+    }
+
+    /// Stage 2: each victim's packet (its buffer is freed) and its entry's name slot
+    /// index, returned through `slots`.
+    pub(crate) fn prefetch_victim_buffers(&self, victims: &[u32], slots: &mut Vec<u32>) {
+        slots.clear();
+        for &v in victims {
+            if let Some(Some(e)) = self.entries.get(v as usize) {
+                crate::prefetch::prefetch(e.data.wire().as_ptr());
+                slots.push(e.slot);
+            }
+        }
+    }
+
+    /// Prefetch CS entry `i` (the hit path reads its freshness and clones its view).
+    #[inline]
+    pub(crate) fn prefetch(&self, i: u32) {
+        if let Some(e) = self.entries.get(i as usize) {
+            let p = e as *const Option<CsEntry> as *const u8;
+            // First and last line of the entry (the lines between follow from the
+            // hardware's adjacent-line and stream prefetchers).
+            crate::prefetch::prefetch(p);
+            crate::prefetch::prefetch(p.wrapping_add(std::mem::size_of::<Option<CsEntry>>() - 1));
         }
     }
 
@@ -158,6 +217,9 @@ impl Pcct {
         {
             hit = Some(indirect);
         }
+        if hit.is_none() && cbp && digest.is_none() && self.cs.prefix_index.is_some() {
+            hit = self.cs_prefix_lookup(s, mbf, now);
+        }
         match hit {
             Some(i) => {
                 self.cs.hits += 1;
@@ -166,6 +228,56 @@ impl Pcct {
             None => self.cs.misses += 1,
         }
         hit
+    }
+
+    /// Any cached Data under slot `s`'s name (opt-in prefix index): the first one in
+    /// bytewise name order that is usable, among the first [`PREFIX_SCAN_LIMIT`].
+    fn cs_prefix_lookup(&self, s: u32, mbf: bool, now: Time) -> Option<u32> {
+        let index = self.cs.prefix_index.as_ref()?;
+        let prefix = &self.slots[s as usize].name;
+        // Component TLVs are self-delimiting, so the names whose TLV-VALUE starts with
+        // the prefix's bytes are exactly the names under it, and they are contiguous
+        // in bytewise order, starting at the prefix itself.
+        index
+            .range::<[u8], _>((
+                std::ops::Bound::Included(&prefix[..]),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(PREFIX_SCAN_LIMIT)
+            .map(|(_, &i)| i)
+            .find(|&i| usable(self.cs.entry(i), mbf, now))
+    }
+
+    /// NFD-style CanBePrefix matching in the CS: when enabled, a CanBePrefix Interest
+    /// with no direct or indirect match is answered with any usable cached Data under
+    /// its name (the first in bytewise name order, among the first 64 under it),
+    /// through an ordered index of cached names. Off by default: maintaining the index
+    /// costs every CS insert and eviction an ordered-map update (measured in
+    /// docs/BENCHMARKS.md); when off, a CanBePrefix Interest hits only Data cached
+    /// under its exact name or Data that earlier satisfied a CanBePrefix Interest for
+    /// that same name (NDN-DPDK's behaviour).
+    pub fn set_prefix_match(&mut self, enabled: bool) {
+        if !enabled {
+            self.cs.prefix_index = None;
+            return;
+        }
+        if self.cs.prefix_index.is_some() {
+            return;
+        }
+        let index = self
+            .cs
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|e| (e.data.name().value(), i as u32)))
+            .collect();
+        self.cs.prefix_index = Some(index);
+    }
+
+    /// Whether NFD-style CanBePrefix matching is enabled ([`Pcct::set_prefix_match`]).
+    pub fn prefix_match(&self) -> bool {
+        self.cs.prefix_index.is_some()
     }
 
     /// The Data of CS entry `i`.
@@ -240,6 +352,9 @@ impl Pcct {
         self.cs.count += 1;
         self.cs.bytes += size;
         self.cs.policy.on_insert(i, fresh_until, unsolicited);
+        if let Some(index) = self.cs.prefix_index.as_mut() {
+            index.insert(data.name().value(), i);
+        }
         let slot = &mut self.slots[s as usize];
         slot.cs = i;
         // Keep the Data's buffer alive rather than the Interest's.
@@ -287,6 +402,9 @@ impl Pcct {
             return;
         };
         let (size, indirect_from, e_slot) = (e.size, e.indirect_from, e.slot);
+        if let Some(index) = self.cs.prefix_index.as_mut() {
+            index.remove(e.data.name().value_bytes());
+        }
         *slot = None;
         self.cs.policy.on_remove(i);
         self.cs.free.push(i);

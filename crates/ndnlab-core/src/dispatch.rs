@@ -13,9 +13,17 @@ const IMPLICIT_DIGEST: u64 = 1;
 #[inline]
 pub fn len_without_digest(name: &Name) -> usize {
     let n = name.len();
-    match name.get(n.wrapping_sub(1)) {
-        Some(c) if n > 0 && c.typ == IMPLICIT_DIGEST => n - 1,
-        _ => n,
+    if n == 0 {
+        return 0;
+    }
+    // The last component's TLV: a valid ImplicitSha256DigestComponent is exactly
+    // `01 20` + 32 bytes (decoding enforces the length), so two byte tests suffice.
+    let start = name.prefix_bytes(n - 1).len();
+    let last = &name.value_bytes()[start..];
+    if last.len() == 34 && u64::from(last[0]) == IMPLICIT_DIGEST {
+        n - 1
+    } else {
+        n
     }
 }
 
@@ -60,5 +68,20 @@ mod tests {
         assert_eq!(dispatch_by_token(&[2, 0, 0, 0, 0, 0, 0, 0], 4), Some(2));
         assert_eq!(dispatch_by_token(&[9, 0, 0, 0, 0, 0, 0, 0], 4), None);
         assert_eq!(dispatch_by_token(&[1], 4), None);
+    }
+
+    #[test]
+    fn digest_component_is_recognised_only_at_the_end() {
+        let d = format!("sha256digest={}", "ab".repeat(32));
+        let n = |s: &str| Name::from_uri(s).unwrap();
+        assert_eq!(len_without_digest(&n("/")), 0);
+        assert_eq!(len_without_digest(&n(&format!("/a/b/{d}"))), 2);
+        assert_eq!(len_without_digest(&n(&format!("/{d}"))), 0);
+        assert_eq!(len_without_digest(&n(&format!("/a/{d}/c"))), 3);
+        // 34-byte components of other types are not digests.
+        let generic = format!("/a/{}", "x".repeat(32));
+        assert_eq!(len_without_digest(&n(&generic)), 2);
+        let params = format!("/a/params-sha256={}", "cd".repeat(32));
+        assert_eq!(len_without_digest(&n(&params)), 2);
     }
 }

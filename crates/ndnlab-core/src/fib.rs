@@ -99,6 +99,12 @@ impl Fib {
         self.table.lpm_with(name, hashes)
     }
 
+    /// Staged prefetch for a coming LPM (see `NameTable::prefetch_lpm`).
+    #[inline]
+    pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64], stage: u8) {
+        self.table.prefetch_lpm(max, hashes, stage);
+    }
+
     /// Longest-prefix match: the next hops (empty if nothing matches).
     pub fn lookup(&self, name: &Name) -> &[NextHop] {
         match self.table.lpm(name) {

@@ -14,7 +14,7 @@ use crate::dead_nonce::{DeadNonceList, DEFAULT_LIFETIME};
 use crate::face::{FaceId, FaceInfo, FaceScope, LinkType};
 use crate::fib::Fib;
 use crate::hash::HashMapU64;
-use crate::pcct::Pcct;
+use crate::pcct::{Pcct, NONE};
 use crate::strategy::asf::AsfState;
 use crate::strategy::StrategyKind;
 use crate::strategy_choice::StrategyChoice;
@@ -145,6 +145,8 @@ pub struct ForwarderConfig {
     pub asf_probing_interval: Time,
     /// Seed of the RNG (ASF probing choices, missing Nonces).
     pub seed: u64,
+    /// Producer regions (NFD `tables.network_region`): ForwardingHint stripped there.
+    pub network_region: crate::network_region::NetworkRegionTable,
 }
 
 impl Default for ForwarderConfig {
@@ -162,6 +164,30 @@ impl Default for ForwarderConfig {
             retx: RetxSuppressionConfig::default(),
             asf_probing_interval: 60_000 * MS,
             seed: 0x6e64_6e6c_6162,
+            network_region: Default::default(),
+        }
+    }
+}
+
+/// What the burst pipeline's stages learn about one packet.
+struct BurstEntry {
+    /// Prefix hashes of an Interest name (empty for Data and Nack).
+    hashes: crate::hash::PrefixHashes,
+    /// Name length without an implicit digest.
+    klen: u32,
+    /// PIT entry named by a Data's token, or `NONE`.
+    pit: u32,
+    /// First slot of the name's chain, or `NONE`.
+    slot: u32,
+}
+
+impl Default for BurstEntry {
+    fn default() -> Self {
+        BurstEntry {
+            hashes: Default::default(),
+            klen: 0,
+            pit: NONE,
+            slot: NONE,
         }
     }
 }
@@ -179,6 +205,10 @@ pub struct Forwarder {
     pub(crate) counters: ForwarderCounters,
     pub(crate) asf: AsfState,
     pub(crate) tokens: crate::token::TokenArena,
+    /// Per-packet scratch of [`Forwarder::handle_burst`] (kept to reuse its allocation).
+    burst_state: Vec<BurstEntry>,
+    /// Eviction prefetch scratch of [`Forwarder::handle_burst`]: victims and their slots.
+    burst_victims: (Vec<u32>, Vec<u32>),
     rng: u64,
 }
 
@@ -204,6 +234,8 @@ impl Forwarder {
             counters: ForwarderCounters::default(),
             asf: AsfState::default(),
             tokens: Default::default(),
+            burst_state: Vec::new(),
+            burst_victims: Default::default(),
             rng: config.seed | 1,
             config,
         }
@@ -306,30 +338,119 @@ impl Forwarder {
 
     /// Process a burst of inputs (drains `burst`).
     ///
-    /// The burst is processed in two passes (group prefetching): first every packet's
-    /// name slot and CS entry are looked up and touched, so their cache misses overlap
-    /// instead of being paid one after another; then the packets go through the
-    /// pipelines in order. Results are identical to calling `handle_*` one by one.
+    /// The burst goes through a staged prefetch pipeline before the packets go
+    /// through the pipelines in order, so that the cache misses of the table lookups
+    /// of different packets overlap instead of being paid one after another (a CS hit
+    /// in a 2^21-entry table is a chain of 4-5 dependent DRAM misses): stage 1 hashes
+    /// every Interest name and prefetches its PCCT index bucket (or, for a Data with
+    /// our PIT token, its PIT entry); stage 2 reads the buckets and prefetches the name
+    /// slots; stage 3 prefetches the slots' name bytes, CS entries and PIT entries. A
+    /// name not in the PCCT goes to the FIB: its FIB index buckets, entries and prefix
+    /// names are prefetched in stages 2, 3 and 4. When the burst's Data will make the CS
+    /// evict, the next victims' CS
+    /// entries, packets, name slots and index buckets go through the same three
+    /// stages. Results are identical to calling `handle_*` one by one (the stages only
+    /// read and prefetch; the prefix hashes of stage 1 are reused).
     pub fn handle_burst(&mut self, now: Time, burst: &mut Vec<(FaceId, InPacket, LpMeta)>) {
-        if burst.len() > 1 {
-            let mut sink = 0u64;
-            for (_, pkt, _) in burst.iter() {
-                let name = match pkt {
-                    InPacket::Interest(i) => i.name(),
-                    InPacket::Data(d) => d.name(),
-                    InPacket::Nack(n) => n.interest.name(),
-                };
-                let klen = crate::dispatch::len_without_digest(name);
-                sink = sink.wrapping_add(self.pcct.touch(klen, name.prefix_hash(klen)));
+        if burst.len() <= 1 {
+            for (face, pkt, meta) in burst.drain(..) {
+                self.dispatch_one(now, face, pkt, meta, None);
             }
-            std::hint::black_box(sink);
+            return;
         }
-        for (face, pkt, meta) in burst.drain(..) {
+        let mut st = std::mem::take(&mut self.burst_state);
+        st.clear();
+        let (mut victims, mut vslots) = std::mem::take(&mut self.burst_victims);
+        let n_data = burst
+            .iter()
+            .filter(|(_, p, _)| matches!(p, InPacket::Data(_)))
+            .count();
+        // Stage 1 (and the same three stages for the CS entries the Data will evict).
+        if n_data > 0 {
+            self.pcct
+                .prefetch_evictions(0, n_data, &mut victims, &mut vslots);
+        }
+        for (_, pkt, meta) in burst.iter() {
+            let mut b = BurstEntry::default();
             match pkt {
-                InPacket::Interest(i) => self.handle_interest(now, face, i, meta),
-                InPacket::Data(d) => self.handle_data(now, face, d, meta),
-                InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
+                InPacket::Interest(i) => {
+                    let name = i.name();
+                    b.hashes = crate::hash::prefix_hashes(name);
+                    b.klen = crate::dispatch::len_without_digest(name) as u32;
+                    let k = b.klen as usize;
+                    self.pcct.prefetch_index(k, b.hashes[k]);
+                }
+                InPacket::Data(_) => {
+                    if let Some(t) = meta
+                        .pit_token
+                        .as_deref()
+                        .and_then(crate::token::PitToken::decode)
+                    {
+                        b.pit = t.index;
+                        self.pcct.prefetch_pit(t.index);
+                    }
+                }
+                InPacket::Nack(_) => {}
             }
+            st.push(b);
+        }
+        // Stage 2.
+        if !victims.is_empty() {
+            self.pcct
+                .prefetch_evictions(1, n_data, &mut victims, &mut vslots);
+        }
+        for b in st.iter_mut() {
+            if !b.hashes.is_empty() {
+                let k = b.klen as usize;
+                b.slot = self.pcct.prefetch_slot_of(k, b.hashes[k]);
+                // Only a name not in the PCCT certainly goes to the FIB (prefetching
+                // FIB lines for every Interest would crowd out the hits' misses).
+                if b.slot == NONE {
+                    self.fib.prefetch_lpm(b.hashes.len() - 1, &b.hashes, 0);
+                }
+            } else if b.pit != NONE {
+                b.slot = self.pcct.prefetch_slot_of_pit(b.pit);
+            }
+        }
+        // Stage 3.
+        if !vslots.is_empty() {
+            self.pcct
+                .prefetch_evictions(2, n_data, &mut victims, &mut vslots);
+        }
+        for b in st.iter() {
+            if b.slot != NONE {
+                self.pcct.prefetch_slot_contents(b.slot);
+            } else if !b.hashes.is_empty() {
+                self.fib.prefetch_lpm(b.hashes.len() - 1, &b.hashes, 1);
+            }
+        }
+        // Stage 4: FIB prefix names, for new names only.
+        for b in st.iter() {
+            if b.slot == NONE && !b.hashes.is_empty() {
+                self.fib.prefetch_lpm(b.hashes.len() - 1, &b.hashes, 2);
+            }
+        }
+        for ((face, pkt, meta), b) in burst.drain(..).zip(st.iter()) {
+            let pre = (!b.hashes.is_empty()).then_some(&b.hashes[..]);
+            self.dispatch_one(now, face, pkt, meta, pre);
+        }
+        self.burst_state = st;
+        self.burst_victims = (victims, vslots);
+    }
+
+    #[inline]
+    fn dispatch_one(
+        &mut self,
+        now: Time,
+        face: FaceId,
+        pkt: InPacket,
+        meta: LpMeta,
+        hashes: Option<&[u64]>,
+    ) {
+        match pkt {
+            InPacket::Interest(i) => self.handle_interest_hashed(now, face, i, meta, hashes),
+            InPacket::Data(d) => self.handle_data(now, face, d, meta),
+            InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
         }
     }
 
@@ -347,11 +468,15 @@ impl Forwarder {
             }
         }
         self.dnl.expire(now);
+        self.asf_handle_timeout(now);
     }
 
     /// When [`Forwarder::handle_timeout`] should next be called (`None`: no timer armed).
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.timers.next()
+        match (self.timers.next(), self.asf.next_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next packet to send.

@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 pub type PrefixHashes = SmallVec<[u64; 24]>;
 
 /// Computes the hashes of every prefix of `name` (lengths `0..=name.len()`) in one pass.
-#[inline]
+#[inline(always)]
 pub fn prefix_hashes(name: &Name) -> PrefixHashes {
     let n = name.len() + 1;
     // `from_buf_and_len` is a plain array copy; `from_elem` pushes element by element

@@ -125,6 +125,14 @@ impl U64Index {
         }
     }
 
+    /// Prefetch the bucket where a lookup of `k` starts.
+    #[inline]
+    pub(crate) fn prefetch(&self, k: u64) {
+        if self.len != 0 {
+            crate::prefetch::prefetch_at(&self.buckets, mix(k) as usize & self.mask);
+        }
+    }
+
     /// Set the value of `k` (inserting it if absent); returns the previous value.
     #[inline]
     pub fn insert(&mut self, k: u64, v: u32) -> Option<u32> {

@@ -70,9 +70,23 @@
 //! * [`pcct`] the PIT-CS composite table, [`pit`] and [`cs`] entries, [`cs_policy`] (LRU,
 //!   priority-FIFO, TinyLFU-admission LRU), [`dead_nonce`], [`token`] PIT tokens
 //! * [`pipeline`] NFD's pipelines, one file each; [`strategy`] best-route v5, multicast v5, ASF v4
-//! * [`counters`], [`face`], [`dispatch`], [`timer`], [`mem`] (entry sizes for the memory bench)
+//!   (instance names with parameters, RTT estimator), [`network_region`] (ForwardingHint in the producer region)
+//! * [`counters`], [`face`], [`dispatch`], [`timer`] (timing wheel of PIT expiries), [`mem`]
+//!   (entry sizes for the memory bench), `prefetch` (the crate's one `unsafe`: a cache
+//!   prefetch hint for the staged burst pipeline of [`Forwarder::handle_burst`])
+//!
+//! ## Performance notes
+//!
+//! Prefer [`Forwarder::handle_burst`] over one call per packet: it prefetches every
+//! packet's table lines in three dependent stages before running the pipelines, which
+//! hides most cache misses of large tables (see docs/BENCHMARKS.md). The Content
+//! Store answers a CanBePrefix Interest NFD-style (any Data under the name) only when
+//! [`ContentStore::set_prefix_match`] is enabled; by default, like NDN-DPDK, only from
+//! Data cached under the exact name or Data that satisfied a CanBePrefix Interest for
+//! that same name.
 
-#![forbid(unsafe_code)]
+// The one exception, a prefetch hint, is in `prefetch.rs` with its safety argument.
+#![deny(unsafe_code)]
 
 pub mod counters;
 pub mod cs;
@@ -86,9 +100,11 @@ pub mod hash;
 pub mod index;
 pub mod mem;
 pub mod name_table;
+pub mod network_region;
 pub mod pcct;
 pub mod pipeline;
 pub mod pit;
+mod prefetch;
 pub mod strategy;
 pub mod strategy_choice;
 pub mod timer;
@@ -103,7 +119,8 @@ pub use fib::{Fib, NextHop};
 pub use forwarder::{
     Forwarder, ForwarderConfig, InPacket, LpMeta, OutPacket, Transmit, UnsolicitedDataPolicy,
 };
-pub use strategy::StrategyKind;
+pub use network_region::NetworkRegionTable;
+pub use strategy::{StrategyInstance, StrategyKind};
 pub use strategy_choice::{StrategyChoice, StrategyChoiceError};
 
 /// Nanoseconds since an arbitrary epoch chosen by the caller (a fake clock in tests).

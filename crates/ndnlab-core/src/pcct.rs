@@ -11,7 +11,10 @@
 //!   by probing only the name lengths at which such entries exist (counted per
 //!   length). In the CS, a Data that satisfied a CanBePrefix Interest `/a` is also
 //!   reachable from slot `/a` through an *indirect* reference (as in NDN-DPDK), so a
-//!   later CanBePrefix Interest `/a` hits it with one probe.
+//!   later CanBePrefix Interest `/a` hits it with one probe. NFD's broader behaviour
+//!   (any cached Data under `/a`) is available through an opt-in ordered index of
+//!   cached names ([`Pcct::set_prefix_match`]), off by default because it costs every
+//!   CS insert and eviction an ordered-map update.
 //!
 //! The CS half (entries, policies, capacity) is in [`crate::cs`].
 
@@ -155,23 +158,87 @@ impl Pcct {
         self.chain_find(head, name.prefix_bytes(n))
     }
 
-    /// Look up the slot of a name prefix of `n` components with hash `h` and read the cache lines
-    /// the pipelines will need (slot, name bytes, CS entry); returns a value to feed to
-    /// `black_box` so the loads are kept. Used by burst processing to overlap misses.
+    // Staged prefetching for bursts (see `Forwarder::handle_burst`): each stage reads
+    // only what the previous stage prefetched and prefetches the next dependent line.
+
+    /// Stage 1: prefetch the index bucket of prefix `(n, h)`.
     #[inline]
-    pub(crate) fn touch(&self, n: usize, h: u64) -> u64 {
-        let Some(head) = self.map.get(key(h, n)) else {
-            return 0;
+    pub(crate) fn prefetch_index(&self, n: usize, h: u64) {
+        self.map.prefetch(key(h, n));
+    }
+
+    /// Stage 2: the first slot of prefix `(n, h)`'s chain (prefetched), or `NONE`.
+    #[inline]
+    pub(crate) fn prefetch_slot_of(&self, n: usize, h: u64) -> u32 {
+        let s = self.map.get(key(h, n)).unwrap_or(NONE);
+        crate::prefetch::prefetch_at(&self.slots, s as usize);
+        s
+    }
+
+    /// Stage 2 for Data: the slot of the PIT entry named by `p` (prefetched), or `NONE`.
+    #[inline]
+    pub(crate) fn prefetch_slot_of_pit(&self, p: u32) -> u32 {
+        let s = self.pit(p).map_or(NONE, |e| e.slot);
+        crate::prefetch::prefetch_at(&self.slots, s as usize);
+        s
+    }
+
+    /// Stage 1 for Data: prefetch the PIT entry a token names.
+    #[inline]
+    pub(crate) fn prefetch_pit(&self, p: u32) {
+        crate::prefetch::prefetch_at(&self.pit, p as usize);
+        crate::prefetch::prefetch_at(&self.generations, p as usize);
+    }
+
+    /// Eviction prefetch for a burst with `n_data` Data, stage `stage` (0..=2): victim
+    /// CS entries, then their packets and slots, then the slots' index buckets.
+    pub(crate) fn prefetch_evictions(
+        &self,
+        stage: u8,
+        n_data: usize,
+        victims: &mut Vec<u32>,
+        slots: &mut Vec<u32>,
+    ) {
+        match stage {
+            0 => self.cs.prefetch_victims(n_data, victims),
+            1 => {
+                self.cs.prefetch_victim_buffers(victims, slots);
+                for &s in slots.iter() {
+                    crate::prefetch::prefetch_at(&self.slots, s as usize);
+                }
+            }
+            _ => {
+                for &s in slots.iter() {
+                    if let Some(slot) = self.slots.get(s as usize) {
+                        self.map.prefetch(slot.key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prefetch the CS entry the next insertion would evict (single-packet path).
+    #[inline]
+    pub(crate) fn prefetch_next_victim(&self) {
+        if self.cs.full() {
+            self.cs.prefetch_next_victim();
+        }
+    }
+
+    /// Stage 3: prefetch what the pipelines read behind slot `s`: its name bytes, CS
+    /// entry and first PIT entry.
+    #[inline]
+    pub(crate) fn prefetch_slot_contents(&self, s: u32) {
+        let Some(slot) = self.slots.get(s as usize) else {
+            return;
         };
-        let slot = &self.slots[head as usize];
-        let mut v = u64::from(slot.cs) ^ u64::from(slot.pit_head);
-        if let Some(b) = slot.name.first() {
-            v ^= u64::from(*b);
-        }
+        crate::prefetch::prefetch(slot.name.as_ptr());
         if slot.cs != NONE {
-            v ^= self.cs.touch(slot.cs);
+            self.cs.prefetch(slot.cs);
         }
-        v
+        if slot.pit_head != NONE {
+            crate::prefetch::prefetch_at(&self.pit, slot.pit_head as usize);
+        }
     }
 
     /// The slot of the first `n` components of `name`, created if absent (one probe).
@@ -187,6 +254,13 @@ impl Pcct {
                 created: true,
             };
         };
+        // The name compare below waits on the name bytes (another line, often another
+        // allocation); start loading the CS entry a hit will read at the same time.
+        if let Some(slot) = self.slots.get(head as usize) {
+            if slot.cs != NONE {
+                self.cs.prefetch(slot.cs);
+            }
+        }
         if let Some(s) = self.chain_find(head, bytes) {
             return SlotRef {
                 slot: s,
@@ -329,31 +403,48 @@ impl Pcct {
     /// Remove PIT entry `p`, returning it.
     pub(crate) fn pit_remove(&mut self, p: u32) -> Option<PitEntry> {
         let e = self.pit.get_mut(p as usize)?.take()?;
-        let s = e.slot;
-        // unlink from the slot's list
+        self.pit_unlink(p, e.slot, e.next_in_slot, e.flags.can_be_prefix, e.slot_len);
+        Some(e)
+    }
+
+    /// Remove PIT entry `p`, dropping it in place (the common, satisfied case: moving
+    /// the 176-byte entry out cost two `memcpy` calls).
+    pub(crate) fn pit_discard(&mut self, p: u32) {
+        let Some(cell) = self.pit.get_mut(p as usize) else {
+            return;
+        };
+        let Some(e) = cell.as_ref() else {
+            return;
+        };
+        let (s, next, cbp, len) = (e.slot, e.next_in_slot, e.flags.can_be_prefix, e.slot_len);
+        *cell = None;
+        self.pit_unlink(p, s, next, cbp, len);
+    }
+
+    /// Bookkeeping after PIT cell `p` was emptied: slot list, CanBePrefix counts, free list.
+    fn pit_unlink(&mut self, p: u32, s: u32, next_in_slot: u32, cbp: bool, slot_len: u16) {
         let head = self.slots[s as usize].pit_head;
         if head == p {
-            self.slots[s as usize].pit_head = e.next_in_slot;
+            self.slots[s as usize].pit_head = next_in_slot;
         } else {
             let mut cur = head;
             while cur != NONE {
                 let c = self.pit[cur as usize].as_mut().expect("linked PIT entry");
                 if c.next_in_slot == p {
-                    c.next_in_slot = e.next_in_slot;
+                    c.next_in_slot = next_in_slot;
                     break;
                 }
                 cur = c.next_in_slot;
             }
         }
-        if e.flags.can_be_prefix {
-            let l = e.slot_len as usize;
+        if cbp {
+            let l = slot_len as usize;
             self.cbp_lengths[l] -= 1;
             self.n_cbp -= 1;
         }
         self.free_pit.push(p);
         self.n_pit -= 1;
         self.maybe_free_slot(s);
-        Some(e)
     }
 
     /// PIT entry `p`.

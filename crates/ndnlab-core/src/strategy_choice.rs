@@ -1,18 +1,37 @@
 //! StrategyChoice: which strategy handles which namespace (longest-prefix match),
-//! with NFD's versioned strategy names. The root always has a strategy
-//! (best-route by default).
+//! with NFD's versioned strategy instance names, parameters included
+//! (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000`, see
+//! [`crate::strategy::params`]). The root always has a strategy (best-route by default).
 
 use ndnlab_wire::Name;
 
 use crate::name_table::NameTable;
-use crate::strategy::StrategyKind;
+use crate::strategy::{StrategyInstance, StrategyKind};
 
 /// Errors of StrategyChoice management commands.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StrategyChoiceError {
-    /// The strategy name (or version) is not one this forwarder implements.
+    /// The strategy name is not one this forwarder implements.
     #[error("unknown strategy {0}")]
     UnknownStrategy(String),
+    /// A known strategy with a version this forwarder does not implement.
+    #[error("strategy {strategy} does not support version {version} (implemented: v={supported})")]
+    UnsupportedVersion {
+        /// Short strategy name (`asf`).
+        strategy: &'static str,
+        /// Requested version.
+        version: u64,
+        /// Implemented version.
+        supported: u64,
+    },
+    /// Malformed, unknown or out-of-range strategy parameters.
+    #[error("bad parameters for strategy {strategy}: {reason}")]
+    BadParameters {
+        /// Short strategy name.
+        strategy: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// The root prefix's strategy cannot be unset.
     #[error("cannot unset the strategy of the root prefix")]
     CannotUnsetRoot,
@@ -23,9 +42,11 @@ pub enum StrategyChoiceError {
 
 /// The StrategyChoice table.
 pub struct StrategyChoice {
-    table: NameTable<StrategyKind>,
+    table: NameTable<StrategyInstance>,
     /// Bumped on every change (PIT entries cache their strategy with this version).
     version: u64,
+    /// Number of choices whose instance has parameters (0: strategies skip the lookup).
+    with_params: usize,
 }
 
 impl Default for StrategyChoice {
@@ -41,37 +62,68 @@ impl StrategyChoice {
     /// A table with `root` as the strategy of `/`.
     pub fn new(root: StrategyKind) -> Self {
         let mut table = NameTable::new();
-        table.get_or_insert_with(&Name::from_uri("/").expect("root name"), || root);
-        StrategyChoice { table, version: 0 }
+        table.get_or_insert_with(&Name::from_uri("/").expect("root name"), || {
+            StrategyInstance::from_kind(root)
+        });
+        StrategyChoice {
+            table,
+            version: 0,
+            with_params: 0,
+        }
     }
 
     /// Choose a strategy for `prefix` (NFD `strategy-choice/set`). `strategy` is an NFD
-    /// strategy name, with version (`/localhost/nfd/strategy/best-route/v=5`) or without
-    /// (latest version). Returns the strategy chosen.
+    /// strategy instance name: with version (`/localhost/nfd/strategy/best-route/v=5`),
+    /// optionally followed by parameters, or without version (latest, no parameters).
+    /// Returns the strategy chosen; [`Self::instance_name`] gives the full instance name.
     pub fn set(
         &mut self,
         prefix: &Name,
         strategy: &Name,
     ) -> Result<StrategyKind, StrategyChoiceError> {
-        let kind = StrategyKind::from_name(strategy)
-            .ok_or_else(|| StrategyChoiceError::UnknownStrategy(strategy.to_string()))?;
-        self.set_kind(prefix, kind)?;
+        let inst = StrategyInstance::parse(strategy)?;
+        let kind = inst.kind;
+        self.set_instance(prefix, inst)?;
         Ok(kind)
     }
 
-    /// Choose a strategy by kind.
+    /// Choose a strategy by kind (no parameters).
     pub fn set_kind(
         &mut self,
         prefix: &Name,
         kind: StrategyKind,
     ) -> Result<(), StrategyChoiceError> {
+        self.set_instance(prefix, StrategyInstance::from_kind(kind))
+    }
+
+    /// Choose a parsed strategy instance.
+    pub fn set_instance(
+        &mut self,
+        prefix: &Name,
+        inst: StrategyInstance,
+    ) -> Result<(), StrategyChoiceError> {
         if prefix.len() > MAX_PREFIX_LEN {
             return Err(StrategyChoiceError::PrefixTooLong(prefix.len()));
         }
-        let (id, _) = self.table.get_or_insert_with(prefix, || kind);
-        *self.table.get_mut(id) = kind;
+        let (id, created) = self
+            .table
+            .get_or_insert_with(prefix, || StrategyInstance::from_kind(inst.kind));
+        if !created && self.table.get(id).has_params() {
+            self.with_params -= 1;
+        }
+        if inst.has_params() {
+            self.with_params += 1;
+        }
+        *self.table.get_mut(id) = inst;
         self.version += 1;
         Ok(())
+    }
+
+    /// The full instance name chosen for exactly `prefix`, if any.
+    pub fn instance_name(&self, prefix: &Name) -> Option<&Name> {
+        self.table
+            .find_exact(prefix)
+            .map(|id| self.table.get(id).name())
     }
 
     /// Remove the choice for `prefix` (NFD `strategy-choice/unset`); unsetting a prefix
@@ -81,7 +133,9 @@ impl StrategyChoice {
             return Err(StrategyChoiceError::CannotUnsetRoot);
         }
         if let Some(id) = self.table.find_exact(prefix) {
-            self.table.remove(id);
+            if self.table.remove(id).is_some_and(|i| i.has_params()) {
+                self.with_params -= 1;
+            }
             self.version += 1;
         }
         Ok(())
@@ -91,9 +145,27 @@ impl StrategyChoice {
     #[inline]
     pub fn find_effective(&self, name: &Name) -> StrategyKind {
         match self.table.lpm(name) {
-            Some(id) => *self.table.get(id),
+            Some(id) => self.table.get(id).kind,
             None => StrategyKind::BestRoute,
         }
+    }
+
+    /// The effective strategy instance for `name` (longest-prefix match).
+    pub fn find_instance(&self, name: &Name) -> Option<&StrategyInstance> {
+        self.table.lpm(name).map(|id| self.table.get(id))
+    }
+
+    /// The parameters that apply to `name`, or `None` when no choice has parameters
+    /// (then no lookup is made: the strategies' hot path).
+    #[inline]
+    pub fn params_for(&self, name: &Name, hashes: &[u64]) -> Option<&StrategyInstance> {
+        if self.with_params == 0 {
+            return None;
+        }
+        self.table
+            .lpm_with(name, hashes)
+            .map(|id| self.table.get(id))
+            .filter(|i| i.has_params())
     }
 
     /// Same as [`Self::find_effective`] with precomputed prefix hashes.
@@ -102,18 +174,23 @@ impl StrategyChoice {
         if self.table.len() == 1 {
             // Only the root choice (the common case): no lookup.
             if let Some((_, _, k)) = self.table.iter().next() {
-                return *k;
+                return k.kind;
             }
         }
         match self.table.lpm_with(name, hashes) {
-            Some(id) => *self.table.get(id),
+            Some(id) => self.table.get(id).kind,
             None => StrategyKind::BestRoute,
         }
     }
 
     /// Every choice: `(prefix, strategy)`.
     pub fn iter(&self) -> impl Iterator<Item = (&Name, StrategyKind)> {
-        self.table.iter().map(|(_, n, k)| (n, *k))
+        self.table.iter().map(|(_, n, k)| (n, k.kind))
+    }
+
+    /// Every choice with its instance (full name and parameters).
+    pub fn iter_instances(&self) -> impl Iterator<Item = (&Name, &StrategyInstance)> {
+        self.table.iter().map(|(_, n, k)| (n, k))
     }
 
     /// Number of choices (the root included).
@@ -154,11 +231,46 @@ mod tests {
         assert_eq!(sc.find_effective(&n("/a/x")), StrategyKind::Multicast);
         assert!(matches!(
             sc.set(&n("/a"), &n("/localhost/nfd/strategy/best-route/v=99")),
+            Err(StrategyChoiceError::UnsupportedVersion { version: 99, .. })
+        ));
+        assert!(matches!(
+            sc.set(&n("/a"), &n("/localhost/nfd/strategy/ncc")),
             Err(StrategyChoiceError::UnknownStrategy(_))
         ));
         assert_eq!(sc.unset(&n("/")), Err(StrategyChoiceError::CannotUnsetRoot));
         sc.unset(&n("/a/b")).unwrap();
         assert_eq!(sc.find_effective(&n("/a/b/c")), StrategyKind::Multicast);
         assert_eq!(sc.iter().count(), 2);
+    }
+
+    #[test]
+    fn instances_with_parameters() {
+        let mut sc = StrategyChoice::default();
+        let h = |s: &str| crate::hash::prefix_hashes(&n(s));
+        assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
+        let asf = n("/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2");
+        assert_eq!(sc.set(&n("/a"), &asf).unwrap(), StrategyKind::Asf);
+        assert_eq!(sc.instance_name(&n("/a")), Some(&asf));
+        let i = sc.params_for(&n("/a/1"), &h("/a/1")).unwrap();
+        assert_eq!(i.max_timeouts, Some(2));
+        assert!(sc.params_for(&n("/b/1"), &h("/b/1")).is_none());
+        // A bad parameter leaves the table unchanged.
+        let bad = n("/localhost/nfd/strategy/asf/v=4/probing-interval~10");
+        assert!(matches!(
+            sc.set(&n("/a"), &bad),
+            Err(StrategyChoiceError::BadParameters { .. })
+        ));
+        assert_eq!(sc.instance_name(&n("/a")), Some(&asf));
+        // Replacing by an instance without parameters, then unsetting, keeps the count right.
+        sc.set(&n("/a"), &n("/localhost/nfd/strategy/asf")).unwrap();
+        assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
+        assert_eq!(
+            sc.instance_name(&n("/a")).unwrap().to_string(),
+            "/localhost/nfd/strategy/asf/v=4"
+        );
+        sc.set(&n("/a"), &asf).unwrap();
+        sc.unset(&n("/a")).unwrap();
+        assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
+        assert_eq!(sc.with_params, 0);
     }
 }

@@ -50,20 +50,25 @@ impl PitToken {
     }
 }
 
-/// Carves token `Bytes` out of a shared arena: one allocation per 4096 tokens
-/// instead of one per outgoing Interest.
+/// Carves token `Bytes` out of a shared arena chunk. When a chunk is used up it is
+/// reclaimed in place if every token carved from it has been dropped (the runtime
+/// drops a token once the Interest is sent), else a new chunk is allocated. Chunks
+/// are 512 bytes: below glibc's 1 KiB "large request" threshold, whose allocation
+/// runs `malloc_consolidate` (a 32 KiB chunk cost ~190 instructions per token in
+/// callgrind, mostly that).
 #[derive(Default)]
 pub(crate) struct TokenArena {
     buf: BytesMut,
 }
 
 impl TokenArena {
-    const CHUNK: usize = TOKEN_LEN * 4096;
+    const CHUNK: usize = TOKEN_LEN * 64;
 
     #[inline]
     pub(crate) fn make(&mut self, t: PitToken) -> Bytes {
-        if self.buf.capacity() - self.buf.len() < TOKEN_LEN {
-            self.buf = BytesMut::with_capacity(Self::CHUNK);
+        if self.buf.capacity() < TOKEN_LEN {
+            // Reuses the chunk when it is unique again, else allocates a new one.
+            self.buf.reserve(Self::CHUNK);
         }
         self.buf.put_slice(&t.to_bytes());
         self.buf.split().freeze()
@@ -91,6 +96,27 @@ mod tests {
                 index: i * 3,
             };
             assert_eq!(PitToken::decode(&arena.make(t)), Some(t));
+        }
+        // Tokens kept alive across a chunk reclaim keep their bytes.
+        let kept: Vec<(PitToken, Bytes)> = (0..200)
+            .map(|i| {
+                let t = PitToken {
+                    shard: 2,
+                    generation: i,
+                    index: i,
+                };
+                (t, arena.make(t))
+            })
+            .collect();
+        for _ in 0..1000 {
+            drop(arena.make(PitToken {
+                shard: 0,
+                generation: 0,
+                index: 0,
+            }));
+        }
+        for (t, b) in kept {
+            assert_eq!(PitToken::decode(&b), Some(t));
         }
     }
 }

@@ -48,6 +48,7 @@ fn invalid(key: impl Into<String>, reason: impl Into<String>) -> ConfigError {
 pub struct FwdConfig {
     pub forwarder: ForwarderSection,
     pub cs: CsSection,
+    pub tables: TablesSection,
     pub log: LogSection,
     pub management: ManagementSection,
     pub faces: FacesSection,
@@ -93,6 +94,26 @@ impl ForwarderSection {
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (cores / 2).clamp(1, 8)
+    }
+}
+
+/// `[tables]`: forwarding tables (NFD's `tables` section).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TablesSection {
+    /// Producer regions (NFD `tables.network_region`): an Interest whose ForwardingHint
+    /// has a delegation that is a prefix of one of these names has reached its producer
+    /// region; the hint is stripped and the FIB is looked up by the Interest name.
+    pub network_region: Vec<String>,
+}
+
+impl TablesSection {
+    /// The network region table (names checked by [`FwdConfig::validate`]).
+    pub fn network_region_table(&self) -> ndnlab_core::NetworkRegionTable {
+        self.network_region
+            .iter()
+            .filter_map(|r| ndnlab_wire::Name::from_uri(r).ok())
+            .collect()
     }
 }
 
@@ -166,6 +187,9 @@ pub struct FacesSection {
     pub unix: UnixSection,
     pub tcp: TcpSection,
     pub udp: UdpSection,
+    pub websocket: WebSocketSection,
+    /// NDNLPv2 reliability parameters (for faces that turn it on).
+    pub lp_reliability: LpReliabilitySection,
     /// Send queue limit of each face, in packets; beyond it packets are dropped and counted.
     pub queue_capacity: usize,
     /// CoDel-style congestion marking: base interval in milliseconds (NFD: 100).
@@ -180,6 +204,8 @@ impl Default for FacesSection {
             unix: UnixSection::default(),
             tcp: TcpSection::default(),
             udp: UdpSection::default(),
+            websocket: WebSocketSection::default(),
+            lp_reliability: LpReliabilitySection::default(),
             queue_capacity: 4096,
             congestion_interval_ms: 100,
             congestion_threshold: 65536,
@@ -210,6 +236,60 @@ impl Default for UnixSection {
 pub struct TcpSection {
     /// Listening addresses, v4 or v6 (`"0.0.0.0:6363"`, `"[::1]:6363"`).
     pub listen: Vec<SocketAddr>,
+}
+
+/// `[faces.websocket]`: NFD's WebSocket channel (for NDNts in browsers); off unless
+/// an address is given (NFD's port is 9696).
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebSocketSection {
+    /// Listening addresses, v4 or v6 (`"127.0.0.1:9696"`, `"[::1]:9696"`).
+    pub listen: Vec<SocketAddr>,
+}
+
+/// `[faces.lp_reliability]`: NDNLPv2 reliability (NFD's LpReliability options),
+/// used by faces that enable it (`reliability = true` on a `[[face]]`, the
+/// faces/create or faces/update flag bit 1, `ndnlab ctl face ... reliability on`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LpReliabilitySection {
+    /// Retransmissions of a frame before its packet is given up (NFD: 3).
+    pub max_retx: u32,
+    /// How long an Ack waits for an outgoing packet to ride on, in milliseconds (NFD: 5).
+    pub idle_ack_ms: u64,
+    /// Acks of later frames after which an unacked frame counts as lost (NFD: 3).
+    pub loss_threshold: u32,
+    /// Lower bound of the retransmission timeout, in milliseconds.
+    pub min_rto_ms: u64,
+    /// Upper bound of the retransmission timeout, in milliseconds.
+    pub max_rto_ms: u64,
+}
+
+impl Default for LpReliabilitySection {
+    fn default() -> Self {
+        let d = crate::face::lp_reliability::ReliabilityOptions::default();
+        LpReliabilitySection {
+            max_retx: d.max_retx,
+            idle_ack_ms: d.idle_ack_ns / 1_000_000,
+            loss_threshold: d.loss_threshold,
+            min_rto_ms: d.min_rto_ns / 1_000_000,
+            max_rto_ms: d.max_rto_ns / 1_000_000,
+        }
+    }
+}
+
+impl LpReliabilitySection {
+    /// The state machine's options.
+    pub fn options(&self) -> crate::face::lp_reliability::ReliabilityOptions {
+        crate::face::lp_reliability::ReliabilityOptions {
+            max_retx: self.max_retx,
+            idle_ack_ns: self.idle_ack_ms * 1_000_000,
+            loss_threshold: self.loss_threshold,
+            min_rto_ns: self.min_rto_ms * 1_000_000,
+            max_rto_ns: self.max_rto_ms * 1_000_000,
+            ..Default::default()
+        }
+    }
 }
 
 /// `[faces.udp]`.
@@ -257,6 +337,9 @@ pub struct StaticFace {
     /// Local MTU override for UDP (fragmentation size).
     #[serde(default)]
     pub mtu: Option<usize>,
+    /// NDNLPv2 reliability on this face (UDP only; NFD's flag bit 1).
+    #[serde(default)]
+    pub reliability: bool,
 }
 
 /// `[[route]]`.
@@ -340,6 +423,28 @@ impl FwdConfig {
         if !(576..=65000).contains(&self.faces.udp.mtu) {
             return Err(invalid("faces.udp.mtu", "must be within 576..=65000"));
         }
+        let r = &self.faces.lp_reliability;
+        if r.max_retx > 100 {
+            return Err(invalid("faces.lp_reliability.max_retx", "at most 100"));
+        }
+        if r.idle_ack_ms == 0 || r.idle_ack_ms > 1000 {
+            return Err(invalid(
+                "faces.lp_reliability.idle_ack_ms",
+                "must be within 1..=1000",
+            ));
+        }
+        if r.loss_threshold == 0 {
+            return Err(invalid(
+                "faces.lp_reliability.loss_threshold",
+                "must be >= 1",
+            ));
+        }
+        if r.min_rto_ms == 0 || r.min_rto_ms > r.max_rto_ms {
+            return Err(invalid(
+                "faces.lp_reliability.min_rto_ms",
+                "must be > 0 and <= max_rto_ms",
+            ));
+        }
         for (i, m) in self.faces.udp.multicast.iter().enumerate() {
             if !m.group.ip().is_multicast() {
                 return Err(invalid(
@@ -351,6 +456,12 @@ impl FwdConfig {
         for (i, f) in self.static_faces.iter().enumerate() {
             if let Err(e) = crate::face::uri::FaceUri::parse(&f.uri) {
                 return Err(invalid(format!("face[{i}].uri"), e));
+            }
+            if f.reliability && !f.uri.starts_with("udp") {
+                return Err(invalid(
+                    format!("face[{i}].reliability"),
+                    "LP reliability is supported on UDP faces only",
+                ));
             }
             if let Some(mtu) = f.mtu {
                 if !(576..=65000).contains(&mtu) {
@@ -379,12 +490,25 @@ impl FwdConfig {
                 ));
             }
         }
+        for (i, r) in self.tables.network_region.iter().enumerate() {
+            if let Err(e) = ndnlab_wire::Name::from_uri(r) {
+                return Err(invalid(
+                    format!("tables.network_region[{i}]"),
+                    format!("'{r}': {e}"),
+                ));
+            }
+        }
         for (i, s) in self.strategies.iter().enumerate() {
             if let Err(e) = ndnlab_wire::Name::from_uri(&s.prefix) {
                 return Err(invalid(format!("strategy[{i}].prefix"), format!("{e}")));
             }
-            if ndnlab_wire::Name::from_uri(&s.strategy).is_err() {
-                return Err(invalid(format!("strategy[{i}].strategy"), "not a name"));
+            match ndnlab_wire::Name::from_uri(&s.strategy) {
+                Err(_) => return Err(invalid(format!("strategy[{i}].strategy"), "not a name")),
+                Ok(n) => {
+                    if let Err(e) = ndnlab_core::StrategyInstance::parse(&n) {
+                        return Err(invalid(format!("strategy[{i}].strategy"), e.to_string()));
+                    }
+                }
             }
         }
         Ok(())
@@ -423,6 +547,19 @@ mod tests {
     }
 
     #[test]
+    fn network_region_names_are_parsed_and_checked() {
+        let c = parse("[tables]\nnetwork_region = [\"/isp/east\", \"/campus\"]\n").unwrap();
+        let t = c.tables.network_region_table();
+        assert_eq!(t.len(), 2);
+        let hint = [ndnlab_wire::Name::from_uri("/isp").unwrap()];
+        assert!(t.is_in_producer_region(&hint));
+        let e = parse("[tables]\nnetwork_region = [\"no-slash\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tables.network_region[0]"), "{e}");
+    }
+
+    #[test]
     fn unknown_key_is_named() {
         let e = parse("[cs]\ncapacty = 3\n").unwrap_err().to_string();
         assert!(e.contains("capacty"), "{e}");
@@ -446,6 +583,39 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("listen"), "{e}");
+    }
+
+    #[test]
+    fn websocket_and_reliability_keys() {
+        let c = parse(
+            "[faces.websocket]\nlisten = [\"127.0.0.1:9696\"]\n\
+             [faces.lp_reliability]\nmax_retx = 5\nidle_ack_ms = 10\n\
+             [[face]]\nuri = \"udp4://127.0.0.1:6363\"\nreliability = true\n",
+        )
+        .unwrap();
+        assert_eq!(c.faces.websocket.listen.len(), 1);
+        assert!(c.static_faces[0].reliability);
+        let o = c.faces.lp_reliability.options();
+        assert_eq!(
+            (o.max_retx, o.idle_ack_ns, o.loss_threshold),
+            (5, 10_000_000, 3)
+        );
+        assert!(
+            parse("").unwrap().faces.websocket.listen.is_empty(),
+            "off by default"
+        );
+        let e = parse("[[face]]\nuri = \"tcp4://127.0.0.1:6363\"\nreliability = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("face[0].reliability"), "{e}");
+        let e = parse("[faces.lp_reliability]\nidle_ack_ms = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("faces.lp_reliability.idle_ack_ms"), "{e}");
+        let e = parse("[faces.websocket]\nport = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("port"), "{e}");
     }
 
     #[test]

@@ -541,3 +541,280 @@ fn survives_100k_random_management_interests() {
     let got = drain.join().unwrap();
     assert!(got > 0, "the fuzzing face got replies");
 }
+
+/// faces/create's flags and congestion fields, and faces/update as NFD does it:
+/// 400 for malformed requests, 404 for an unknown face, 409 listing exactly the
+/// invalid fields, otherwise every change applied and the face's properties back.
+#[test]
+fn faces_create_and_update_follow_nfd() {
+    let fwd = TestFwd::start("mgmtupd", |c| {
+        c.faces.udp.listen = vec!["127.0.0.1:0".parse().unwrap()];
+        c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()];
+    });
+    let mut c = fwd.client();
+    let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let uri = format!("udp4://{}", peer.local_addr().unwrap());
+    let cmd = |c: &mut MgmtClient, verb: &str, p: P| c.command("faces", verb, &p).unwrap();
+
+    // create: LpReliability (bit 1) on, congestion parameters set.
+    let body = ok(cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some(uri.clone()),
+            flags: Some(2),
+            mask: Some(2),
+            base_congestion_marking_interval: Some(50_000_000),
+            default_congestion_threshold: Some(10_000),
+            ..Default::default()
+        },
+    ));
+    let face = body.face_id.unwrap();
+    assert_eq!(body.flags.unwrap() & 2, 2, "reliability on");
+    assert_eq!(body.base_congestion_marking_interval, Some(50_000_000));
+    assert_eq!(body.default_congestion_threshold, Some(10_000));
+    assert_eq!(body.mtu, Some(1452));
+    // create refusals, checked before a face exists.
+    let local_fields_on_udp = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some("udp4://127.0.0.1:9".into()),
+            flags: Some(1),
+            mask: Some(1),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        local_fields_on_udp.code, 406,
+        "{}",
+        local_fields_on_udp.text
+    );
+    let with_local_uri = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some("udp4://127.0.0.1:11".into()),
+            local_uri: Some("udp4://127.0.0.1:6363".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(with_local_uri.code, 406, "{}", with_local_uri.text);
+    let tcp = fwd.listener("tcp4");
+    let reliability_on_tcp = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some(tcp.clone()),
+            flags: Some(2),
+            mask: Some(2),
+            ..Default::default()
+        },
+    );
+    assert_eq!(reliability_on_tcp.code, 406, "{}", reliability_on_tcp.text);
+    let flags_without_mask = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some("udp4://127.0.0.1:10".into()),
+            flags: Some(2),
+            ..Default::default()
+        },
+    );
+    assert_eq!(flags_without_mask.code, 400);
+    assert!(flags_without_mask.text.contains("Mask"));
+    // A loopback TCP face is local: LocalFields may be enabled at creation.
+    let tcp_face = ok(cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some(tcp),
+            flags: Some(1),
+            mask: Some(1),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(tcp_face.flags.unwrap() & 1, 1);
+
+    // update: malformed (400) and unknown face (404).
+    for (p, code) in [
+        (
+            P {
+                face_id: Some(face),
+                flags: Some(1),
+                ..Default::default()
+            },
+            400,
+        ),
+        (
+            P {
+                face_id: Some(face),
+                face_persistency: Some(7),
+                ..Default::default()
+            },
+            400,
+        ),
+        (
+            P {
+                face_id: Some(face),
+                mask: Some(8),
+                flags: Some(8),
+                ..Default::default()
+            },
+            400,
+        ),
+        (
+            P {
+                face_id: Some(999_999),
+                ..Default::default()
+            },
+            404,
+        ),
+    ] {
+        let r = cmd(&mut c, "update", p.clone());
+        assert_eq!(r.code, code, "{p:?}: {}", r.text);
+        assert!(r.body.is_some());
+    }
+    // 409: persistent -> on-demand, LocalFields on a non-local face, a bad Mtu; the
+    // body names exactly those fields, and nothing else changed.
+    let r = cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(face),
+            face_persistency: Some(1),
+            flags: Some(1 | 4),
+            mask: Some(1 | 4),
+            mtu: Some(100),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.code, 409, "{}", r.text);
+    assert!(
+        r.text.starts_with("Invalid properties specified"),
+        "{}",
+        r.text
+    );
+    let b = r.body.unwrap();
+    assert_eq!(b.face_persistency, Some(1));
+    assert_eq!((b.flags, b.mask), (Some(1), Some(1)));
+    assert_eq!(b.mtu, Some(100));
+    assert_eq!(b.uri, None);
+    let list = records(&mut c, "faces", "list", DatasetKind::Faces);
+    let rec = list.iter().find(|r| r.num("faceId") == Some(face)).unwrap();
+    assert_eq!(rec.num("persistency"), Some(0));
+    assert_eq!(
+        rec.num("flags").unwrap() & 4,
+        4,
+        "marking unchanged by a refused update"
+    );
+
+    // 200: every change at once; the body is the face without its URIs.
+    let b = ok(cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(face),
+            face_persistency: Some(2),
+            flags: Some(0),
+            mask: Some(2 | 4),
+            mtu: Some(1200),
+            base_congestion_marking_interval: Some(20_000_000),
+            default_congestion_threshold: Some(5000),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(b.face_id, Some(face));
+    assert_eq!(b.uri, None);
+    assert_eq!(b.face_persistency, Some(2));
+    assert_eq!(b.flags.unwrap() & (2 | 4), 0);
+    assert_eq!(b.mtu, Some(1200));
+    assert_eq!(b.base_congestion_marking_interval, Some(20_000_000));
+    assert_eq!(b.default_congestion_threshold, Some(5000));
+    let list = records(&mut c, "faces", "list", DatasetKind::Faces);
+    let rec = list.iter().find(|r| r.num("faceId") == Some(face)).unwrap();
+    assert_eq!(rec.num("persistency"), Some(2));
+    assert_eq!(rec.num("mtu"), Some(1200));
+    assert_eq!(rec.num("defaultCongestionThreshold"), Some(5000));
+    // Reliability back on.
+    let b = ok(cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(face),
+            flags: Some(2),
+            mask: Some(2),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(b.flags.unwrap() & 2, 2);
+
+    // An on-demand UDP face (made by a datagram from a new peer) may become
+    // persistent; the requesting Unix face may enable LocalFields (FaceId omitted)
+    // but cannot change its persistency.
+    let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let listener = fwd
+        .listener("udp4")
+        .trim_start_matches("udp4://")
+        .to_string();
+    let i = Interest::builder(n("/nowhere")).nonce(3).build();
+    stranger.send_to(&i, &listener).unwrap();
+    let stranger_uri = format!("udp4://{}", stranger.local_addr().unwrap());
+    let mut on_demand = None;
+    for _ in 0..100 {
+        on_demand = records(&mut c, "faces", "list", DatasetKind::Faces)
+            .iter()
+            .find(|r| r.text("remote") == Some(stranger_uri.as_str()))
+            .and_then(|r| r.num("faceId"));
+        if on_demand.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let on_demand = on_demand.expect("on-demand face");
+    let b = ok(cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(on_demand),
+            face_persistency: Some(0),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(b.face_persistency, Some(0));
+    let b = ok(cmd(
+        &mut c,
+        "update",
+        P {
+            flags: Some(1),
+            mask: Some(1),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(
+        b.flags.unwrap() & 1,
+        1,
+        "LocalFields on the requesting local face"
+    );
+    let r = cmd(
+        &mut c,
+        "update",
+        P {
+            face_persistency: Some(2),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.code, 409, "a Unix face stays on-demand");
+    // Reliability cannot be turned on for a Unix face.
+    let r = cmd(
+        &mut c,
+        "update",
+        P {
+            flags: Some(2),
+            mask: Some(2),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.code, 409);
+    assert_eq!(r.body.unwrap().flags, Some(2));
+}

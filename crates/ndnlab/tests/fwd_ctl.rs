@@ -158,3 +158,78 @@ fn prometheus_metrics_endpoint_exports_counters() {
     assert!(body.contains("ndnlab_in_interests_total "), "{body}");
     assert!(body.contains("ndnlab_shard_queue_drops_total "), "{body}");
 }
+
+#[test]
+fn ctl_face_options_in_nfdc_syntax() {
+    let fwd = Fwd::start(
+        "ctlopt",
+        "[faces.udp]\nlisten = [\"127.0.0.1:0\"]\n[faces.tcp]\nlisten = [\"127.0.0.1:0\"]\n",
+    );
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let remote = format!("udp4://{}", peer.local_addr().unwrap());
+    let out = fwd.ctl_ok(&[
+        "face",
+        "create",
+        &remote,
+        "persistency",
+        "permanent",
+        "reliability",
+        "on",
+        "congestion-marking-interval",
+        "40",
+        "default-congestion-threshold",
+        "20000",
+        "mtu",
+        "1300",
+    ]);
+    assert!(out.starts_with("face-created id="), "{out}");
+    for want in [
+        "persistency=permanent",
+        "reliability=on",
+        "congestion-marking=on",
+        "congestion-marking-interval=40ms",
+        "default-congestion-threshold=20000B",
+        "mtu=1300",
+    ] {
+        assert!(out.contains(want), "{want} in {out}");
+    }
+    let list = fwd.ctl_ok(&["face", "list"]);
+    let line = list
+        .lines()
+        .find(|l| l.contains(&format!("remote={remote}")))
+        .expect("listed");
+    assert!(
+        line.contains("lp-reliability") && line.contains("mtu=1300"),
+        "{line}"
+    );
+    // Existing face, no options: face-exists; with options: updated.
+    assert!(fwd
+        .ctl_ok(&["face", "create", &remote])
+        .starts_with("face-exists"));
+    let out = fwd.ctl_ok(&["face", "create", &remote, "congestion-marking", "off"]);
+    assert!(
+        out.starts_with("face-updated") && out.contains("congestion-marking=off"),
+        "{out}"
+    );
+    // Refusals carry the forwarder's code and reason.
+    let tcp = fwd
+        .listening
+        .iter()
+        .find(|l| l.starts_with("tcp4"))
+        .unwrap()
+        .clone();
+    let (ok, out) = fwd.ctl(&["face", "create", &tcp, "reliability", "on"]);
+    assert!(!ok && out.contains("406") && out.contains("UDP"), "{out}");
+    let (ok, out) = fwd.ctl(&["face", "update", &remote, "local-fields", "on"]);
+    assert!(
+        !ok && out.contains("409") && out.contains("LocalFields"),
+        "{out}"
+    );
+    let (ok, out) = fwd.ctl(&["face", "create", &remote, "reliability", "maybe"]);
+    assert!(!ok && out.contains("on or off"), "{out}");
+    let (ok, out) = fwd.ctl(&["face", "update", "999999", "mtu", "1400"]);
+    assert!(!ok && out.contains("404"), "{out}");
+    let j = fwd.ctl_json(&["face", "update", &remote, "reliability", "off"]);
+    assert_eq!(j["statusCode"], 200);
+    assert_eq!(j["parameters"]["flags"].as_u64().unwrap() & 2, 0);
+}

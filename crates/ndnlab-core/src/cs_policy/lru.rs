@@ -14,6 +14,15 @@ impl Lru {
     pub(crate) fn on_insert(&mut self, i: u32) {
         self.list.push_back(0, i);
     }
+    /// The next victim (a prefetch hint).
+    #[inline]
+    pub(crate) fn peek_victim(&self) -> Option<u32> {
+        self.list.front(0)
+    }
+    /// The next `k` victims (a prefetch hint).
+    pub(crate) fn peek_victims(&self, k: usize, out: &mut Vec<u32>) {
+        out.extend(self.list.iter(0).take(k));
+    }
     #[inline]
     pub(crate) fn on_hit(&mut self, i: u32) {
         self.list.move_to_back(0, i);

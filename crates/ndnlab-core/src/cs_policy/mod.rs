@@ -132,6 +132,24 @@ impl Policy {
         }
     }
 
+    /// The next victim without changing any state (a prefetch hint).
+    #[inline]
+    pub(crate) fn peek_victim(&self) -> Option<u32> {
+        match self {
+            Policy::Lru(l) | Policy::TinyLfu(l, _) => l.peek_victim(),
+            Policy::PriorityFifo(p) => p.peek_victim(),
+        }
+    }
+
+    /// Append the next `k` victims to `out`, without changing any state (a prefetch
+    /// hint for bursts: priority-FIFO does not migrate newly stale entries here).
+    pub(crate) fn peek_victims(&self, k: usize, out: &mut Vec<u32>) {
+        match self {
+            Policy::Lru(l) | Policy::TinyLfu(l, _) => l.peek_victims(k, out),
+            Policy::PriorityFifo(p) => p.peek_victims(k, out),
+        }
+    }
+
     /// Whether a candidate named with hash `candidate` may replace a victim named `victim`.
     #[inline]
     pub(crate) fn admit(&self, candidate: u64, victim: u64) -> bool {

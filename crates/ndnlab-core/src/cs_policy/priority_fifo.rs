@@ -78,6 +78,24 @@ impl PriorityFifo {
             .or_else(|| self.queues.front(FRESH))
     }
 
+    /// The next victim, without migrating newly stale entries (a prefetch hint).
+    #[inline]
+    pub(crate) fn peek_victim(&self) -> Option<u32> {
+        self.queues
+            .front(UNSOLICITED)
+            .or_else(|| self.queues.front(STALE))
+            .or_else(|| self.queues.front(FRESH))
+    }
+
+    /// The next `k` victims as of now, without migrating fresh entries that went stale
+    /// (a prefetch hint, not an eviction order guarantee).
+    pub(crate) fn peek_victims(&self, k: usize, out: &mut Vec<u32>) {
+        for q in [UNSOLICITED, STALE, FRESH] {
+            let need = k.saturating_sub(out.len());
+            out.extend(self.queues.iter(q).take(need));
+        }
+    }
+
     pub(crate) fn order(&mut self, now: Time) -> Vec<u32> {
         self.migrate(now);
         let mut v: Vec<u32> = self.queues.iter(UNSOLICITED).collect();

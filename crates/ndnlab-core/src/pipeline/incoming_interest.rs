@@ -24,12 +24,19 @@ use crate::Time;
 
 impl Forwarder {
     /// Incoming Interest from `from`. `meta` carries its LpPacket fields.
-    pub fn handle_interest(
+    pub fn handle_interest(&mut self, now: Time, from: FaceId, interest: Interest, meta: LpMeta) {
+        self.handle_interest_hashed(now, from, interest, meta, None);
+    }
+
+    /// [`Forwarder::handle_interest`] with the name's prefix hashes already computed
+    /// (by the burst pipeline's first stage), or `None` to compute them here.
+    pub(crate) fn handle_interest_hashed(
         &mut self,
         now: Time,
         from: FaceId,
         mut interest: Interest,
         meta: LpMeta,
+        pre: Option<&[u64]>,
     ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
@@ -63,10 +70,21 @@ impl Forwarder {
 
         let name = interest.name();
         let len = name.len();
-        let hashes = prefix_hashes(name);
+        let computed;
+        let hashes: &[u64] = match pre {
+            Some(h) => h,
+            None => {
+                computed = prefix_hashes(name);
+                &computed
+            }
+        };
         // The slot is the name without a trailing implicit digest; its key is also the
         // Dead Nonce List name key.
         let klen = len_without_digest(name);
+        if pre.is_none() {
+            // One packet at a time: the PCCT index load overlaps the Dead Nonce List's.
+            self.pcct.prefetch_index(klen, hashes[klen]);
+        }
         if self.dnl.has(now, key(hashes[klen], klen), nonce) {
             self.interest_loop(from, link, interest, meta);
             return;
@@ -79,6 +97,10 @@ impl Forwarder {
         let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
         let sref = self.pcct.slot_get_or_insert(name, klen, hashes[klen]);
         let s = sref.slot;
+        if sref.created && pre.is_none() {
+            // A new name goes to the FIB: its index loads overlap the PIT insert.
+            self.fib.prefetch_lpm(len, hashes, 0);
+        }
 
         let existing = if sref.created {
             None
@@ -109,19 +131,19 @@ impl Forwarder {
                 p
             }
             None => {
-                if !sref.created {
-                    if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
-                        self.counters.n_cs_hits += 1;
-                        self.counters.n_satisfied_interests += 1;
-                        self.content_store_hit(now, from, c, meta);
-                        return;
+                // A new slot has no CS entry of its own; it can still hit through the
+                // opt-in CanBePrefix prefix index (then the slot is released).
+                if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
+                    self.counters.n_cs_hits += 1;
+                    self.counters.n_satisfied_interests += 1;
+                    self.content_store_hit(now, from, c, meta);
+                    if sref.created {
+                        self.pcct.maybe_free_slot(s);
                     }
-                } else {
-                    // A new slot has no CS entry: a miss without looking.
-                    self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now);
+                    return;
                 }
                 self.counters.n_cs_misses += 1;
-                let strategy = self.sc.find_effective_with(name, &hashes);
+                let strategy = self.sc.find_effective_with(name, hashes);
                 let flags = PitFlags {
                     can_be_prefix: cbp,
                     must_be_fresh: mbf,
@@ -140,7 +162,7 @@ impl Forwarder {
                 p
             }
         };
-        self.content_store_miss(now, from, p, interest, nonce, meta, &hashes);
+        self.content_store_miss(now, from, p, interest, nonce, meta, hashes);
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.

@@ -8,25 +8,29 @@ use crate::Time;
 impl Forwarder {
     /// Remove PIT entry `p`.
     pub(crate) fn finalize(&mut self, now: Time, p: u32) {
-        let Some(s) = self.pcct.pit(p).map(|e| e.slot) else {
+        let Some(e) = self.pcct.pit(p) else {
             return;
         };
-        let name_key = self.pcct.slot_key(s);
+        let name_key = self.pcct.slot_key(e.slot);
+        if e.flags.satisfied {
+            self.counters.n_satisfied_interests += 1;
+            // NFD: the Dead Nonce List needs the Nonces unless the entry was satisfied
+            // without MustBeFresh (then a looping copy would hit the CS).
+            if e.flags.must_be_fresh {
+                for r in &e.out_records {
+                    self.dnl.add(now, name_key, r.nonce);
+                }
+            }
+            self.pcct.pit_discard(p);
+            return;
+        }
         let Some(e) = self.pcct.pit_remove(p) else {
             return;
         };
-        if e.flags.satisfied {
-            self.counters.n_satisfied_interests += 1;
-        } else {
-            self.counters.n_unsatisfied_interests += 1;
-            self.strategy_on_unsatisfied(now, &e);
-        }
-        // NFD: the Dead Nonce List needs the Nonces unless the entry was satisfied
-        // without MustBeFresh (then a looping copy would hit the CS).
-        if !e.flags.satisfied || e.flags.must_be_fresh {
-            for r in &e.out_records {
-                self.dnl.add(now, name_key, r.nonce);
-            }
+        self.counters.n_unsatisfied_interests += 1;
+        self.strategy_on_unsatisfied(now, &e);
+        for r in &e.out_records {
+            self.dnl.add(now, name_key, r.nonce);
         }
     }
 

@@ -1,109 +1,349 @@
-//! ASF-like adaptive strategy (NFD `AsfStrategy` v4, simplified):
+//! ASF v4 (NFD `AsfStrategy`, Adaptive Smoothed RTT-based Forwarding):
 //!
-//! * Measurements per (FIB prefix, face): smoothed RTT and RTT variation (RFC 6298
-//!   gains) from Data, and a count of timeouts/Nacks since the last Data.
-//! * Ranking: faces with an SRTT and no timeout by SRTT; then unmeasured faces by
-//!   cost; then faces that timed out, by cost.
-//! * New Interest: the best eligible face. Probing: once per probing interval per
-//!   prefix (first one at a seeded random time within the first interval), the
-//!   Interest is also sent to another eligible face, chosen at random with weight
-//!   favouring better ranks, so a better path is discovered.
-//! * Retransmission: the best eligible face without a pending out-record, subject
-//!   to per-upstream suppression; else the best face, subject to suppression.
-//! * Nack: counts as a failure of that face; the Interest is retried on the best
-//!   unused eligible face, else handled like best-route (Nack downstream once every
-//!   upstream Nacked).
-//! * Entry finalized unsatisfied: every upstream that neither answered nor Nacked
-//!   gets a timeout.
+//! * **Measurements** per (FIB prefix, face), kept 5 minutes after last use
+//!   (NFD `MEASUREMENTS_LIFETIME`): an [`RttEstimator`] (SRTT, RTTVAR, RTO), the last
+//!   RTT event ([`LastRtt`]: a sample, no measurement, or timed out) and a timeout count.
+//! * **Per-face RTO timer**: forwarding an Interest to a face that has no timer armed
+//!   arms one for the face's RTO (1 s before any sample). Data from the face cancels it
+//!   when the timer's Interest name is a prefix of the satisfied name; when it fires the
+//!   face counts a timeout: below `max-timeouts` (default 3) it is ignored, at
+//!   `max-timeouts` the face is marked timed out and the count restarts. A Nack marks
+//!   the face timed out at once. A fired timer also doubles the face's RTO (ndn-cxx
+//!   `backoffRto`, up to 1 min) until the next RTT sample; NFD's ASF keeps the RTO
+//!   unchanged there, this is the one deliberate difference.
+//! * **Forwarding rank** (NFD `getFaceRankForForwarding`): working faces (last event an
+//!   RTT sample) by SRTT, then unmeasured faces, then timed-out faces; ties by cost,
+//!   then face id.
+//! * **New Interest**: the best-ranked eligible face; none: Nack NoRoute. Then, if a
+//!   probe is due for the prefix (first one at a random time within 5 s of the first
+//!   Interest, then every `probing-interval`, default 60 s, min 1 s), a copy with a new
+//!   Nonce goes to another face: the best unmeasured one if any, else one drawn with
+//!   probability `(n + 1 - rank) / sum(ranks)` by probing rank (unmeasured, working by
+//!   SRTT, timed out). Probes are not sent back to the downstream.
+//! * **Retransmission**: the best-ranked eligible face without a pending out-record,
+//!   else the eligible face with the oldest out-record; per-upstream exponential
+//!   suppression (no per-entry suppression, as NFD's ASF).
+//! * **Nack**: the face is marked timed out, then `ProcessNackTraits` (Nack downstream
+//!   with the least severe reason once every upstream Nacked). No retry on another
+//!   face: the consumer's retransmission will pick the next-ranked face.
 //!
-//! Not implemented from NFD's ASF: per-face RTO timers (timeouts are taken at PIT
-//! entry expiry), the `n-silent-timeouts` parameter, strategy parameters in the name.
+//! Parameters (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2`,
+//! `retx-suppression-*`) are parsed in [`super::params`].
+//!
+//! Not as NFD: a PIT entry is removed as soon as Data satisfies it (NFD keeps it 50 ms
+//! more so a slower probe's Data is still measured); such late Data is unsolicited here.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
-use ndnlab_wire::{Interest, NackReason};
+use bytes::Bytes;
+use ndnlab_wire::{Interest, Name};
 
-use super::{Hops, Retx};
+use super::rtt::RttEstimator;
+use super::{Hops, Params, Retx};
 use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::forwarder::Forwarder;
-use crate::pit::PitEntry;
-use crate::Time;
+use crate::pipeline::scope::would_violate_scope;
+use crate::{Time, MS};
 
-/// Measurements of one face for one prefix.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How long measurements live after their last use (NFD: 5 minutes).
+pub const MEASUREMENTS_LIFETIME: Time = 300_000 * MS;
+/// Window of the first probe of a prefix (NFD: uniformly within 0..=5 s).
+pub const FIRST_PROBE_WINDOW_MS: u64 = 5_000;
+/// Interval of the sweep of expired measurements.
+const SWEEP_INTERVAL: Time = 60_000 * MS;
+
+/// The last RTT event of a face (NFD `FaceInfo::getLastRtt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LastRtt {
+    /// Never answered nor timed out.
+    #[default]
+    NoMeasurement,
+    /// Marked timed out (RTO timeouts reached `max-timeouts`, or a Nack).
+    Timeout,
+    /// Answered with this RTT.
+    Rtt(Time),
+}
+
+/// A pending RTO timer of one face.
+#[derive(Debug, Clone)]
+struct PendingTimeout {
+    /// Name (TLV-VALUE) of the Interest that armed it.
+    name: Bytes,
+    generation: u32,
+    max_timeouts: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct FaceInfo {
+    rtt: RttEstimator,
+    last_rtt: LastRtt,
+    n_timeouts: u32,
+    timeout: Option<PendingTimeout>,
+    expires: Time,
+}
+
+impl FaceInfo {
+    /// NFD `cancelTimeout(name)`: cancel when the armed name is a prefix of `name`.
+    fn cancel_timeout(&mut self, name: &[u8]) {
+        if self
+            .timeout
+            .as_ref()
+            .is_some_and(|t| name.starts_with(&t.name))
+        {
+            self.timeout = None;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct NamespaceInfo {
+    /// When the next probe is due (`None`: first probe not scheduled yet).
+    next_probe: Option<Time>,
+    expires: Time,
+}
+
+/// A face's rank: (group, SRTT or MAX, cost, face id), lower is better.
+type Rank = (u8, Time, u64, u64);
+
+/// ASF measurements of one face under one prefix (a snapshot, for tests and status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FaceStats {
-    /// Smoothed RTT (ns), if measured.
+    /// Smoothed RTT (`None` before the first sample).
     pub srtt: Option<Time>,
-    /// RTT variation (ns).
+    /// RTT variation.
     pub rttvar: Time,
-    /// Timeouts and Nacks since the last Data.
-    pub failures: u32,
+    /// Current retransmission timeout.
+    pub rto: Time,
+    /// Last RTT event.
+    pub last_rtt: LastRtt,
+    /// RTO timeouts counted toward `max-timeouts`.
+    pub n_timeouts: u32,
+    /// Whether an RTO timer is armed.
+    pub timeout_pending: bool,
+    /// RTT samples taken.
+    pub samples: u64,
 }
 
 /// ASF state shared by every prefix using ASF.
 #[derive(Default)]
 pub struct AsfState {
-    stats: HashMap<(u32, u64), FaceStats>,
-    next_probe: HashMap<u32, Time>,
+    faces: HashMap<(u32, u64), FaceInfo>,
+    namespaces: HashMap<u32, NamespaceInfo>,
+    timers: BinaryHeap<Reverse<(Time, u32, u64, u32)>>,
+    generation: u32,
+    next_sweep: Time,
 }
 
 impl AsfState {
     /// Measurements of `face` under the prefix with measurements key `key`.
-    pub fn stats(&self, key: u32, face: FaceId) -> Option<&FaceStats> {
-        self.stats.get(&(key, face.0))
+    pub fn stats(&self, key: u32, face: FaceId) -> Option<FaceStats> {
+        self.faces.get(&(key, face.0)).map(|f| FaceStats {
+            srtt: f.rtt.srtt(),
+            rttvar: f.rtt.rttvar(),
+            rto: f.rtt.rto(),
+            last_rtt: f.last_rtt,
+            n_timeouts: f.n_timeouts,
+            timeout_pending: f.timeout.is_some(),
+            samples: f.rtt.samples(),
+        })
     }
 
-    fn rank(&self, key: u32, hops: &Hops, i: usize) -> (u8, u64, u64) {
-        let h = hops[i];
-        match self.stats.get(&(key, h.face.0)) {
-            Some(s) if s.failures == 0 && s.srtt.is_some() => (0, s.srtt.unwrap_or(0), h.cost),
-            Some(s) if s.failures > 0 => (2, h.cost, u64::from(s.failures)),
-            _ => (1, h.cost, 0),
+    /// Earliest armed RTO timer (possibly a cancelled one: waking early is harmless).
+    pub fn next_timeout(&self) -> Option<Time> {
+        self.timers.peek().map(|Reverse((t, ..))| *t)
+    }
+
+    /// Number of armed timers, cancelled ones included.
+    pub fn pending_timers(&self) -> usize {
+        self.timers.len()
+    }
+
+    fn live(&self, key: u32, face: FaceId, now: Time) -> Option<&FaceInfo> {
+        self.faces.get(&(key, face.0)).filter(|f| f.expires > now)
+    }
+
+    fn live_mut(&mut self, key: u32, face: FaceId, now: Time) -> Option<&mut FaceInfo> {
+        self.faces
+            .get_mut(&(key, face.0))
+            .filter(|f| f.expires > now)
+    }
+
+    fn get_or_create(&mut self, key: u32, face: FaceId, now: Time) -> &mut FaceInfo {
+        let f = self.faces.entry((key, face.0)).or_default();
+        if f.expires <= now {
+            *f = FaceInfo::default();
+        }
+        f.expires = now + MEASUREMENTS_LIFETIME;
+        f
+    }
+
+    fn namespace(&mut self, key: u32, now: Time) -> &mut NamespaceInfo {
+        let ns = self.namespaces.entry(key).or_default();
+        if ns.expires <= now {
+            *ns = NamespaceInfo::default();
+        }
+        ns.expires = now + MEASUREMENTS_LIFETIME;
+        ns
+    }
+
+    /// Rank for forwarding: working by SRTT, unmeasured, timed out; then cost, face id.
+    fn forwarding_rank(&self, key: u32, face: FaceId, cost: u64, now: Time) -> Rank {
+        match self
+            .live(key, face, now)
+            .map(|f| (f.last_rtt, f.rtt.srtt()))
+        {
+            Some((LastRtt::Rtt(_), srtt)) => (1, srtt.unwrap_or(Time::MAX), cost, face.0),
+            Some((LastRtt::Timeout, _)) => (3, Time::MAX, cost, face.0),
+            _ => (2, Time::MAX, cost, face.0),
         }
     }
 
-    pub(crate) fn on_unsatisfied(&mut self, e: &PitEntry) {
-        for o in &e.out_records {
-            if !o.is_nacked() {
-                self.stats
-                    .entry((e.measure_key, o.face.0))
-                    .or_default()
-                    .failures += 1;
+    /// Rank for probing: unmeasured, working by SRTT, timed out; then cost, face id.
+    fn probing_rank(&self, key: u32, face: FaceId, cost: u64, now: Time) -> Rank {
+        match self
+            .live(key, face, now)
+            .map(|f| (f.last_rtt, f.rtt.srtt()))
+        {
+            Some((LastRtt::Rtt(_), srtt)) => (2, srtt.unwrap_or(Time::MAX), cost, face.0),
+            Some((LastRtt::Timeout, _)) => (3, Time::MAX, cost, face.0),
+            _ => (1, Time::MAX, cost, face.0),
+        }
+    }
+
+    /// NFD `onTimeoutOrNack`.
+    fn on_timeout_or_nack(
+        &mut self,
+        key: u32,
+        face: FaceId,
+        name: &[u8],
+        is_nack: bool,
+        max_timeouts: u32,
+        now: Time,
+    ) {
+        let Some(f) = self.live_mut(key, face, now) else {
+            return;
+        };
+        f.n_timeouts += 1;
+        if f.n_timeouts < max_timeouts && !is_nack {
+            f.expires = now + MEASUREMENTS_LIFETIME;
+            f.cancel_timeout(name);
+        } else {
+            f.last_rtt = LastRtt::Timeout;
+            f.cancel_timeout(name);
+            f.n_timeouts = 0;
+        }
+    }
+
+    /// Fire due RTO timers.
+    fn fire(&mut self, now: Time) {
+        while let Some(&Reverse((at, key, face, generation))) = self.timers.peek() {
+            if at > now {
+                break;
             }
+            self.timers.pop();
+            let Some(f) = self.faces.get_mut(&(key, face)) else {
+                continue;
+            };
+            if f.timeout.as_ref().map(|t| t.generation) != Some(generation) {
+                continue; // cancelled or re-armed
+            }
+            let Some(t) = f.timeout.take() else { continue };
+            f.rtt.backoff_rto();
+            self.on_timeout_or_nack(key, FaceId(face), &t.name, false, t.max_timeouts, at);
         }
+        if now >= self.next_sweep {
+            self.faces.retain(|_, f| f.expires > now);
+            self.namespaces.retain(|_, n| n.expires > now);
+            self.next_sweep = now + SWEEP_INTERVAL;
+        }
+    }
+
+    /// Drop cancelled timers once they outnumber the faces 4 to 1 (a timer is
+    /// re-armed after every answered Interest, so cancelled ones pile up for an RTO).
+    fn compact_timers(&mut self) {
+        if self.timers.len() <= 4 * self.faces.len() + 4096 {
+            return;
+        }
+        let faces = &self.faces;
+        self.timers.retain(|Reverse((_, key, face, g))| {
+            faces
+                .get(&(*key, *face))
+                .and_then(|f| f.timeout.as_ref())
+                .is_some_and(|t| t.generation == *g)
+        });
     }
 
     pub(crate) fn remove_face(&mut self, face: FaceId) {
-        self.stats.retain(|(_, f), _| *f != face.0);
+        self.faces.retain(|(_, f), _| *f != face.0);
     }
 }
 
 impl Forwarder {
-    /// ASF measurements (for tests and status).
-    pub fn asf_stats(&self, prefix: &ndnlab_wire::Name, face: FaceId) -> Option<FaceStats> {
+    /// ASF measurements of `face` under the FIB prefix `prefix` (for tests and status).
+    pub fn asf_stats(&self, prefix: &Name, face: FaceId) -> Option<FaceStats> {
         let l = prefix.len();
         let key = crate::hash::key(prefix.prefix_hash(l), l) as u32;
-        self.asf.stats(key, face).copied()
+        self.asf.stats(key, face)
     }
 
-    /// Eligible next hops of `hops` in ASF rank order.
+    /// Number of armed ASF RTO timers, cancelled ones not yet dropped included.
+    pub fn asf_pending_timers(&self) -> usize {
+        self.asf.pending_timers()
+    }
+
+    /// Fire ASF's due RTO timers (called by `handle_timeout`).
+    pub(crate) fn asf_handle_timeout(&mut self, now: Time) {
+        self.asf.fire(now);
+    }
+
+    /// The best-ranked eligible face.
     #[allow(clippy::too_many_arguments)]
-    fn asf_ranked(
+    fn asf_best(
         &self,
         key: u32,
         hops: &Hops,
         from: FaceId,
         p: u32,
-        interest: &Interest,
+        name: &Name,
         want_unused: bool,
         now: Time,
-    ) -> Hops {
-        let mut idx: Vec<usize> = (0..hops.len())
-            .filter(|&i| self.is_eligible(from, hops[i].face, p, interest.name(), want_unused, now))
-            .collect();
-        idx.sort_by_key(|&i| self.asf.rank(key, hops, i));
-        idx.into_iter().map(|i| hops[i]).collect()
+    ) -> Option<FaceId> {
+        hops.iter()
+            .filter(|h| self.is_eligible(from, h.face, p, name, want_unused, now))
+            .min_by_key(|h| self.asf.forwarding_rank(key, h.face, h.cost, now))
+            .map(|h| h.face)
+    }
+
+    /// NFD `AsfStrategy::forwardInterest`: send, then refresh the face's measurements
+    /// and arm its RTO timer if none is armed.
+    #[allow(clippy::too_many_arguments)]
+    fn asf_forward(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        to: FaceId,
+        interest: Interest,
+        key: u32,
+        max_timeouts: u32,
+    ) {
+        let name = interest.name().value();
+        self.outgoing_interest(now, from, p, to, interest);
+        self.asf.generation = self.asf.generation.wrapping_add(1);
+        let generation = self.asf.generation;
+        let f = self.asf.get_or_create(key, to, now);
+        if f.timeout.is_none() {
+            let at = now.saturating_add(f.rtt.rto());
+            f.timeout = Some(PendingTimeout {
+                name,
+                generation,
+                max_timeouts,
+            });
+            self.asf.timers.push(Reverse((at, key, to.0, generation)));
+            self.asf.compact_timers();
+        }
     }
 
     pub(crate) fn asf_after_receive_interest(
@@ -113,145 +353,142 @@ impl Forwarder {
         p: u32,
         interest: Interest,
         hashes: &[u64],
+        prm: &Params,
     ) {
         let (hops, key) = self.lookup_fib(&interest, hashes);
-        if let Some(e) = self.pcct.pit_mut(p) {
-            e.measure_key = key;
-        }
-        let is_new = !self
-            .pcct
-            .pit(p)
-            .is_some_and(|e| e.has_pending_out_records(now));
+        let Some(e) = self.pcct.pit_mut(p) else {
+            return;
+        };
+        e.measure_key = key;
+        let is_new = !e.has_pending_out_records(now);
+        let name = interest.name().clone();
         if is_new {
-            let ranked = self.asf_ranked(key, &hops, from, p, &interest, false, now);
-            let Some(best) = ranked.first().map(|h| h.face) else {
+            let Some(best) = self.asf_best(key, &hops, from, p, &name, false, now) else {
                 self.no_route(now, from, p);
                 return;
             };
-            let probe = if ranked.len() > 1 && self.asf_probe_due(key, now) {
-                // weights n-1, n-2, ..., 1 for ranks 1.. (the best face is not probed)
-                let n = ranked.len() as u64;
-                let total: u64 = (1..n).sum();
-                let mut r = self.random() % total;
-                let mut chosen = ranked[1].face;
-                for (i, h) in ranked.iter().enumerate().skip(1) {
-                    let w = n - i as u64;
-                    if r < w {
-                        chosen = h.face;
-                        break;
-                    }
-                    r -= w;
-                }
-                Some(chosen)
-            } else {
-                None
-            };
+            let probe = self.asf_face_to_probe(key, &hops, from, best, &name, now);
             match probe {
+                None => self.asf_forward(now, from, p, best, interest, key, prm.max_timeouts),
                 Some(pf) => {
-                    self.outgoing_interest(now, from, p, best, interest.clone());
-                    self.outgoing_interest(now, from, p, pf, interest);
+                    let mut pi = interest.clone();
+                    self.asf_forward(now, from, p, best, interest, key, prm.max_timeouts);
+                    pi.set_nonce(self.random() as u32);
+                    self.asf_forward(now, from, p, pf, pi, key, prm.max_timeouts);
                     if let Some(e) = self.pcct.pit_mut(p) {
                         e.flags.probed = true;
                     }
+                    self.asf.namespace(key, now).next_probe = Some(now + prm.probing_interval);
                 }
-                None => self.outgoing_interest(now, from, p, best, interest),
             }
             return;
         }
-        // Retransmission.
-        let unused = self.asf_ranked(key, &hops, from, p, &interest, true, now);
-        let to = match unused.first() {
-            Some(h) => h.face,
-            None => match self
-                .asf_ranked(key, &hops, from, p, &interest, false, now)
-                .first()
-            {
-                Some(h) => h.face,
+        // Retransmission: the best unused face (with measurements), else the oldest out-record.
+        let (to, measured) = match self.asf_best(key, &hops, from, p, &name, true, now) {
+            Some(f) => (f, true),
+            None => match self.earliest_out_record(from, p, &hops, &name, now) {
+                Some(f) => (f, false),
                 None => {
                     self.drop_packet(DropReason::NoEligibleNextHop);
                     return;
                 }
             },
         };
-        let decision = self.retx_per_upstream(p, to, now);
+        let decision = self.retx_per_upstream(p, to, now, &prm.retx);
         if decision == Retx::Suppress {
             self.drop_packet(DropReason::RetxSuppressed);
             return;
         }
-        self.outgoing_interest(now, from, p, to, interest);
+        if measured {
+            self.asf_forward(now, from, p, to, interest, key, prm.max_timeouts);
+        } else {
+            self.outgoing_interest(now, from, p, to, interest);
+        }
         if decision == Retx::Forward {
-            self.retx_increment_upstream(p, to);
+            self.retx_increment_upstream(p, to, &prm.retx);
         }
     }
 
-    /// Whether a probe is due for the prefix `key` (and schedule the next one).
-    fn asf_probe_due(&mut self, key: u32, now: Time) -> bool {
-        let interval = self.config.asf_probing_interval.max(1);
-        match self.asf.next_probe.get(&key).copied() {
+    /// NFD `ProbingModule::isProbingNeeded` + `getFaceToProbe`: the face to probe, if a
+    /// probe is due and a candidate exists (the probe schedule advances only when a
+    /// probe is actually sent).
+    #[allow(clippy::too_many_arguments)]
+    fn asf_face_to_probe(
+        &mut self,
+        key: u32,
+        hops: &Hops,
+        from: FaceId,
+        used: FaceId,
+        name: &Name,
+        now: Time,
+    ) -> Option<FaceId> {
+        match self.asf.namespace(key, now).next_probe {
             None => {
-                let first = now + self.random() % interval;
-                self.asf.next_probe.insert(key, first);
-                false
+                let first_delay = (self.random() % (FIRST_PROBE_WINDOW_MS + 1)) * MS;
+                self.asf.namespace(key, now).next_probe = Some(now + first_delay);
+                return None; // NFD's first probe event fires later, never immediately
             }
-            Some(t) if now >= t => {
-                self.asf.next_probe.insert(key, now + interval);
-                true
-            }
-            Some(_) => false,
+            Some(t) if now < t => return None,
+            Some(_) => {}
         }
+        let inf = self.face(from)?;
+        let mut ranked: smallvec::SmallVec<[(Rank, FaceId); 4]> = hops
+            .iter()
+            .filter(|h| h.face != from && h.face != used)
+            .filter(|h| {
+                self.face(h.face)
+                    .is_some_and(|outf| !would_violate_scope(inf, name, outf))
+            })
+            .map(|h| (self.asf.probing_rank(key, h.face, h.cost, now), h.face))
+            .collect();
+        if ranked.is_empty() {
+            return None;
+        }
+        ranked.sort_unstable_by_key(|(r, _)| *r);
+        if ranked[0].0 .0 == 1 {
+            return Some(ranked[0].1); // an unmeasured face is always probed first
+        }
+        // p(rank j) = (n + 1 - j) / (n (n + 1) / 2), j = 1..=n
+        let n = ranked.len() as u64;
+        let sum = n * (n + 1) / 2;
+        let mut r = self.random() % sum;
+        for (j, (_, f)) in ranked.iter().enumerate() {
+            let w = n - j as u64;
+            if r < w {
+                return Some(*f);
+            }
+            r -= w;
+        }
+        ranked.last().map(|(_, f)| *f)
     }
 
+    /// Trigger: Data from `from` satisfies `p`: RTT sample, timer cancel, count reset.
     pub(crate) fn asf_before_satisfy(&mut self, now: Time, from: FaceId, p: u32) {
         let Some(e) = self.pcct.pit(p) else { return };
-        let Some(o) = e.out_record(from) else { return };
-        let rtt = now.saturating_sub(o.last_renewed);
-        let s = self.asf.stats.entry((e.measure_key, from.0)).or_default();
-        match s.srtt {
-            None => {
-                s.srtt = Some(rtt);
-                s.rttvar = rtt / 2;
-            }
-            Some(srtt) => {
-                s.rttvar = (3 * s.rttvar + srtt.abs_diff(rtt)) / 4;
-                s.srtt = Some((7 * srtt + rtt) / 8);
-            }
-        }
-        s.failures = 0;
-    }
-
-    pub(crate) fn asf_after_receive_nack(
-        &mut self,
-        now: Time,
-        from: FaceId,
-        p: u32,
-        _reason: NackReason,
-    ) {
-        let Some(e) = self.pcct.pit(p) else { return };
         let key = e.measure_key;
-        self.asf.stats.entry((key, from.0)).or_default().failures += 1;
-        // Retry on the best unused eligible face; the downstream that matters is any in-record.
-        let Some(downstream) = e.in_records.first().map(|r| r.face) else {
+        let rtt = e
+            .out_record(from)
+            .map(|o| now.saturating_sub(o.last_renewed));
+        let slot = e.slot;
+        let name = self.pcct.slot_name(slot);
+        let Some(f) = self.asf.live_mut(key, from, now) else {
             return;
         };
-        if let Some(interest) = self.stored_interest(p) {
-            let len = interest.name().len();
-            let mut hashes = crate::hash::PrefixHashes::from_elem(0, len + 1);
-            interest.name().prefix_hashes(&mut hashes);
-            let (hops, _) = self.lookup_fib(&interest, &hashes);
-            let ranked = self.asf_ranked(key, &hops, downstream, p, &interest, true, now);
-            let untried = ranked
-                .iter()
-                .find(|h| {
-                    self.pcct
-                        .pit(p)
-                        .is_some_and(|e| e.out_record(h.face).is_none())
-                })
-                .map(|h| h.face);
-            if let Some(to) = untried {
-                self.outgoing_interest(now, downstream, p, to, interest);
-                return;
-            }
+        if let Some(rtt) = rtt {
+            f.last_rtt = LastRtt::Rtt(rtt);
+            f.rtt.add_measurement(rtt);
         }
+        f.expires = now + MEASUREMENTS_LIFETIME;
+        f.cancel_timeout(name);
+        f.n_timeouts = 0;
+    }
+
+    /// Trigger: Nack from `from`: the face is marked timed out, then `ProcessNackTraits`.
+    pub(crate) fn asf_after_receive_nack(&mut self, now: Time, from: FaceId, p: u32) {
+        let Some(e) = self.pcct.pit(p) else { return };
+        let key = e.measure_key;
+        let name = Bytes::copy_from_slice(self.pcct.slot_name(e.slot));
+        self.asf.on_timeout_or_nack(key, from, &name, true, 0, now);
         self.process_nack(now, p);
     }
 }

@@ -1,11 +1,19 @@
-//! best-route v5 (NFD `BestRouteStrategy`): a new Interest goes to the lowest-cost
-//! eligible next hop; a retransmission outside the suppression interval goes to the
-//! lowest-cost unused next hop, else to the one used longest ago. No eligible next
-//! hop for a new Interest: Nack NoRoute. Nacks: `process_nack`.
+//! best-route v5 (NFD `BestRouteStrategy`):
+//!
+//! * per-PIT-entry retransmission suppression (`RetxSuppressionExponential`, 10 ms
+//!   doubling up to 250 ms by default): a retransmission within the interval is dropped
+//!   (counted as [`DropReason::RetxSuppressed`]);
+//! * a new Interest goes to the lowest-cost eligible next hop; none: Nack NoRoute and
+//!   reject the entry;
+//! * a forwarded retransmission goes to the lowest-cost eligible next hop without a
+//!   pending out-record (so successive retransmissions walk down the next hops in cost
+//!   order), else to the eligible next hop whose out-record is the oldest; none: dropped
+//!   ([`DropReason::NoEligibleNextHop`]);
+//! * Nacks: `ProcessNackTraits` ([`Forwarder::process_nack`]).
 
 use ndnlab_wire::Interest;
 
-use super::Retx;
+use super::{Params, Retx};
 use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::forwarder::Forwarder;
@@ -19,8 +27,9 @@ impl Forwarder {
         p: u32,
         interest: Interest,
         hashes: &[u64],
+        prm: &Params,
     ) {
-        let decision = self.retx_per_entry(p, now);
+        let decision = self.retx_per_entry(p, now, &prm.retx);
         if decision == Retx::Suppress {
             self.drop_packet(DropReason::RetxSuppressed);
             return;
@@ -40,26 +49,15 @@ impl Forwarder {
             }
             return;
         }
-        // Retransmission: an unused next hop, else the one used earliest.
-        if let Some(h) = hops
+        // Retransmission: the cheapest unused next hop, else the one used earliest.
+        let to = match hops
             .iter()
             .find(|h| self.is_eligible(from, h.face, p, name, true, now))
         {
-            let to = h.face;
-            self.outgoing_interest(now, from, p, to, interest);
-            return;
-        }
-        let earliest = hops
-            .iter()
-            .filter(|h| self.is_eligible(from, h.face, p, name, false, now))
-            .min_by_key(|h| {
-                self.pcct
-                    .pit(p)
-                    .and_then(|e| e.out_record(h.face))
-                    .map_or(0, |o| o.last_renewed)
-            })
-            .map(|h| h.face);
-        match earliest {
+            Some(h) => Some(h.face),
+            None => self.earliest_out_record(from, p, &hops, name, now),
+        };
+        match to {
             Some(to) => self.outgoing_interest(now, from, p, to, interest),
             None => self.drop_packet(DropReason::NoEligibleNextHop),
         }

@@ -4,18 +4,24 @@
 //! |---|---|---|
 //! | [`StrategyKind::BestRoute`] | `/localhost/nfd/strategy/best-route/v=5` | `best_route.rs` |
 //! | [`StrategyKind::Multicast`] | `/localhost/nfd/strategy/multicast/v=5` | `multicast.rs` |
-//! | [`StrategyKind::Asf`] | `/localhost/nfd/strategy/asf/v=4` | `asf.rs` |
+//! | [`StrategyKind::Asf`] | `/localhost/nfd/strategy/asf/v=4` | `asf.rs` (+ `rtt.rs`) |
 //!
 //! Triggers: `after_receive_interest`, `after_receive_nack`, `before_satisfy`
 //! (Data arrived for an entry), `on_unsatisfied` (entry expired or rejected).
-//! Shared actions (FIB lookup with ForwardingHint, next-hop eligibility, NFD's
-//! RetxSuppressionExponential, Nack processing) are in this file and `retx.rs`.
+//! Shared actions are in this file: FIB lookup with ForwardingHint and the network
+//! region table (NFD `lookupFib`, forwarding-hint stripping in the producer region),
+//! next-hop eligibility, NFD's `ProcessNackTraits`; NFD's RetxSuppressionExponential
+//! is in `retx.rs`; instance names with parameters in `params.rs`.
 
 pub mod asf;
 mod best_route;
 mod multicast;
+pub mod params;
 mod retx;
+pub mod rtt;
 
+use bytes::{BufMut, BytesMut};
+use ndnlab_wire::tlv::{self, types};
 use ndnlab_wire::{Interest, NackReason, Name};
 use smallvec::SmallVec;
 
@@ -26,6 +32,7 @@ use crate::pipeline::scope::would_violate_scope;
 use crate::pit::PitEntry;
 use crate::Time;
 
+pub use params::{RetxParams, StrategyInstance};
 pub(crate) use retx::Retx;
 
 /// The strategies this forwarder implements.
@@ -40,7 +47,7 @@ pub enum StrategyKind {
     Asf,
 }
 
-const PREFIX: &str = "/localhost/nfd/strategy/";
+pub(crate) const PREFIX: &str = "/localhost/nfd/strategy/";
 
 impl StrategyKind {
     /// Every kind.
@@ -50,7 +57,8 @@ impl StrategyKind {
         StrategyKind::Asf,
     ];
 
-    fn short(self) -> &'static str {
+    /// Short name (`best-route`, `multicast`, `asf`).
+    pub fn short(self) -> &'static str {
         match self {
             StrategyKind::BestRoute => "best-route",
             StrategyKind::Multicast => "multicast",
@@ -77,20 +85,13 @@ impl StrategyKind {
     }
 
     /// The strategy named `name`: `/localhost/nfd/strategy/<name>` with the implemented
-    /// version or without a version (meaning the latest).
+    /// version or without a version (meaning the latest), without parameters (see
+    /// [`StrategyInstance::parse`] for names with parameters and error reasons).
     pub fn from_name(name: &Name) -> Option<StrategyKind> {
-        let uri = name.to_string();
-        let rest = uri.strip_prefix(PREFIX)?;
-        let (short, version) = match rest.split_once('/') {
-            Some((s, v)) => (s, Some(v)),
-            None => (rest, None),
-        };
-        let kind = StrategyKind::ALL.into_iter().find(|k| k.short() == short)?;
-        match version {
-            None => Some(kind),
-            Some(v) if v == format!("v={}", kind.version()) => Some(kind),
-            Some(_) => None,
-        }
+        StrategyInstance::parse(name)
+            .ok()
+            .filter(|i| !i.has_params())
+            .map(|i| i.kind)
     }
 }
 
@@ -98,6 +99,14 @@ impl std::fmt::Display for StrategyKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.uri())
     }
+}
+
+/// Effective parameters of the instance handling a PIT entry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    pub retx: RetxParams,
+    pub probing_interval: Time,
+    pub max_timeouts: u32,
 }
 
 /// Next hops copied out of the FIB (strategies mutate the forwarder while iterating).
@@ -114,14 +123,22 @@ impl Forwarder {
         interest: Interest,
         hashes: &[u64],
     ) {
+        let interest = if interest.forwarding_hint().is_empty() {
+            interest
+        } else {
+            self.strip_hint_in_producer_region(interest)
+        };
+        let prm = self.strategy_params(interest.name(), hashes);
         match kind {
             StrategyKind::BestRoute => {
-                self.best_route_after_receive_interest(now, from, p, interest, hashes)
+                self.best_route_after_receive_interest(now, from, p, interest, hashes, &prm)
             }
             StrategyKind::Multicast => {
-                self.multicast_after_receive_interest(now, from, p, interest, hashes)
+                self.multicast_after_receive_interest(now, from, p, interest, hashes, &prm)
             }
-            StrategyKind::Asf => self.asf_after_receive_interest(now, from, p, interest, hashes),
+            StrategyKind::Asf => {
+                self.asf_after_receive_interest(now, from, p, interest, hashes, &prm)
+            }
         }
     }
 
@@ -132,11 +149,11 @@ impl Forwarder {
         now: Time,
         from: FaceId,
         p: u32,
-        reason: NackReason,
+        _reason: NackReason,
     ) {
         match kind {
             StrategyKind::BestRoute | StrategyKind::Multicast => self.process_nack(now, p),
-            StrategyKind::Asf => self.asf_after_receive_nack(now, from, p, reason),
+            StrategyKind::Asf => self.asf_after_receive_nack(now, from, p),
         }
     }
 
@@ -147,20 +164,58 @@ impl Forwarder {
         }
     }
 
-    /// Trigger: entry `e` is finalized unsatisfied.
-    pub(crate) fn strategy_on_unsatisfied(&mut self, _now: Time, e: &PitEntry) {
-        if e.strategy == StrategyKind::Asf {
-            self.asf.on_unsatisfied(e);
+    /// Trigger: entry `e` is finalized unsatisfied. No strategy needs it: ASF counts
+    /// timeouts with its own per-face RTO timers, as NFD's ASF v4 does.
+    pub(crate) fn strategy_on_unsatisfied(&mut self, _now: Time, _e: &PitEntry) {}
+
+    /// The parameters of the strategy instance for `name`: the StrategyChoice entry's
+    /// when it has parameters, else the forwarder's defaults (no lookup at all when no
+    /// choice has parameters).
+    #[inline]
+    pub(crate) fn strategy_params(&self, name: &Name, hashes: &[u64]) -> Params {
+        let c = self.config.retx;
+        let d = Params {
+            retx: RetxParams {
+                initial: c.initial,
+                max: c.max,
+                multiplier: c.multiplier as f64,
+            },
+            probing_interval: self.config.asf_probing_interval,
+            max_timeouts: params::DEFAULT_MAX_TIMEOUTS,
+        };
+        match self.sc.params_for(name, hashes) {
+            None => d,
+            Some(i) => Params {
+                retx: i.retx.unwrap_or(d.retx),
+                probing_interval: i.probing_interval.unwrap_or(d.probing_interval),
+                max_timeouts: i.max_timeouts.unwrap_or(d.max_timeouts),
+            },
         }
     }
 
-    /// FIB lookup for an Interest (NFD `Strategy::lookupFib`, without a network region
-    /// table): with a ForwardingHint, the first delegation whose longest-prefix match
-    /// has next hops (the default route included), else nothing; without one, by name.
-    /// Returns the next hops and the measurements key of the matched prefix.
+    /// NFD incoming-Interest step "strip forwarding hint if Interest has reached
+    /// producer region": in the producer region the ForwardingHint is removed from the
+    /// Interest (the forwarded bytes no longer carry it) and the FIB is looked up by
+    /// name. Elsewhere the Interest is returned unchanged (no copy).
+    pub(crate) fn strip_hint_in_producer_region(&mut self, interest: Interest) -> Interest {
+        if !self
+            .config
+            .network_region
+            .is_in_producer_region(interest.forwarding_hint())
+        {
+            return interest;
+        }
+        strip_forwarding_hint(&interest).unwrap_or(interest)
+    }
+
+    /// FIB lookup for an Interest (NFD `Strategy::lookupFib`): without a ForwardingHint
+    /// (or in the producer region, see [`NetworkRegionTable`](crate::network_region::NetworkRegionTable)),
+    /// by name; else the first delegation whose longest-prefix match has next hops (the
+    /// default route included), else nothing. Returns the next hops and the
+    /// measurements key of the matched prefix.
     pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u32) {
         let hints = interest.forwarding_hint();
-        if !hints.is_empty() {
+        if !hints.is_empty() && !self.config.network_region.is_in_producer_region(hints) {
             for hint in hints {
                 let h = crate::hash::prefix_hashes(hint);
                 if let Some(id) = self.fib.lpm_with(hint, &h) {
@@ -217,14 +272,42 @@ impl Forwarder {
         true
     }
 
+    /// NFD `findEligibleNextHopWithEarliestOutRecord`: among eligible next hops with an
+    /// out-record, the one renewed longest ago (first in cost order on ties).
+    pub(crate) fn earliest_out_record(
+        &self,
+        from: FaceId,
+        p: u32,
+        hops: &Hops,
+        name: &Name,
+        now: Time,
+    ) -> Option<FaceId> {
+        let e = self.pcct.pit(p)?;
+        let mut best: Option<(Time, FaceId)> = None;
+        for h in hops {
+            if !self.is_eligible(from, h.face, p, name, false, now) {
+                continue;
+            }
+            let Some(o) = e.out_record(h.face) else {
+                continue;
+            };
+            if best.is_none_or(|(t, _)| o.last_renewed < t) {
+                best = Some((o.last_renewed, h.face));
+            }
+        }
+        best.map(|(_, f)| f)
+    }
+
     /// No usable next hop: Nack NoRoute to the downstream and reject the entry.
     pub(crate) fn no_route(&mut self, now: Time, from: FaceId, p: u32) {
         self.outgoing_nack(p, from, NackReason::NoRoute);
         self.reject_pending(now, p);
     }
 
-    /// NFD `ProcessNackTraits::processNack`: once every upstream Nacked, Nack every
-    /// downstream with the least severe reason and reject the entry.
+    /// NFD `ProcessNackTraits::processNack`: while some upstream has not Nacked, the
+    /// Nack is absorbed (except that when the only upstream left is also a downstream,
+    /// that face is Nacked so it can stop waiting); once every upstream Nacked, every
+    /// downstream gets a Nack with the least severe reason and the entry is rejected.
     pub(crate) fn process_nack(&mut self, now: Time, p: u32) {
         let Some(e) = self.pcct.pit(p) else { return };
         let mut not_nacked = 0;
@@ -250,6 +333,7 @@ impl Forwarder {
             if let Some(f) = last_not_nacked {
                 if e.in_record(f).is_some() {
                     self.outgoing_nack(p, f, least);
+                    return;
                 }
             }
         }
@@ -273,6 +357,29 @@ impl Forwarder {
     }
 }
 
+/// The Interest without its ForwardingHint element (the other elements byte for
+/// byte; the signed portion of a signed Interest does not cover the hint).
+fn strip_forwarding_hint(interest: &Interest) -> Option<Interest> {
+    let wire = interest.wire();
+    let outer = tlv::read_element(wire, 0, wire.len()).ok()?;
+    let mut body_len = 0;
+    for e in tlv::Elements::new(wire, outer.value.clone()) {
+        let e = e.ok()?;
+        if e.typ != types::FORWARDING_HINT {
+            body_len += e.range().len();
+        }
+    }
+    let mut out = BytesMut::with_capacity(tlv::tlv_len(types::INTEREST, body_len));
+    tlv::put_header(&mut out, types::INTEREST, body_len);
+    for e in tlv::Elements::new(wire, outer.value.clone()) {
+        let e = e.ok()?;
+        if e.typ != types::FORWARDING_HINT {
+            out.put_slice(&wire[e.range()]);
+        }
+    }
+    Interest::decode(out.freeze()).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,9 +392,60 @@ mod tests {
         let n = Name::from_uri("/localhost/nfd/strategy/best-route").unwrap();
         assert_eq!(StrategyKind::from_name(&n), Some(StrategyKind::BestRoute));
         assert_eq!(StrategyKind::Asf.uri(), "/localhost/nfd/strategy/asf/v=4");
+        let with_params = Name::from_uri("/localhost/nfd/strategy/asf/v=4/max-timeouts~2").unwrap();
+        assert_eq!(StrategyKind::from_name(&with_params), None);
         let bad = Name::from_uri("/localhost/nfd/strategy/best-route/v=3").unwrap();
         assert_eq!(StrategyKind::from_name(&bad), None);
         let bad = Name::from_uri("/localhost/nfd/strategy/ncc").unwrap();
         assert_eq!(StrategyKind::from_name(&bad), None);
+    }
+
+    #[test]
+    fn strip_forwarding_hint_keeps_every_other_field() {
+        let name = Name::from_uri("/a/b").unwrap();
+        let i = Interest::builder(name.clone())
+            .can_be_prefix(true)
+            .forwarding_hint([Name::from_uri("/isp/x").unwrap()])
+            .nonce(7)
+            .lifetime_ms(1500)
+            .hop_limit(9)
+            .app_params(bytes::Bytes::from_static(b"p"))
+            .build_view()
+            .unwrap();
+        let s = strip_forwarding_hint(&i).unwrap();
+        assert!(s.forwarding_hint().is_empty());
+        assert_eq!(s.name(), i.name());
+        assert!(s.can_be_prefix());
+        assert_eq!(
+            (s.nonce(), s.lifetime_field(), s.hop_limit()),
+            (Some(7), Some(1500), Some(9))
+        );
+        assert_eq!(s.app_params(), i.app_params());
+        let expected = Interest::builder(name)
+            .can_be_prefix(true)
+            .nonce(7)
+            .lifetime_ms(1500)
+            .hop_limit(9)
+            .app_params(bytes::Bytes::from_static(b"p"))
+            .build();
+        assert_eq!(s.wire(), &expected);
+    }
+
+    #[test]
+    fn stripping_the_hint_keeps_a_signed_interest_valid() {
+        use ndnlab_wire::DigestSha256;
+        let signed = Interest::builder(Name::from_uri("/a/b").unwrap())
+            .forwarding_hint([Name::from_uri("/isp").unwrap()])
+            .nonce(1)
+            .app_params(bytes::Bytes::from_static(b"x"))
+            .sign_view(&DigestSha256)
+            .unwrap();
+        let s = strip_forwarding_hint(&signed).unwrap();
+        assert!(s.forwarding_hint().is_empty() && s.is_signed());
+        assert_eq!(s.params_digest(), signed.params_digest());
+        assert!(DigestSha256::verify(
+            &s.signed_portion().unwrap(),
+            s.signature_value().unwrap()
+        ));
     }
 }

@@ -1,11 +1,23 @@
-//! multicast v5 (NFD `MulticastStrategy`): every eligible next hop, with per-upstream
-//! exponential retransmission suppression. Nothing sent: Nack NoRoute. Nacks:
-//! `process_nack` (NFD's multicast ignores Nacks and lets the entry expire; here the
-//! downstream learns sooner, with the least severe reason once all upstreams Nacked).
+//! multicast (NFD `MulticastStrategy`):
+//!
+//! * every FIB next hop that is eligible and not suppressed gets the Interest;
+//!   suppression is per upstream only (NFD's multicast: `decidePerUpstream`, then
+//!   `incrementIntervalForOutRecord` after a forwarded retransmission), so a
+//!   retransmission reaches a newly usable upstream at once while an upstream that just
+//!   got the Interest is skipped for 10 ms, 20 ms, ... up to 250 ms;
+//! * nothing sent and nothing suppressed (no eligible next hop): Nack NoRoute and
+//!   reject the entry; nothing sent because of suppression: dropped and counted
+//!   ([`DropReason::RetxSuppressed`]);
+//! * Nacks: `ProcessNackTraits` ([`Forwarder::process_nack`]): absorbed while some
+//!   upstream has not Nacked; once all did, every downstream gets a Nack with the least
+//!   severe reason (Congestion < Duplicate < NoRoute).
+//!
+//! Not implemented: NFD's `afterNewNextHop` (forwarding pending Interests to a next
+//! hop added to the FIB later).
 
 use ndnlab_wire::Interest;
 
-use super::Retx;
+use super::{Params, Retx};
 use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::forwarder::Forwarder;
@@ -19,30 +31,32 @@ impl Forwarder {
         p: u32,
         interest: Interest,
         hashes: &[u64],
+        prm: &Params,
     ) {
-        if self.retx_per_entry(p, now) == Retx::Suppress {
-            self.drop_packet(DropReason::RetxSuppressed);
-            return;
-        }
         let (hops, _) = self.lookup_fib(&interest, hashes);
+        let mut sent = 0usize;
+        let mut suppressed = false;
         for h in &hops {
-            let decision = self.retx_per_upstream(p, h.face, now);
-            if decision == Retx::Suppress
-                || !self.is_eligible(from, h.face, p, interest.name(), false, now)
-            {
+            let decision = self.retx_per_upstream(p, h.face, now, &prm.retx);
+            if decision == Retx::Suppress {
+                suppressed = true;
+                continue;
+            }
+            if !self.is_eligible(from, h.face, p, interest.name(), false, now) {
                 continue;
             }
             self.outgoing_interest(now, from, p, h.face, interest.clone());
             if decision == Retx::Forward {
-                self.retx_increment_upstream(p, h.face);
+                self.retx_increment_upstream(p, h.face, &prm.retx);
             }
+            sent += 1;
         }
-        if !self
-            .pcct
-            .pit(p)
-            .is_some_and(|e| e.has_pending_out_records(now))
-        {
-            self.no_route(now, from, p);
+        if sent == 0 {
+            if suppressed {
+                self.drop_packet(DropReason::RetxSuppressed);
+            } else {
+                self.no_route(now, from, p);
+            }
         }
     }
 }

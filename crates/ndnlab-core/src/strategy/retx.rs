@@ -1,7 +1,16 @@
 //! NFD's `RetxSuppressionExponential`: a retransmitted Interest is forwarded only if
 //! the previous transmission is older than the suppression interval, which starts at
-//! `initial` and is multiplied after each forwarded retransmission up to `max`.
+//! `initial` and is multiplied after each forwarded retransmission up to `max`
+//! (defaults 10 ms, x2, 250 ms: the i-th retransmission is suppressed if the last
+//! transmission is younger than `min(10 ms * 2^(i-1), 250 ms)`).
+//!
+//! * per PIT entry (best-route): [`Forwarder::retx_per_entry`] decides and grows the
+//!   entry's interval in one step, as NFD's `decidePerPitEntry`;
+//! * per upstream (multicast, ASF): [`Forwarder::retx_per_upstream`] only decides; the
+//!   strategy grows that out-record's interval with [`Forwarder::retx_increment_upstream`]
+//!   after it forwarded a retransmission, as NFD's `incrementIntervalForOutRecord`.
 
+use super::params::RetxParams;
 use crate::face::FaceId;
 use crate::forwarder::Forwarder;
 use crate::Time;
@@ -9,7 +18,7 @@ use crate::Time;
 /// Suppression decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Retx {
-    /// First transmission (no pending out-record).
+    /// First transmission (no pending out-record / no out-record for this upstream).
     New,
     /// A retransmission to forward.
     Forward,
@@ -17,10 +26,19 @@ pub(crate) enum Retx {
     Suppress,
 }
 
+/// The stored interval (0 = never set: `initial`).
+#[inline]
+fn current(stored: u32, r: &RetxParams) -> Time {
+    if stored == 0 {
+        r.initial
+    } else {
+        Time::from(stored)
+    }
+}
+
 impl Forwarder {
     /// NFD `decidePerPitEntry`.
-    pub(crate) fn retx_per_entry(&mut self, p: u32, now: Time) -> Retx {
-        let cfg = self.config.retx;
+    pub(crate) fn retx_per_entry(&mut self, p: u32, now: Time, r: &RetxParams) -> Retx {
         let Some(e) = self.pcct.pit_mut(p) else {
             return Retx::New;
         };
@@ -28,31 +46,27 @@ impl Forwarder {
             return Retx::New;
         }
         let last = e.last_outgoing().unwrap_or(0);
-        let interval = if e.suppression_interval == 0 {
-            cfg.initial
-        } else {
-            Time::from(e.suppression_interval)
-        };
+        let interval = current(e.suppression_interval, r);
         if now.saturating_sub(last) < interval {
             e.suppression_interval = clamp(interval);
             return Retx::Suppress;
         }
-        e.suppression_interval = clamp(interval.saturating_mul(cfg.multiplier).min(cfg.max));
+        e.suppression_interval = clamp(r.next_interval(interval));
         Retx::Forward
     }
 
     /// NFD `decidePerUpstream`.
-    pub(crate) fn retx_per_upstream(&self, p: u32, face: FaceId, now: Time) -> Retx {
-        let cfg = self.config.retx;
+    pub(crate) fn retx_per_upstream(
+        &self,
+        p: u32,
+        face: FaceId,
+        now: Time,
+        r: &RetxParams,
+    ) -> Retx {
         let Some(o) = self.pcct.pit(p).and_then(|e| e.out_record(face)) else {
             return Retx::New;
         };
-        let interval = if o.suppression_interval == 0 {
-            cfg.initial
-        } else {
-            Time::from(o.suppression_interval)
-        };
-        if now.saturating_sub(o.last_renewed) < interval {
+        if now.saturating_sub(o.last_renewed) < current(o.suppression_interval, r) {
             Retx::Suppress
         } else {
             Retx::Forward
@@ -60,15 +74,9 @@ impl Forwarder {
     }
 
     /// NFD `incrementIntervalForOutRecord`.
-    pub(crate) fn retx_increment_upstream(&mut self, p: u32, face: FaceId) {
-        let cfg = self.config.retx;
+    pub(crate) fn retx_increment_upstream(&mut self, p: u32, face: FaceId, r: &RetxParams) {
         if let Some(o) = self.pcct.pit_mut(p).and_then(|e| e.out_record_mut(face)) {
-            let interval = if o.suppression_interval == 0 {
-                cfg.initial
-            } else {
-                Time::from(o.suppression_interval)
-            };
-            o.suppression_interval = clamp(interval.saturating_mul(cfg.multiplier).min(cfg.max));
+            o.suppression_interval = clamp(r.next_interval(current(o.suppression_interval, r)));
         }
     }
 }

@@ -2,31 +2,36 @@
 //! whole TLVs with the forwarder through channels, without sockets. The packets are
 //! exactly what a Unix-socket client would see (bare Interest/Data or LpPacket), so
 //! any NDN client code can run over it. App faces are local.
+//!
+//! There is no writer task: the application takes bursts straight off the face's
+//! send queue ([`AppFace::recv_burst`]) and adds the LpPacket wrapper itself, so a
+//! packet crosses exactly one queue from the forwarder to the application, and
+//! [`AppFace::send_burst`] hands packets to the router on the caller's thread.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use tokio::sync::mpsc;
 
-use super::lp::{LinkReceiver, LinkSender};
+use super::lp::{LinkReceiver, LinkSender, LpFields};
 use super::stream::Ingress;
 use super::uri::FaceUri;
-use super::{FaceEntry, Persistency};
+use super::{FaceEntry, OutItem, Persistency, SendQueueRx};
 
 /// The application's end of an in-process face.
 pub struct AppFace {
     face: Arc<FaceEntry>,
     ingress: Arc<dyn Ingress>,
     link: LinkReceiver,
-    rx: mpsc::UnboundedReceiver<Vec<Bytes>>,
-    burst: Vec<(super::lp::LpFields, Bytes)>,
+    sender: LinkSender,
+    queue: SendQueueRx,
+    burst: Vec<(LpFields, Bytes)>,
 }
 
 impl AppFace {
     /// Creates and registers an app face named `app://<name>`.
     pub fn open(name: &str, ingress: Arc<dyn Ingress>) -> AppFace {
-        let (face, mut queue) = FaceEntry::new(
+        let (face, queue) = FaceEntry::new(
             ingress.alloc_face_id(),
             FaceUri::App(name.to_string()),
             FaceUri::App(name.to_string()),
@@ -37,39 +42,12 @@ impl AppFace {
             ingress.limits(),
         );
         ingress.register_face(&face);
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (f2, i2) = (face.clone(), ingress.clone());
-        tokio::spawn(async move {
-            let mut link = LinkSender::new(None, 0);
-            loop {
-                let items = tokio::select! {
-                    i = queue.recv() => match i { Some(i) => i, None => break },
-                    _ = f2.closed() => break,
-                };
-                f2.dequeued(&items);
-                let mut out = Vec::with_capacity(items.len());
-                for it in items {
-                    f2.stats.count_out(it.kind);
-                    f2.stats.out_bytes.fetch_add(it.pkt.len() as u64, Relaxed);
-                    if it.fields.is_empty() {
-                        out.push(it.pkt);
-                    } else {
-                        let mut b = BytesMut::new();
-                        link.encode_stream(&it.fields, &it.pkt, &mut b);
-                        out.push(b.freeze());
-                    }
-                }
-                if tx.send(out).is_err() {
-                    break;
-                }
-            }
-            i2.face_closed(&f2);
-        });
         AppFace {
             face,
             ingress,
             link: LinkReceiver::new(),
-            rx,
+            sender: LinkSender::new(None, 0),
+            queue,
             burst: Vec::new(),
         }
     }
@@ -81,6 +59,9 @@ impl AppFace {
 
     /// Sends a burst of whole TLVs (Interest, Data or LpPacket) to the forwarder.
     pub fn send_burst(&mut self, pkts: impl IntoIterator<Item = Bytes>) {
+        if self.face.is_closed() {
+            return;
+        }
         let now = self.ingress.now();
         for p in pkts {
             self.face.stats.in_bytes.fetch_add(p.len() as u64, Relaxed);
@@ -104,23 +85,51 @@ impl AppFace {
     }
 
     /// Receives the next burst of packets from the forwarder (`None` once closed).
+    /// Cancel-safe.
     pub async fn recv_burst(&mut self) -> Option<Vec<Bytes>> {
-        self.rx.recv().await
+        let items = tokio::select! {
+            biased;
+            i = self.queue.recv() => i?,
+            _ = self.face.closed() => return None,
+        };
+        Some(self.encode(items))
     }
 
-    /// Non-blocking receive.
+    /// Non-blocking receive (`None`: nothing waiting, or closed).
     pub fn try_recv_burst(&mut self) -> Option<Vec<Bytes>> {
-        self.rx.try_recv().ok()
+        let items = self.queue.try_recv().ok()?;
+        Some(self.encode(items))
+    }
+
+    fn encode(&mut self, items: Vec<OutItem>) -> Vec<Bytes> {
+        self.face.dequeued(&items);
+        let mut out = Vec::with_capacity(items.len());
+        for it in items {
+            self.face.stats.count_out(it.kind);
+            self.face
+                .stats
+                .out_bytes
+                .fetch_add(it.pkt.len() as u64, Relaxed);
+            if it.fields.is_empty() {
+                out.push(it.pkt);
+            } else {
+                let mut b = BytesMut::new();
+                self.sender.encode_stream(&it.fields, &it.pkt, &mut b);
+                out.push(b.freeze());
+            }
+        }
+        out
     }
 
     /// Closes the face (its routes and PIT entries go away).
     pub fn close(&self) {
         self.face.mark_closed();
+        self.ingress.face_closed(&self.face);
     }
 }
 
 impl Drop for AppFace {
     fn drop(&mut self) {
-        self.face.mark_closed();
+        self.close();
     }
 }

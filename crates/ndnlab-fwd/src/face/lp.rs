@@ -10,11 +10,28 @@
 //! python-ndn client ignores a Nack whose IncomingFaceId comes first). It fragments
 //! only on datagram faces with an MTU, never on stream (app) faces: python-ndn drops
 //! LpPackets carrying FragIndex/FragCount.
+//!
+//! Reliability (optional, UDP unicast faces): [`LinkSender::encode_datagrams_for`]
+//! and [`LinkReceiver::receive_for`] hand a face's frames and their Acks/TxSequence
+//! to its [`ReliabilitySlot`] (the sans-IO machine is [`super::lp_reliability`]); a
+//! small per-face task sends retransmissions and idle acks. [`LinkState`] also
+//! holds what faces/update changes at run time (MTU, congestion parameters).
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use ndnlab_wire::tlv::{self, types as t};
+use tokio::net::UdpSocket;
+use tokio::sync::Notify;
+
+use super::lp_reliability::{
+    rx_info, Frame, LpReliability, ReliabilityCounters, ReliabilityOptions, RxInfo,
+};
+use super::stream::Ingress;
+use super::{FaceEntry, FaceLimits};
 
 /// Nanoseconds on the daemon's monotonic clock.
 pub type Nanos = u64;
@@ -132,6 +149,102 @@ impl LpDrop {
     }
 }
 
+/// A received top-level TLV, checked.
+enum Parsed {
+    Bare(Bytes),
+    Lp(ParsedLp),
+}
+
+struct ParsedLp {
+    fields: LpFields,
+    seq: Option<u64>,
+    frag_index: Option<u64>,
+    frag_count: Option<u64>,
+    fragment: Option<Bytes>,
+}
+
+/// Checks a frame and reads its LP header (Ack and TxSequence are read by
+/// [`rx_info`] when the face has reliability on, and skipped here).
+fn parse(frame: Bytes) -> Result<Parsed, LpDrop> {
+    let mut pos = 0;
+    let typ = tlv::read_varnum(&frame, &mut pos).map_err(|_| LpDrop::Malformed)?;
+    match typ {
+        t::INTEREST | t::DATA => return Ok(Parsed::Bare(frame)),
+        t::LP_PACKET => {}
+        _ => return Err(LpDrop::UnknownPacketType),
+    }
+    let el = tlv::read_element(&frame, 0, frame.len()).map_err(|_| LpDrop::Malformed)?;
+    if el.end() != frame.len() {
+        return Err(LpDrop::Malformed);
+    }
+    let mut lp = ParsedLp {
+        fields: LpFields::default(),
+        seq: None,
+        frag_index: None,
+        frag_count: None,
+        fragment: None,
+    };
+    let fields = &mut lp.fields;
+    for e in tlv::Elements::new(&frame, el.value.clone()) {
+        let e = e.map_err(|_| LpDrop::Malformed)?;
+        if lp.fragment.is_some() {
+            return Err(LpDrop::Malformed); // Fragment must be last
+        }
+        let v = &frame[e.value.clone()];
+        let nni = || tlv::read_nni(v).map_err(|_| LpDrop::Malformed);
+        match e.typ {
+            t::FRAGMENT => lp.fragment = Some(frame.slice(e.value.clone())),
+            t::SEQUENCE => {
+                if v.len() != 8 {
+                    return Err(LpDrop::Malformed);
+                }
+                lp.seq = Some(u64::from_be_bytes(v.try_into().unwrap_or([0; 8])));
+            }
+            t::FRAG_INDEX => lp.frag_index = Some(nni()?),
+            t::FRAG_COUNT => lp.frag_count = Some(nni()?),
+            t::PIT_TOKEN => {
+                if v.is_empty() || v.len() > 32 {
+                    return Err(LpDrop::Malformed);
+                }
+                fields.pit_token = Some(frame.slice(e.value.clone()));
+            }
+            t::NACK => {
+                let mut reason = 0;
+                for r in tlv::Elements::new(&frame, e.value.clone()) {
+                    let r = r.map_err(|_| LpDrop::Malformed)?;
+                    if r.typ == t::NACK_REASON {
+                        reason = tlv::read_nni(&frame[r.value.clone()])
+                            .map_err(|_| LpDrop::Malformed)?;
+                    }
+                }
+                fields.nack = Some(reason);
+            }
+            t::INCOMING_FACE_ID => fields.incoming_face_id = Some(nni()?),
+            t::NEXT_HOP_FACE_ID => fields.next_hop_face_id = Some(nni()?),
+            t::CACHE_POLICY => {
+                for r in tlv::Elements::new(&frame, e.value.clone()) {
+                    let r = r.map_err(|_| LpDrop::Malformed)?;
+                    if r.typ == t::CACHE_POLICY_TYPE
+                        && tlv::read_nni(&frame[r.value.clone()]) == Ok(1)
+                    {
+                        fields.no_cache = true;
+                    }
+                }
+            }
+            t::CONGESTION_MARK => fields.congestion_mark = nni()?,
+            t::ACK | t::TX_SEQUENCE => {
+                if v.len() != 8 {
+                    return Err(LpDrop::Malformed);
+                }
+            }
+            t::NON_DISCOVERY | t::PREFIX_ANNOUNCEMENT => {}
+            other if (800..=959).contains(&other) && other & 0b11 == 0 => {}
+            _ => return Err(LpDrop::UnknownField),
+        }
+    }
+    Ok(Parsed::Lp(lp))
+}
+
 struct Partial {
     count: u64,
     received: u64,
@@ -160,74 +273,39 @@ impl LinkReceiver {
         now: Nanos,
         frame: Bytes,
     ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
-        let mut pos = 0;
-        let typ = tlv::read_varnum(&frame, &mut pos).map_err(|_| LpDrop::Malformed)?;
-        match typ {
-            t::INTEREST | t::DATA => return Ok(Some((LpFields::default(), frame))),
-            t::LP_PACKET => {}
-            _ => return Err(LpDrop::UnknownPacketType),
+        match parse(frame)? {
+            Parsed::Bare(pkt) => Ok(Some((LpFields::default(), pkt))),
+            Parsed::Lp(lp) => self.accept(now, lp),
         }
-        let el = tlv::read_element(&frame, 0, frame.len()).map_err(|_| LpDrop::Malformed)?;
-        if el.end() != frame.len() {
-            return Err(LpDrop::Malformed);
-        }
-        let mut fields = LpFields::default();
-        let mut seq = None;
-        let mut frag_index = None;
-        let mut frag_count = None;
-        let mut fragment = None;
-        for e in tlv::Elements::new(&frame, el.value.clone()) {
-            let e = e.map_err(|_| LpDrop::Malformed)?;
-            if fragment.is_some() {
-                return Err(LpDrop::Malformed); // Fragment must be last
-            }
-            let v = &frame[e.value.clone()];
-            let nni = || tlv::read_nni(v).map_err(|_| LpDrop::Malformed);
-            match e.typ {
-                t::FRAGMENT => fragment = Some(frame.slice(e.value.clone())),
-                t::SEQUENCE => {
-                    if v.len() != 8 {
-                        return Err(LpDrop::Malformed);
-                    }
-                    seq = Some(u64::from_be_bytes(v.try_into().unwrap_or([0; 8])));
+    }
+
+    /// [`receive`](Self::receive) on a face: when the face has LP reliability on,
+    /// its Acks and TxSequence are processed first and a repeated Sequence is
+    /// dropped (it is still acknowledged).
+    pub fn receive_for(
+        &mut self,
+        face: &FaceEntry,
+        now: Nanos,
+        frame: Bytes,
+    ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        if face.link.reliability.is_enabled() && frame.first() == Some(&(t::LP_PACKET as u8)) {
+            if let Some(info) = rx_info(&frame) {
+                if !face.link.reliability.on_receive(now, &info) {
+                    return Ok(None);
                 }
-                t::FRAG_INDEX => frag_index = Some(nni()?),
-                t::FRAG_COUNT => frag_count = Some(nni()?),
-                t::PIT_TOKEN => {
-                    if v.is_empty() || v.len() > 32 {
-                        return Err(LpDrop::Malformed);
-                    }
-                    fields.pit_token = Some(frame.slice(e.value.clone()));
-                }
-                t::NACK => {
-                    let mut reason = 0;
-                    for r in tlv::Elements::new(&frame, e.value.clone()) {
-                        let r = r.map_err(|_| LpDrop::Malformed)?;
-                        if r.typ == t::NACK_REASON {
-                            reason = tlv::read_nni(&frame[r.value.clone()])
-                                .map_err(|_| LpDrop::Malformed)?;
-                        }
-                    }
-                    fields.nack = Some(reason);
-                }
-                t::INCOMING_FACE_ID => fields.incoming_face_id = Some(nni()?),
-                t::NEXT_HOP_FACE_ID => fields.next_hop_face_id = Some(nni()?),
-                t::CACHE_POLICY => {
-                    for r in tlv::Elements::new(&frame, e.value.clone()) {
-                        let r = r.map_err(|_| LpDrop::Malformed)?;
-                        if r.typ == t::CACHE_POLICY_TYPE
-                            && tlv::read_nni(&frame[r.value.clone()]) == Ok(1)
-                        {
-                            fields.no_cache = true;
-                        }
-                    }
-                }
-                t::CONGESTION_MARK => fields.congestion_mark = nni()?,
-                t::ACK | t::TX_SEQUENCE | t::NON_DISCOVERY | t::PREFIX_ANNOUNCEMENT => {}
-                other if (800..=959).contains(&other) && other & 0b11 == 0 => {}
-                _ => return Err(LpDrop::UnknownField),
             }
         }
+        self.receive(now, frame)
+    }
+
+    fn accept(&mut self, now: Nanos, lp: ParsedLp) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        let ParsedLp {
+            fields,
+            seq,
+            frag_index,
+            frag_count,
+            fragment,
+        } = lp;
         let Some(fragment) = fragment else {
             return Ok(None); // idle / ack-only
         };
@@ -334,7 +412,17 @@ impl LinkSender {
 
     /// Encodes `pkt` into one or more datagrams (fragmenting beyond the MTU).
     pub fn encode_datagrams(&mut self, fields: &LpFields, pkt: &Bytes, out: &mut Vec<Bytes>) {
-        let mtu = self.mtu.unwrap_or(usize::MAX);
+        self.encode_with_mtu(self.mtu, fields, pkt, out);
+    }
+
+    fn encode_with_mtu(
+        &mut self,
+        mtu: Option<usize>,
+        fields: &LpFields,
+        pkt: &Bytes,
+        out: &mut Vec<Bytes>,
+    ) {
+        let mtu = mtu.unwrap_or(usize::MAX);
         if fields.is_empty() && pkt.len() <= mtu {
             out.push(pkt.clone());
             return;
@@ -373,6 +461,303 @@ impl LinkSender {
             }
             tlv::put_tlv(&mut b, t::FRAGMENT, chunk);
             out.push(b.freeze());
+        }
+    }
+}
+
+impl LinkSender {
+    /// [`encode_datagrams`](Self::encode_datagrams) on a face: with LP reliability
+    /// on, every frame is an LpPacket with a Sequence, handed to the face's
+    /// reliability state which adds Acks and a TxSequence and keeps it for
+    /// retransmission.
+    pub fn encode_datagrams_for(
+        &mut self,
+        face: &FaceEntry,
+        now: Nanos,
+        fields: &LpFields,
+        pkt: &Bytes,
+        out: &mut Vec<Bytes>,
+    ) {
+        let mtu = face.link.mtu_override().or(self.mtu);
+        let slot = &face.link.reliability;
+        if slot.is_enabled() {
+            if let Some(mtu) = mtu {
+                let mut frames = Vec::new();
+                self.reliable_frames(fields, pkt, LpReliability::frame_budget(mtu), &mut frames);
+                if slot.send(now, frames, out) {
+                    return;
+                }
+            }
+        }
+        self.encode_with_mtu(mtu, fields, pkt, out);
+    }
+
+    /// Cuts `pkt` into reliability [`Frame`]s whose header (Sequence, FragIndex and
+    /// FragCount when fragmented, then `fields` on the first) and Fragment TLV take
+    /// at most `budget` bytes each. Every frame gets a Sequence.
+    pub fn reliable_frames(
+        &mut self,
+        fields: &LpFields,
+        pkt: &Bytes,
+        budget: usize,
+        out: &mut Vec<Frame>,
+    ) {
+        const SEQ: usize = 12;
+        let flen = fields.encoded_len();
+        if SEQ + flen + tlv::tlv_len(t::FRAGMENT, pkt.len()) <= budget {
+            let mut h = BytesMut::with_capacity(SEQ + flen);
+            tlv::put_header(&mut h, t::SEQUENCE, 8);
+            h.put_u64(self.next_seq);
+            self.next_seq = self.next_seq.wrapping_add(1);
+            fields.encode(&mut h);
+            out.push(Frame {
+                header: h.freeze(),
+                fragment: pkt.clone(),
+            });
+            return;
+        }
+        // Sequence, FragIndex and FragCount (at most 10 bytes each), the first
+        // frame's fields and the Fragment TLV header (4 bytes below 64 KiB).
+        let payload = budget.saturating_sub(SEQ + 20 + flen + 4).max(64);
+        let count = pkt.len().div_ceil(payload) as u64;
+        let base = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(count);
+        for i in 0..count {
+            let start = i as usize * payload;
+            let chunk = pkt.slice(start..(start + payload).min(pkt.len()));
+            let mut h = BytesMut::with_capacity(SEQ + 20 + flen);
+            tlv::put_header(&mut h, t::SEQUENCE, 8);
+            h.put_u64(base.wrapping_add(i));
+            tlv::put_nni_tlv(&mut h, t::FRAG_INDEX, i);
+            tlv::put_nni_tlv(&mut h, t::FRAG_COUNT, count);
+            if i == 0 {
+                fields.encode(&mut h);
+            }
+            out.push(Frame {
+                header: h.freeze(),
+                fragment: chunk,
+            });
+        }
+    }
+}
+
+/// A face's link-service settings that management may change while it runs.
+pub struct LinkState {
+    /// NDNLPv2 reliability.
+    pub reliability: ReliabilitySlot,
+    /// MTU override (0: the face's own MTU).
+    mtu: AtomicUsize,
+    congestion_interval_ns: AtomicU64,
+    congestion_threshold: AtomicUsize,
+}
+
+impl LinkState {
+    pub fn new(limits: &FaceLimits) -> Self {
+        LinkState {
+            reliability: ReliabilitySlot::default(),
+            mtu: AtomicUsize::new(0),
+            congestion_interval_ns: AtomicU64::new(limits.congestion_interval_ns),
+            congestion_threshold: AtomicUsize::new(limits.congestion_threshold),
+        }
+    }
+
+    /// The MTU set by faces/update, if any.
+    pub fn mtu_override(&self) -> Option<usize> {
+        Some(self.mtu.load(Relaxed)).filter(|&m| m > 0)
+    }
+
+    pub fn set_mtu(&self, mtu: usize) {
+        self.mtu.store(mtu, Relaxed);
+        if let Some(st) = lock(&self.reliability.state).as_mut() {
+            st.set_mtu(mtu);
+        }
+    }
+
+    /// `base` (queue capacity) with the current congestion marking parameters.
+    pub fn marking_limits(&self, base: &FaceLimits) -> FaceLimits {
+        FaceLimits {
+            queue_capacity: base.queue_capacity,
+            congestion_interval_ns: self.congestion_interval_ns.load(Relaxed),
+            congestion_threshold: self.congestion_threshold.load(Relaxed),
+        }
+    }
+
+    /// BaseCongestionMarkingInterval (ns) and DefaultCongestionThreshold (bytes).
+    pub fn set_congestion(&self, interval_ns: Option<u64>, threshold: Option<usize>) {
+        if let Some(i) = interval_ns {
+            self.congestion_interval_ns.store(i, Relaxed);
+        }
+        if let Some(t) = threshold {
+            self.congestion_threshold.store(t, Relaxed);
+        }
+    }
+}
+
+/// A face's LP reliability: off by default; on, it holds the [`LpReliability`]
+/// state shared by the face's reader (acks in, duplicates out), its writer (new
+/// frames, piggybacked acks) and a small task that sends retransmissions and idle
+/// acks when their timers fire. Only UDP unicast faces can turn it on: the UDP
+/// transport attaches its socket and peer address when it creates the face.
+#[derive(Default)]
+pub struct ReliabilitySlot {
+    on: AtomicBool,
+    state: Mutex<Option<LpReliability>>,
+    transport: Mutex<Option<(Arc<UdpSocket>, SocketAddr)>>,
+    wake: Notify,
+    pump_running: AtomicBool,
+}
+
+impl ReliabilitySlot {
+    /// Whether reliability is on.
+    pub fn is_enabled(&self) -> bool {
+        self.on.load(Relaxed)
+    }
+
+    /// Called by the UDP transport: the socket and peer the timer task sends on.
+    pub fn attach_udp(&self, socket: Arc<UdpSocket>, remote: SocketAddr) {
+        *lock(&self.transport) = Some((socket, remote));
+    }
+
+    /// Whether this face's transport supports reliability.
+    pub fn is_supported(&self) -> bool {
+        lock(&self.transport).is_some()
+    }
+
+    /// The counters, while reliability is on.
+    pub fn counters(&self) -> Option<ReliabilityCounters> {
+        lock(&self.state).as_ref().map(LpReliability::counters)
+    }
+
+    /// Frames waiting for an ack (0 when off).
+    pub fn unacked(&self) -> usize {
+        lock(&self.state).as_ref().map_or(0, LpReliability::unacked)
+    }
+
+    /// Runs `f` on the state if reliability is on; wakes the timer task when the
+    /// next deadline moved earlier.
+    fn with<R>(&self, f: impl FnOnce(&mut LpReliability) -> R) -> Option<R> {
+        let (r, wake) = {
+            let mut g = lock(&self.state);
+            let st = g.as_mut()?;
+            let before = st.poll_timeout();
+            let r = f(st);
+            let after = st.poll_timeout();
+            let wake = match (before, after) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(b), Some(a)) => a < b,
+            };
+            (r, wake)
+        };
+        if wake {
+            self.wake.notify_one();
+        }
+        Some(r)
+    }
+
+    fn send(&self, now: Nanos, frames: Vec<Frame>, out: &mut Vec<Bytes>) -> bool {
+        self.with(|st| st.send(now, frames, out)).is_some()
+    }
+
+    fn on_receive(&self, now: Nanos, info: &RxInfo) -> bool {
+        self.with(|st| st.on_receive(now, info)).unwrap_or(true)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Turns LP reliability on or off on a face (faces/create, faces/update, the
+/// config file). Turning it on starts the face's timer task; the state starts
+/// fresh each time. Fails on faces whose transport cannot carry it.
+pub fn set_reliability(
+    face: &Arc<FaceEntry>,
+    on: bool,
+    opts: ReliabilityOptions,
+    ingress: &Arc<dyn Ingress>,
+) -> Result<(), &'static str> {
+    let slot = &face.link.reliability;
+    if !on {
+        slot.on.store(false, Relaxed);
+        *lock(&slot.state) = None;
+        slot.wake.notify_one();
+        return Ok(());
+    }
+    if slot.is_enabled() {
+        return Ok(());
+    }
+    let Some(mtu) = face
+        .link
+        .mtu_override()
+        .or(face.mtu)
+        .filter(|_| slot.is_supported())
+    else {
+        return Err("LP reliability is supported on UDP unicast faces only");
+    };
+    let seed = ingress.now() ^ face.id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    *lock(&slot.state) = Some(LpReliability::new(opts, mtu, seed));
+    slot.on.store(true, Relaxed);
+    if !slot.pump_running.swap(true, Relaxed) {
+        tokio::spawn(reliability_timers(face.clone(), ingress.clone()));
+    }
+    Ok(())
+}
+
+/// A reliable face's timer task: retransmissions and idle acks, sent directly on
+/// the UDP socket (the writer task carries new frames and piggybacked acks).
+async fn reliability_timers(face: Arc<FaceEntry>, ingress: Arc<dyn Ingress>) {
+    let slot = &face.link.reliability;
+    let Some((socket, remote)) = lock(&slot.transport).clone() else {
+        slot.pump_running.store(false, Relaxed);
+        return;
+    };
+    let mut out = Vec::new();
+    loop {
+        let now = ingress.now();
+        let next = {
+            let mut g = lock(&slot.state);
+            match g.as_mut() {
+                Some(st) if !face.is_closed() => {
+                    st.handle_timeout(now);
+                    st.poll_transmit(now, &mut out);
+                    Some(st.poll_timeout())
+                }
+                _ => None,
+            }
+        };
+        let Some(next) = next else {
+            if let Some(c) = slot.counters() {
+                tracing::debug!(
+                    face = face.id,
+                    frames = c.frames_sent,
+                    acked = c.acknowledged,
+                    retx = c.retransmitted,
+                    given_up = c.retx_exhausted,
+                    duplicates = c.duplicates,
+                    "LP reliability stopped"
+                );
+            }
+            slot.pump_running.store(false, Relaxed);
+            // Turned on again while stopping: carry on.
+            if slot.is_enabled() && !face.is_closed() && !slot.pump_running.swap(true, Relaxed) {
+                continue;
+            }
+            return;
+        };
+        for f in out.drain(..) {
+            match socket.send_to(&f, remote).await {
+                Ok(n) => {
+                    face.stats.out_bytes.fetch_add(n as u64, Relaxed);
+                }
+                Err(e) => tracing::trace!(face = face.id, error = %e, "LP retransmission failed"),
+            }
+        }
+        let wait = next.map_or(3_600_000_000_000, |t| t.saturating_sub(ingress.now()));
+        tokio::select! {
+            _ = slot.wake.notified() => {}
+            _ = tokio::time::sleep(std::time::Duration::from_nanos(wait)) => {}
+            _ = face.closed() => {}
         }
     }
 }

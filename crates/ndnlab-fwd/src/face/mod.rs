@@ -13,10 +13,12 @@
 pub mod app;
 pub mod framing;
 pub mod lp;
+pub mod lp_reliability;
 pub mod mmsg;
 pub mod stream;
 pub mod udp;
 pub mod uri;
+pub mod websocket;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -51,6 +53,28 @@ pub enum Persistency {
     Persistent = 0,
     OnDemand = 1,
     Permanent = 2,
+}
+
+/// A face's persistency, changeable while the face runs.
+#[derive(Debug)]
+pub struct PersistencyCell(std::sync::atomic::AtomicU8);
+
+impl PersistencyCell {
+    pub fn new(p: Persistency) -> Self {
+        PersistencyCell(std::sync::atomic::AtomicU8::new(p as u8))
+    }
+
+    pub fn get(&self) -> Persistency {
+        match self.0.load(Relaxed) {
+            0 => Persistency::Persistent,
+            1 => Persistency::OnDemand,
+            _ => Persistency::Permanent,
+        }
+    }
+
+    pub fn set(&self, p: Persistency) {
+        self.0.store(p as u8, Relaxed);
+    }
 }
 
 /// Per-face counters, updated by reader/writer tasks and read by management.
@@ -129,7 +153,8 @@ pub struct FaceEntry {
     pub remote: FaceUri,
     pub local: FaceUri,
     pub local_scope: bool,
-    pub persistency: Persistency,
+    /// Changeable by faces/update (on-demand to persistent or permanent).
+    pub persistency: PersistencyCell,
     pub multi_access: bool,
     /// Fragmentation size (datagram faces).
     pub mtu: Option<usize>,
@@ -137,6 +162,9 @@ pub struct FaceEntry {
     pub local_fields: AtomicBool,
     /// Congestion marking enabled (flag bit 2).
     pub congestion_marking: AtomicBool,
+    /// Link-service state changeable at run time: NDNLPv2 reliability (flag bit 1,
+    /// off by default), MTU override, congestion marking parameters (faces/update).
+    pub link: lp::LinkState,
     pub limits: FaceLimits,
     pub stats: FaceStats,
     queue: SendQueue,
@@ -164,7 +192,7 @@ impl FaceEntry {
             remote,
             local,
             local_scope,
-            persistency,
+            persistency: PersistencyCell::new(persistency),
             multi_access,
             mtu,
             local_fields: AtomicBool::new(false),
@@ -173,6 +201,7 @@ impl FaceEntry {
             // window overruns the producer. In-process app faces have no
             // socket and are left unmarked.
             congestion_marking: AtomicBool::new(marking),
+            link: lp::LinkState::new(&limits),
             limits,
             stats: FaceStats::default(),
             queue: SendQueue {
@@ -223,6 +252,11 @@ impl FaceEntry {
         self.queue.queued_bytes.fetch_sub(bytes, Relaxed);
     }
 
+    /// Queue and congestion marking limits, with faces/update's changes.
+    pub fn marking_limits(&self) -> FaceLimits {
+        self.link.marking_limits(&self.limits)
+    }
+
     /// Bytes waiting in the send queue.
     pub fn queued_bytes(&self) -> usize {
         self.queue.queued_bytes.load(Relaxed)
@@ -253,9 +287,10 @@ impl FaceEntry {
         }
     }
 
-    /// NFD face flags: bit 0 LocalFields, bit 2 CongestionMarking.
+    /// NFD face flags: bit 0 LocalFields, bit 1 LpReliability, bit 2 CongestionMarking.
     pub fn flags(&self) -> u64 {
         (self.local_fields.load(Relaxed) as u64)
+            | ((self.link.reliability.is_enabled() as u64) << 1)
             | ((self.congestion_marking.load(Relaxed) as u64) << 2)
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! The reader reads up to 256 KiB per system call and cuts every complete TLV out of
 //! the buffer ([`super::framing`]), handing the whole burst to the router. The writer
-//! takes every burst waiting in the face's queue, encodes them back to back into one
-//! buffer and writes it with one `write_all`. Streams never fragment (app faces).
+//! takes every burst waiting in the face's queue and writes it with as few `writev`
+//! calls as the socket accepts: small packets and LpPacket headers are encoded back to
+//! back into one buffer, bare packets of 1 KiB or more are written from their own
+//! buffer without a copy. Streams never fragment (app faces).
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -121,27 +123,109 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     let mut link = LinkSender::new(None, 0);
     let mut marker = CongestionMarker::default();
     let mut buf = BytesMut::with_capacity(WRITE_BATCH);
+    let mut segs: Vec<Bytes> = Vec::with_capacity(64);
     while let Some(first) = queue.recv().await {
-        buf.clear();
+        let mut total = 0;
         let mut next = Some(first);
         while let Some(items) = next.take() {
             face.dequeued(&items);
             let marking = face.congestion_marking.load(Relaxed);
             let now = ingress.now();
             for mut it in items {
-                if marking && marker.should_mark(now, face.queued_bytes(), &face.limits) {
+                if marking && marker.should_mark(now, face.queued_bytes(), &face.marking_limits()) {
                     it.fields.congestion_mark = 1;
                     face.stats.congestion_marks.fetch_add(1, Relaxed);
                 }
-                link.encode_stream(&it.fields, &it.pkt, &mut buf);
+                if it.fields.is_empty() && it.pkt.len() >= ZERO_COPY_MIN {
+                    // A large bare packet goes to writev as it is (no copy).
+                    if !buf.is_empty() {
+                        segs.push(buf.split().freeze());
+                    }
+                    total += it.pkt.len();
+                    segs.push(it.pkt);
+                } else {
+                    let before = buf.len();
+                    link.encode_stream(&it.fields, &it.pkt, &mut buf);
+                    total += buf.len() - before;
+                }
                 face.stats.count_out(it.kind);
             }
-            if buf.len() < WRITE_BATCH {
+            if total < WRITE_BATCH && segs.len() < MAX_SEGMENTS {
                 next = queue.try_recv().ok();
             }
         }
-        face.stats.out_bytes.fetch_add(buf.len() as u64, Relaxed);
-        writer.write_all(&buf).await?;
+        if !buf.is_empty() {
+            segs.push(buf.split().freeze());
+        }
+        if buf.capacity() < 16 * 1024 {
+            buf = BytesMut::with_capacity(WRITE_BATCH);
+        }
+        face.stats.out_bytes.fetch_add(total as u64, Relaxed);
+        write_segments(&mut writer, &mut segs).await?;
     }
     Ok(())
+}
+
+/// Bare packets at least this long are written from their own buffer (writev)
+/// instead of being copied into the burst buffer.
+const ZERO_COPY_MIN: usize = 1024;
+/// Most buffers in one `writev` (Linux IOV_MAX is 1024).
+const MAX_SEGMENTS: usize = 512;
+
+/// Writes every segment with as few `writev` calls as the socket allows.
+async fn write_segments<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    segs: &mut Vec<Bytes>,
+) -> std::io::Result<()> {
+    let mut first = 0;
+    while first < segs.len() {
+        let slices: Vec<std::io::IoSlice<'_>> = segs[first..]
+            .iter()
+            .take(MAX_SEGMENTS)
+            .map(|b| std::io::IoSlice::new(b))
+            .collect();
+        let mut n = writer.write_vectored(&slices).await?;
+        drop(slices);
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        while n > 0 {
+            let len = segs[first].len();
+            if n >= len {
+                n -= len;
+                first += 1;
+            } else {
+                bytes::Buf::advance(&mut segs[first], n);
+                n = 0;
+            }
+        }
+    }
+    segs.clear();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn write_segments_survives_partial_writes() {
+        // A 100-byte pipe forces many short writev calls.
+        let (mut w, mut r) = tokio::io::duplex(100);
+        let segs: Vec<Bytes> = (0..40u8)
+            .map(|i| Bytes::from(vec![i; 1 + (i as usize * 37) % 3000]))
+            .collect();
+        let expect: Vec<u8> = segs.iter().flat_map(|b| b.iter().copied()).collect();
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            r.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let mut v = segs.clone();
+        write_segments(&mut w, &mut v).await.unwrap();
+        assert!(v.is_empty());
+        drop(w);
+        assert_eq!(reader.await.unwrap(), expect);
+    }
 }

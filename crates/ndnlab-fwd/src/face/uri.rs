@@ -19,6 +19,10 @@ pub enum FaceUri {
     ContentStore,
     /// An in-process channel face.
     App(String),
+    /// A WebSocket channel (`ws://127.0.0.1:9696`, a face's local URI).
+    Ws(SocketAddr),
+    /// A WebSocket client (`wsclient://127.0.0.1:51234`, a face's remote URI; NFD's names).
+    WsClient(SocketAddr),
 }
 
 impl FaceUri {
@@ -56,6 +60,8 @@ impl FaceUri {
             "internal" => Ok(FaceUri::Internal),
             "contentstore" => Ok(FaceUri::ContentStore),
             "app" => Ok(FaceUri::App(rest.to_string())),
+            "ws" => Ok(FaceUri::Ws(sock(rest)?)),
+            "wsclient" => Ok(FaceUri::WsClient(sock(rest)?)),
             other => Err(format!("unsupported scheme '{other}'")),
         }
     }
@@ -72,6 +78,8 @@ impl FaceUri {
             FaceUri::Internal => "internal",
             FaceUri::ContentStore => "contentstore",
             FaceUri::App(_) => "app",
+            FaceUri::Ws(_) => "ws",
+            FaceUri::WsClient(_) => "wsclient",
         }
     }
 }
@@ -93,6 +101,8 @@ impl fmt::Display for FaceUri {
             FaceUri::Internal => f.write_str("internal://"),
             FaceUri::ContentStore => f.write_str("contentstore://"),
             FaceUri::App(n) => write!(f, "app://{n}"),
+            FaceUri::Ws(a) => write!(f, "ws://{a}"),
+            FaceUri::WsClient(a) => write!(f, "wsclient://{a}"),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
 use super::rib::Route;
 use super::Manager;
+use crate::face::lp::set_reliability;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceEntry, Persistency};
 use crate::runtime::shard::ShardMsg;
@@ -45,22 +46,70 @@ fn persistency_of(v: u64) -> Option<Persistency> {
     }
 }
 
+/// NFD face flag bits (ndn-cxx `FaceFlagBit`).
+pub const FLAG_LOCAL_FIELDS: u64 = 1 << 0;
+pub const FLAG_LP_RELIABILITY: u64 = 1 << 1;
+pub const FLAG_CONGESTION_MARKING: u64 = 1 << 2;
+const KNOWN_FLAGS: u64 = FLAG_LOCAL_FIELDS | FLAG_LP_RELIABILITY | FLAG_CONGESTION_MARKING;
+
+/// Accepted MTU overrides.
+const MTU_RANGE: std::ops::RangeInclusive<u64> = 576..=65000;
+
 /// The body describing a face, as faces/create and faces/update return it.
 fn face_body(f: &FaceEntry) -> P {
+    let limits = f.marking_limits();
     P {
         face_id: Some(f.id),
         uri: Some(f.remote.to_string()),
         local_uri: Some(f.local.to_string()),
-        face_persistency: Some(f.persistency as u64),
-        base_congestion_marking_interval: Some(f.limits.congestion_interval_ns),
-        default_congestion_threshold: Some(f.limits.congestion_threshold as u64),
-        mtu: f.mtu.map(|m| m as u64),
+        face_persistency: Some(f.persistency.get() as u64),
+        base_congestion_marking_interval: Some(limits.congestion_interval_ns),
+        default_congestion_threshold: Some(limits.congestion_threshold as u64),
+        mtu: f.link.mtu_override().or(f.mtu).map(|m| m as u64),
         flags: Some(f.flags()),
         ..Default::default()
     }
 }
 
+/// Which flag bits the parameters turn on or off: `(bit, on)` for each bit in Mask.
+fn requested_flags(p: &P) -> impl Iterator<Item = (u64, bool)> {
+    let (flags, mask) = (p.flags.unwrap_or(0), p.mask.unwrap_or(0));
+    [
+        FLAG_LOCAL_FIELDS,
+        FLAG_LP_RELIABILITY,
+        FLAG_CONGESTION_MARKING,
+    ]
+    .into_iter()
+    .filter(move |b| mask & b != 0)
+    .map(move |b| (b, flags & b != 0))
+}
+
+fn wants(p: &P, bit: u64) -> bool {
+    requested_flags(p).any(|(b, on)| b == bit && on)
+}
+
+/// Checks shared by faces/create and faces/update (ndn-cxx validates these
+/// before the command runs: 400).
+fn check_common(p: &P) -> Result<(), &'static str> {
+    if p.flags.is_some() != p.mask.is_some() {
+        return Err("Flags must be accompanied by Mask");
+    }
+    if p.mask.is_some_and(|m| m & !KNOWN_FLAGS != 0) {
+        return Err("unknown face flag bits in Mask");
+    }
+    if p.base_congestion_marking_interval == Some(0) {
+        return Err("BaseCongestionMarkingInterval must be positive");
+    }
+    if p.default_congestion_threshold == Some(0) {
+        return Err("DefaultCongestionThreshold must be positive");
+    }
+    Ok(())
+}
+
 async fn faces_create(m: &mut Manager, p: P) -> R {
+    if let Err(e) = check_common(&p) {
+        return R::error(400, e, p);
+    }
     let Some(uri_s) = p.uri.clone() else {
         return R::error(400, "Uri is required", p);
     };
@@ -84,52 +133,149 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
             face_body(&existing),
         );
     }
-    let mtu = p.mtu.map(|v| v as usize);
-    if mtu.is_some_and(|v| !(576..=65000).contains(&v)) {
+    // What the new face will be, checked before it exists (NFD's factories: 406).
+    let local = matches!(&uri, FaceUri::Tcp(a) if a.ip().is_loopback());
+    if wants(&p, FLAG_LOCAL_FIELDS) && !local {
+        return R::error(
+            406,
+            "local fields can only be enabled on faces with local scope",
+            p,
+        );
+    }
+    if wants(&p, FLAG_LP_RELIABILITY) && !matches!(uri, FaceUri::Udp(a) if !a.ip().is_multicast()) {
+        return R::error(
+            406,
+            "LP reliability is supported on UDP unicast faces only",
+            p,
+        );
+    }
+    if p.local_uri.is_some() {
+        return R::error(
+            406,
+            "LocalUri is not supported: a face uses the channel of its Uri's address family",
+            p,
+        );
+    }
+    if p.mtu.is_some() && !matches!(uri, FaceUri::Udp(_)) {
+        return R::error(406, "Mtu can be set on UDP faces only", p);
+    }
+    if p.mtu.is_some_and(|v| !MTU_RANGE.contains(&v)) {
         return R::error(400, "Mtu must be within 576..=65000", p);
     }
+    let mtu = p.mtu.map(|v| v as usize);
     match crate::runtime::listeners::create_face(&m.shared, &uri, persistency, mtu).await {
         Ok(f) => {
-            apply_flags(&f, &p);
+            if let Err(e) = apply_options(m, &f, &p) {
+                // Only a face whose transport changed under us gets here.
+                return R::error(406, e, face_body(&f));
+            }
             R::ok(face_body(&f))
         }
         Err(e) => R::error(504, format!("cannot create face: {e}"), p),
     }
 }
 
-fn apply_flags(f: &FaceEntry, p: &P) {
-    if let Some(flags) = p.flags {
-        let mask = p.mask.unwrap_or(u64::MAX);
-        if mask & 1 != 0 {
-            f.local_fields
-                .store(flags & 1 != 0 && f.local_scope, Relaxed);
+/// Applies Flags/Mask and the congestion parameters of a faces/create or
+/// faces/update that passed validation.
+fn apply_options(m: &Manager, f: &Arc<FaceEntry>, p: &P) -> Result<(), &'static str> {
+    for (bit, on) in requested_flags(p) {
+        match bit {
+            FLAG_LOCAL_FIELDS => f.local_fields.store(on && f.local_scope, Relaxed),
+            FLAG_CONGESTION_MARKING => f.congestion_marking.store(on, Relaxed),
+            FLAG_LP_RELIABILITY => set_reliability(
+                f,
+                on,
+                m.shared.cfg.faces.lp_reliability.options(),
+                &m.shared.ingress(),
+            )?,
+            _ => {}
         }
-        if mask & 4 != 0 {
-            f.congestion_marking.store(flags & 4 != 0, Relaxed);
-        }
+    }
+    f.link.set_congestion(
+        p.base_congestion_marking_interval,
+        p.default_congestion_threshold.map(|t| t as usize),
+    );
+    Ok(())
+}
+
+/// Whether a face's persistency may change to `to` (NFD's
+/// `Transport::canChangePersistencyTo`): any transport may keep its value; UDP
+/// unicast may become persistent or permanent; TCP may become persistent (this
+/// forwarder does not reconnect permanent TCP faces).
+fn can_change_persistency(f: &FaceEntry, to: Persistency) -> bool {
+    if f.persistency.get() == to {
+        return true;
+    }
+    match &f.remote {
+        FaceUri::Udp(_) if !f.multi_access => to != Persistency::OnDemand,
+        FaceUri::Tcp(_) => to == Persistency::Persistent,
+        _ => false,
     }
 }
 
 fn faces_update(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
+    if let Err(e) = check_common(&p) {
+        return R::error(400, e, p);
+    }
     let id = match p.face_id {
         None | Some(0) => face.id,
         Some(id) => id,
     };
     let Some(f) = m.shared.faces.get(id) else {
-        return R::error(404, format!("face {id} not found"), p);
+        return R::error(404, format!("face {id} does not exist"), p);
     };
-    if p.flags.is_some() != p.mask.is_some() {
-        return R::error(409, "Flags and Mask must be given together", p);
-    }
-    if p.flags.is_some_and(|fl| fl & p.mask.unwrap_or(0) & 1 != 0) && !f.local_scope {
-        return R::error(409, "LocalFields can be enabled only on local faces", p);
-    }
-    if let Some(x) = p.face_persistency {
-        if persistency_of(x).is_none() {
-            return R::error(400, "unknown FacePersistency", p);
+    // Validate every requested change first; a 409 lists the invalid ones (NFD).
+    let mut invalid = P {
+        face_id: Some(id),
+        ..Default::default()
+    };
+    let mut bad = Vec::new();
+    let persistency = match p.face_persistency.map(persistency_of) {
+        None => None,
+        Some(None) => return R::error(400, "unknown FacePersistency", p),
+        Some(Some(x)) => Some(x),
+    };
+    if let Some(x) = persistency {
+        if !can_change_persistency(&f, x) {
+            invalid.face_persistency = Some(x as u64);
+            bad.push("FacePersistency");
         }
     }
-    apply_flags(&f, &p);
+    let mut bad_flags = 0;
+    if wants(&p, FLAG_LOCAL_FIELDS) && !f.local_scope {
+        bad_flags |= FLAG_LOCAL_FIELDS;
+        bad.push("LocalFieldsEnabled (face is not local)");
+    }
+    if wants(&p, FLAG_LP_RELIABILITY) && !f.link.reliability.is_supported() {
+        bad_flags |= FLAG_LP_RELIABILITY;
+        bad.push("LpReliabilityEnabled (UDP unicast faces only)");
+    }
+    if bad_flags != 0 {
+        invalid.flags = Some(bad_flags);
+        invalid.mask = Some(bad_flags);
+    }
+    if let Some(mtu) = p.mtu {
+        if f.mtu.is_none() || !MTU_RANGE.contains(&mtu) {
+            invalid.mtu = Some(mtu);
+            bad.push("Mtu (UDP faces only, 576..=65000)");
+        }
+    }
+    if !bad.is_empty() {
+        return R::error(
+            409,
+            format!("Invalid properties specified: {}", bad.join(", ")),
+            invalid,
+        );
+    }
+    if let Some(x) = persistency {
+        f.persistency.set(x);
+    }
+    if let Some(mtu) = p.mtu {
+        f.link.set_mtu(mtu as usize);
+    }
+    if let Err(e) = apply_options(m, &f, &p) {
+        return R::error(409, e, invalid);
+    }
     let mut body = face_body(&f);
     body.uri = None;
     body.local_uri = None;
@@ -280,7 +426,7 @@ fn strategy_set(m: &mut Manager, p: P) -> R {
             strategy: Some(full),
             ..Default::default()
         }),
-        Err(e) => R::error(404, e, p),
+        Err((code, text)) => R::error(code, text, p),
     }
 }
 

@@ -135,7 +135,10 @@ impl Manager {
                 strategy,
                 done,
             } => {
-                let r = self.set_strategy(&prefix, &strategy).map(|_| ());
+                let r = self
+                    .set_strategy(&prefix, &strategy)
+                    .map(|_| ())
+                    .map_err(|(_, text)| text);
                 let _ = done.send(r);
             }
         }
@@ -151,13 +154,23 @@ impl Manager {
             .broadcast(|| crate::runtime::shard::ShardMsg::Fib(ops.clone()));
     }
 
-    fn set_strategy(&mut self, prefix: &Name, strategy: &Name) -> Result<Name, String> {
-        let kind = ndnlab_core::StrategyKind::from_name(strategy)
-            .ok_or_else(|| format!("unknown strategy {strategy}"))?;
+    /// Sets the strategy of `prefix`; on failure the StatusCode NFD uses (404 strategy
+    /// not registered, 409 bad parameters, 414 prefix too deep) and a StatusText.
+    fn set_strategy(&mut self, prefix: &Name, strategy: &Name) -> Result<Name, (u64, String)> {
+        use ndnlab_core::strategy_choice::StrategyChoiceError as E;
+        // Versioned name with optional parameters (`.../asf/v=4/probing-interval~30000`).
+        let inst = ndnlab_core::StrategyInstance::parse(strategy).map_err(|e| {
+            let code = if matches!(e, E::BadParameters { .. }) {
+                409
+            } else {
+                404
+            };
+            (code, e.to_string())
+        })?;
         if prefix.len() > ndnlab_core::strategy_choice::MAX_PREFIX_LEN {
-            return Err("prefix too long".into());
+            return Err((414, "prefix too long".into()));
         }
-        let full = kind.name();
+        let full = inst.name().clone();
         self.strategies.insert(prefix.clone(), full.clone());
         let (p, s) = (prefix.clone(), full.clone());
         self.shared
@@ -296,6 +309,24 @@ fn signature_type_of(info_tlv: &[u8]) -> Option<u64> {
         }
     }
     None
+}
+
+/// Applies a `[[face]]`'s options to the face created for it at startup.
+pub fn configure_static_face(
+    shared: &Arc<Shared>,
+    face: &Arc<FaceEntry>,
+    cfg: &crate::config::StaticFace,
+) -> anyhow::Result<()> {
+    if cfg.reliability {
+        crate::face::lp::set_reliability(
+            face,
+            true,
+            shared.cfg.faces.lp_reliability.options(),
+            &shared.ingress(),
+        )
+        .map_err(|e| anyhow::anyhow!("face {}: {e}", cfg.uri))?;
+    }
+    Ok(())
 }
 
 /// Queues a management Data on a face.

@@ -7,6 +7,11 @@
 //!  socket ◀──writer task◀── face send queue (bounded) ◀────────────────┘
 //! ```
 //!
+//! With a single shard (the default on a machine of up to 3 cores) there is no shard
+//! thread and no queue: the reader that received a burst runs it through the core
+//! under a mutex and pushes the transmits to the faces' send queues itself
+//! (`NDNLAB_FWD_INLINE=0` restores the shard thread, for measurement).
+//!
 //! Interests go to the shard chosen by the Name Dispatch Table (hash of the first k
 //! components), Data and Nacks by the PIT token the core put on the Interest (or by
 //! name when the upstream app did not echo it). Management changes (FIB, strategy,
@@ -17,12 +22,12 @@ pub mod listeners;
 pub mod shard;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
-use ndnlab_core::LpMeta;
+use ndnlab_core::{FaceId, InPacket, LpMeta};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
 use tokio::sync::{mpsc, oneshot};
@@ -34,7 +39,7 @@ use crate::face::stream::Ingress;
 use crate::face::udp::UdpChannel;
 use crate::face::{FaceEntry, FaceLimits, FaceTable, PktKind};
 use crate::mgmt::{Manager, MgmtMsg};
-use shard::{Inbound, InboundPkt, ShardMsg, ShardReport};
+use shard::{Inbound, ShardCore, ShardMsg, ShardReport};
 
 /// A shard's input queue.
 pub struct ShardHandle {
@@ -70,6 +75,10 @@ pub struct Shared {
     epoch: Instant,
     queue_capacity: usize,
     dispatch_k: usize,
+    /// The single shard when it runs inline on the face readers (no shard thread).
+    inline: Option<Mutex<ShardCore>>,
+    /// Set at shutdown (stops the inline mode's timer thread).
+    stopping: AtomicBool,
     /// Weak self-reference handed to faces as their `Ingress`.
     me: std::sync::Weak<Shared>,
 }
@@ -87,8 +96,31 @@ impl Shared {
             .expect("shared state alive while faces run")
     }
 
+    /// Whether the single shard runs inline on the face readers.
+    pub fn is_inline(&self) -> bool {
+        self.inline.is_some()
+    }
+
+    /// Applies a message to the inline shard now; gives it back when shards run on
+    /// their own threads.
+    fn apply_inline(&self, msg: ShardMsg) -> Option<ShardMsg> {
+        let Some(core) = &self.inline else {
+            return Some(msg);
+        };
+        let mut c = core.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.clock();
+        if c.handle(now, msg) == shard::Flow::Stop {
+            self.stopping.store(true, Relaxed);
+        }
+        c.flush(now);
+        None
+    }
+
     /// Sends a control message to every shard (never dropped).
     pub fn broadcast(&self, make: impl Fn() -> ShardMsg) {
+        if self.apply_inline(make()).is_none() {
+            return;
+        }
         for s in &self.shards {
             let _ = s.tx.send(make());
         }
@@ -96,6 +128,9 @@ impl Shared {
 
     /// Sends a control message to one shard.
     pub fn send_to_shard(&self, i: usize, msg: ShardMsg) {
+        let Some(msg) = self.apply_inline(msg) else {
+            return;
+        };
         if let Some(s) = self.shards.get(i) {
             let _ = s.tx.send(msg);
         }
@@ -104,7 +139,12 @@ impl Shared {
     /// Asks every shard for its report.
     pub async fn query_shards(&self) -> Vec<ShardReport> {
         let mut rxs = Vec::new();
-        for s in &self.shards {
+        if self.is_inline() {
+            let (tx, rx) = oneshot::channel();
+            let _ = self.apply_inline(ShardMsg::Query(tx));
+            rxs.push(rx);
+        }
+        for s in self.shards.iter().filter(|_| !self.is_inline()) {
             let (tx, rx) = oneshot::channel();
             if s.tx.send(ShardMsg::Query(tx)).is_ok() {
                 rxs.push(rx);
@@ -166,7 +206,7 @@ impl Ingress for Shared {
                                 .and_then(|tok| ndnlab_core::dispatch_by_token(tok, n))
                                 .unwrap_or_else(|| self.dispatch_name(i.name()));
                             let nack = Nack::new(i, NackReason::from_code(code));
-                            Some((shard, InboundPkt::Nack(nack), fields))
+                            Some((shard, InPacket::Nack(nack), fields))
                         } else {
                             face.stats.count_in(PktKind::Interest);
                             if self.cfg.management.enabled && is_management(i.name()) {
@@ -177,7 +217,7 @@ impl Ingress for Shared {
                                 None
                             } else {
                                 let shard = self.dispatch_name(i.name());
-                                Some((shard, InboundPkt::Interest(i), fields))
+                                Some((shard, InPacket::Interest(i), fields))
                             }
                         }
                     }
@@ -196,7 +236,7 @@ impl Ingress for Shared {
                             .as_deref()
                             .and_then(|tok| ndnlab_core::dispatch_by_token(tok, n))
                             .unwrap_or_else(|| self.dispatch_name(d.name()));
-                        Some((shard, InboundPkt::Data(d), fields))
+                        Some((shard, InPacket::Data(d), fields))
                     }
                     Err(e) => {
                         tracing::trace!(face = face.id, drop = e.reason(), "bad Data");
@@ -211,12 +251,19 @@ impl Ingress for Shared {
                 }
             };
             if let Some((shard, pkt, fields)) = decoded {
-                per[shard].push(Inbound {
-                    face: face.id,
-                    pkt,
-                    meta: Self::meta(face, fields),
-                });
+                per[shard].push((FaceId(face.id), pkt, Self::meta(face, fields)));
             }
+        }
+        if let Some(core) = &self.inline {
+            // One shard, no hand-off: this reader runs the burst through the core.
+            let mut batch = per.pop().unwrap_or_default();
+            if !batch.is_empty() {
+                let mut c = core.lock().unwrap_or_else(|e| e.into_inner());
+                let now = self.clock();
+                c.packets(now, &mut batch);
+                c.flush(now);
+            }
+            return;
         }
         for (i, batch) in per.into_iter().enumerate() {
             if batch.is_empty() {
@@ -284,6 +331,9 @@ impl Daemon {
     pub async fn start(cfg: FwdConfig) -> anyhow::Result<Daemon> {
         cfg.validate()?;
         let nshards = cfg.forwarder.effective_threads();
+        // One shard runs inline on the face readers unless NDNLAB_FWD_INLINE=0
+        // (kept for measuring the hand-off; see docs/BENCHMARKS.md).
+        let inline = nshards == 1 && std::env::var("NDNLAB_FWD_INLINE").map_or(true, |v| v != "0");
         let (mgmt_tx, mgmt_rx) = mpsc::unbounded_channel();
         let mut shard_rxs = Vec::new();
         let mut shards = Vec::new();
@@ -307,6 +357,8 @@ impl Daemon {
         let shared = Arc::new_cyclic(|me| Shared {
             queue_capacity: cfg.forwarder.queue_capacity,
             dispatch_k: cfg.forwarder.dispatch_components,
+            inline: inline.then(|| Mutex::new(ShardCore::new(0, 1, &cfg))),
+            stopping: AtomicBool::new(false),
             cfg: cfg.clone(),
             faces: FaceTable::new(),
             shards,
@@ -320,12 +372,24 @@ impl Daemon {
             me: me.clone(),
         });
         let mut shard_threads = Vec::new();
-        for (i, rx) in shard_rxs.into_iter().enumerate() {
+        if inline {
             let sh = shared.clone();
             let th = std::thread::Builder::new()
-                .name(format!("ndnlab-shard-{i}"))
-                .spawn(move || shard::run(i, nshards, rx, sh))?;
+                .name("ndnlab-timers".into())
+                .spawn(move || {
+                    if let Some(core) = &sh.inline {
+                        shard::run_timers(core, &sh);
+                    }
+                })?;
             shard_threads.push(th);
+        } else {
+            for (i, rx) in shard_rxs.into_iter().enumerate() {
+                let sh = shared.clone();
+                let th = std::thread::Builder::new()
+                    .name(format!("ndnlab-shard-{i}"))
+                    .spawn(move || shard::run(i, rx, sh))?;
+                shard_threads.push(th);
+            }
         }
         let mut tasks = Vec::new();
         let manager = Manager::new(shared.clone());
@@ -348,6 +412,16 @@ impl Daemon {
                     if local.is_ipv4() { "tcp4" } else { "tcp6" },
                     local
                 ));
+            }
+            for addr in &cfg.faces.websocket.listen {
+                let (task, uri) = crate::face::websocket::listen(*addr, shared.ingress()).await?;
+                shared
+                    .channels
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(uri.clone());
+                tasks.push(task);
+                listening.push(uri);
             }
             for addr in &cfg.faces.udp.listen {
                 let ch = UdpChannel::bind(*addr, cfg.faces.udp.mtu, cfg.faces.udp.idle_timeout_s)
@@ -380,7 +454,8 @@ impl Daemon {
                 )
                 .map_err(|e| anyhow::anyhow!("cannot join multicast {}: {e}", m.group))?;
                 ch.spawn_reader(shared.ingress());
-                listening.push(format!("udp4://{} (multicast)", m.group));
+                let scheme = if m.group.is_ipv4() { "udp4" } else { "udp6" };
+                listening.push(format!("{scheme}://{} (multicast)", m.group));
             }
             // Static faces, routes and strategies.
             let mut static_ids = Vec::new();
@@ -394,6 +469,7 @@ impl Daemon {
                 )
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot create face {}: {e}", f.uri))?;
+                crate::mgmt::configure_static_face(&shared, &face, f)?;
                 static_ids.push((uri, face.id));
             }
             for r in &cfg.routes {
@@ -473,7 +549,9 @@ impl Daemon {
             self.shared.close_face(&f);
         }
         self.shared.broadcast(|| ShardMsg::Stop);
+        self.shared.stopping.store(true, Relaxed);
         for th in self.shard_threads.drain(..) {
+            th.thread().unpark();
             let _ = tokio::task::spawn_blocking(move || th.join()).await;
         }
         if let Some(p) = self.unix_path.take() {

@@ -1,40 +1,37 @@
-//! A forwarding shard: one thread owning one `ndnlab_core::Forwarder`.
+//! A forwarding shard: one `ndnlab_core::Forwarder` with the faces it sends to.
 //!
-//! It blocks on its queue until a message arrives or the core's next timer is due,
-//! then takes every message waiting (up to a burst), feeds the core, fires timers,
-//! drains all transmits and hands them to the faces grouped into one burst per face.
+//! [`ShardCore`] is the shard's state and its three steps: apply a control message,
+//! feed a burst of packets through the core (`handle_burst`), and flush (fire due
+//! timers, drain every transmit, hand them to the faces grouped into one burst per
+//! face). It runs in one of two ways:
+//!
+//! * **threaded** ([`run`]): the shard owns a thread that blocks on its queue until a
+//!   message arrives or the core's next timer is due, then takes every message
+//!   waiting (up to a burst) before it flushes;
+//! * **inline** ([`run_timers`]): with a single shard, the face reader that received a
+//!   burst runs it through the core itself, under a mutex, with no hand-off to
+//!   another thread; a small thread only fires timers while no packet arrives.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ndnlab_core::{
     CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
-    LinkType, LpMeta, OutPacket, Transmit,
+    InPacket, LinkType, LpMeta, OutPacket, Transmit,
 };
-use ndnlab_wire::{Data, Interest, Nack, Name};
+use ndnlab_wire::Name;
 use tokio::sync::oneshot;
 
 use super::Shared;
+use crate::config::FwdConfig;
 use crate::face::lp::LpFields;
 use crate::face::{FaceEntry, OutItem, PktKind};
 use crate::mgmt::rib::FibOp;
 
-/// A packet for the core.
-pub enum InboundPkt {
-    Interest(Interest),
-    Data(Data),
-    Nack(Nack),
-}
-
-/// A packet with the face it came from and its link-layer fields.
-pub struct Inbound {
-    pub face: u64,
-    pub pkt: InboundPkt,
-    pub meta: LpMeta,
-}
+/// A packet for the core: the face it came from, the packet, its link-layer fields.
+pub type Inbound = (FaceId, InPacket, LpMeta);
 
 /// What a shard reports to management.
 #[derive(Debug, Clone)]
@@ -66,26 +63,177 @@ pub enum ShardMsg {
     Stop,
 }
 
-const BURST_MSGS: usize = 64;
+/// Whether the shard keeps running after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
 
-/// The shard thread's main loop.
-pub fn run(index: usize, count: usize, rx: Receiver<ShardMsg>, shared: Arc<Shared>) {
-    let cfg = &shared.cfg;
-    let mut fw = Forwarder::new(ForwarderConfig {
-        cs_capacity: (cfg.cs.capacity / count).max(1),
-        cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
-        shard: (index, count),
-        ..Default::default()
-    });
-    fw.cs().set_admit(cfg.cs.admit);
-    fw.cs().set_serve(cfg.cs.serve);
-    let mut faces: HashMap<u64, Arc<FaceEntry>> = HashMap::new();
-    let mut out: Vec<Transmit> = Vec::with_capacity(256);
-    let mut per_face: HashMap<u64, Vec<OutItem>> = HashMap::new();
+/// Messages taken off the queue before a flush (threaded mode).
+const BURST_MSGS: usize = 64;
+/// Longest sleep of the inline mode's timer thread (new timers armed by packets
+/// are also fired by the readers themselves, so this only bounds idle latency).
+const INLINE_TIMER_TICK: Duration = Duration::from_millis(10);
+
+/// One shard's forwarder and the faces it knows.
+pub struct ShardCore {
+    index: usize,
+    count: usize,
+    fw: Forwarder,
+    faces: std::collections::HashMap<u64, Arc<FaceEntry>>,
+    out: Vec<Transmit>,
+    /// Transmits grouped per face for one flush (few faces per flush: linear search).
+    per_face: Vec<(Arc<FaceEntry>, Vec<OutItem>)>,
+}
+
+impl ShardCore {
+    /// Shard `index` of `count`, configured from `cfg` (the CS is split between shards).
+    pub fn new(index: usize, count: usize, cfg: &FwdConfig) -> Self {
+        let mut fw = Forwarder::new(ForwarderConfig {
+            cs_capacity: (cfg.cs.capacity / count).max(1),
+            cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
+            shard: (index, count),
+            network_region: cfg.tables.network_region_table(),
+            ..Default::default()
+        });
+        fw.cs().set_admit(cfg.cs.admit);
+        fw.cs().set_serve(cfg.cs.serve);
+        ShardCore {
+            index,
+            count,
+            fw,
+            faces: Default::default(),
+            out: Vec::with_capacity(256),
+            per_face: Vec::new(),
+        }
+    }
+
+    /// Runs a burst of packets through the core (drains `batch`).
+    pub fn packets(&mut self, now: u64, batch: &mut Vec<Inbound>) {
+        self.fw.handle_burst(now, batch);
+    }
+
+    /// Applies one message.
+    pub fn handle(&mut self, now: u64, msg: ShardMsg) -> Flow {
+        let (fw, count) = (&mut self.fw, self.count);
+        match msg {
+            ShardMsg::Packets(mut batch) => fw.handle_burst(now, &mut batch),
+            ShardMsg::AddFace(f) => {
+                let scope = if f.local_scope {
+                    FaceScope::Local
+                } else {
+                    FaceScope::NonLocal
+                };
+                let link = if f.multi_access {
+                    LinkType::MultiAccess
+                } else {
+                    LinkType::PointToPoint
+                };
+                fw.add_face(FaceId(f.id), scope, link);
+                self.faces.insert(f.id, f);
+            }
+            ShardMsg::RemoveFace(id) => {
+                fw.remove_face(FaceId(id), now);
+                self.faces.remove(&id);
+            }
+            ShardMsg::Fib(ops) => {
+                for op in ops.iter() {
+                    match op {
+                        FibOp::AddNextHop { prefix, face, cost } => {
+                            fw.fib().add_nexthop(prefix, FaceId(*face), *cost)
+                        }
+                        FibOp::RemoveNextHop { prefix, face } => {
+                            fw.fib().remove_nexthop(prefix, FaceId(*face));
+                        }
+                    }
+                }
+            }
+            ShardMsg::StrategySet(prefix, strategy) => {
+                if let Err(e) = fw.strategy_choice().set(&prefix, &strategy) {
+                    tracing::warn!(shard = self.index, error = %e, "strategy set failed");
+                }
+            }
+            ShardMsg::StrategyUnset(prefix) => {
+                let _ = fw.strategy_choice().unset(&prefix);
+            }
+            ShardMsg::CsConfig {
+                capacity,
+                admit,
+                serve,
+            } => {
+                if let Some(c) = capacity {
+                    fw.cs()
+                        .set_capacity((c / count).max(usize::from(c > 0)), now);
+                }
+                if let Some(a) = admit {
+                    fw.cs().set_admit(a);
+                }
+                if let Some(s) = serve {
+                    fw.cs().set_serve(s);
+                }
+            }
+            ShardMsg::CsErase {
+                prefix,
+                limit,
+                reply,
+            } => {
+                let _ = reply.send(fw.cs().erase(&prefix, limit));
+            }
+            ShardMsg::Query(reply) => {
+                let _ = reply.send(ShardReport {
+                    counters: fw.counters().clone(),
+                    n_pit: fw.pit_len(),
+                    cs: fw.cs().info(),
+                });
+            }
+            ShardMsg::Stop => return Flow::Stop,
+        }
+        Flow::Continue
+    }
+
+    /// Fires due timers, then hands every transmit to its face, one burst per face.
+    pub fn flush(&mut self, now: u64) {
+        if self.fw.poll_timeout().is_some_and(|due| due <= now) {
+            self.fw.handle_timeout(now);
+        }
+        self.fw.drain_transmits(&mut self.out);
+        if self.out.is_empty() {
+            return;
+        }
+        let n = self.out.len().min(1024);
+        for tx in self.out.drain(..) {
+            let Some(face) = self.faces.get(&tx.face.0) else {
+                continue;
+            };
+            let item = to_out_item(face, tx.packet, tx.meta);
+            match self.per_face.iter_mut().find(|(f, _)| f.id == face.id) {
+                Some((_, items)) => items.push(item),
+                None => {
+                    let mut items = Vec::with_capacity(n);
+                    items.push(item);
+                    self.per_face.push((face.clone(), items));
+                }
+            }
+        }
+        for (face, items) in self.per_face.drain(..) {
+            face.send_batch(items);
+        }
+    }
+
+    /// When the core next needs [`ShardCore::flush`] for its timers.
+    pub fn next_timer(&self) -> Option<u64> {
+        self.fw.poll_timeout()
+    }
+}
+
+/// The shard thread's main loop (threaded mode).
+pub fn run(index: usize, rx: Receiver<ShardMsg>, shared: Arc<Shared>) {
+    let mut core = ShardCore::new(index, shared.shards.len(), &shared.cfg);
     let handle = &shared.shards[index];
     loop {
         let now = shared.clock();
-        let first = match fw.poll_timeout() {
+        let first = match core.next_timer() {
             Some(due) if due <= now => None,
             Some(due) => match rx.recv_timeout(Duration::from_nanos(due - now)) {
                 Ok(m) => Some(m),
@@ -101,118 +249,36 @@ pub fn run(index: usize, count: usize, rx: Receiver<ShardMsg>, shared: Arc<Share
         let mut next = first;
         let mut taken = 0;
         while let Some(msg) = next.take() {
-            match msg {
-                ShardMsg::Packets(batch) => {
-                    handle.queued.fetch_sub(batch.len(), Relaxed);
-                    for p in batch {
-                        let from = FaceId(p.face);
-                        match p.pkt {
-                            InboundPkt::Interest(i) => fw.handle_interest(now, from, i, p.meta),
-                            InboundPkt::Data(d) => fw.handle_data(now, from, d, p.meta),
-                            InboundPkt::Nack(n) => fw.handle_nack(now, from, n, p.meta),
-                        }
-                    }
-                }
-                ShardMsg::AddFace(f) => {
-                    let scope = if f.local_scope {
-                        FaceScope::Local
-                    } else {
-                        FaceScope::NonLocal
-                    };
-                    let link = if f.multi_access {
-                        LinkType::MultiAccess
-                    } else {
-                        LinkType::PointToPoint
-                    };
-                    fw.add_face(FaceId(f.id), scope, link);
-                    faces.insert(f.id, f);
-                }
-                ShardMsg::RemoveFace(id) => {
-                    fw.remove_face(FaceId(id), now);
-                    faces.remove(&id);
-                }
-                ShardMsg::Fib(ops) => {
-                    for op in ops.iter() {
-                        match op {
-                            FibOp::AddNextHop { prefix, face, cost } => {
-                                fw.fib().add_nexthop(prefix, FaceId(*face), *cost)
-                            }
-                            FibOp::RemoveNextHop { prefix, face } => {
-                                fw.fib().remove_nexthop(prefix, FaceId(*face));
-                            }
-                        }
-                    }
-                }
-                ShardMsg::StrategySet(prefix, strategy) => {
-                    if let Err(e) = fw.strategy_choice().set(&prefix, &strategy) {
-                        tracing::warn!(shard = index, error = %e, "strategy set failed");
-                    }
-                }
-                ShardMsg::StrategyUnset(prefix) => {
-                    let _ = fw.strategy_choice().unset(&prefix);
-                }
-                ShardMsg::CsConfig {
-                    capacity,
-                    admit,
-                    serve,
-                } => {
-                    if let Some(c) = capacity {
-                        fw.cs()
-                            .set_capacity((c / count).max(usize::from(c > 0)), now);
-                    }
-                    if let Some(a) = admit {
-                        fw.cs().set_admit(a);
-                    }
-                    if let Some(s) = serve {
-                        fw.cs().set_serve(s);
-                    }
-                }
-                ShardMsg::CsErase {
-                    prefix,
-                    limit,
-                    reply,
-                } => {
-                    let _ = reply.send(fw.cs().erase(&prefix, limit));
-                }
-                ShardMsg::Query(reply) => {
-                    let _ = reply.send(ShardReport {
-                        counters: fw.counters().clone(),
-                        n_pit: fw.pit_len(),
-                        cs: fw.cs().info(),
-                    });
-                }
-                ShardMsg::Stop => return,
+            if let ShardMsg::Packets(batch) = &msg {
+                handle.queued.fetch_sub(batch.len(), Relaxed);
+            }
+            if core.handle(now, msg) == Flow::Stop {
+                return;
             }
             taken += 1;
             if taken < BURST_MSGS {
                 next = rx.try_recv().ok();
             }
         }
-        if fw.poll_timeout().is_some_and(|due| due <= now) {
-            fw.handle_timeout(now);
-        }
-        fw.drain_transmits(&mut out);
-        if out.is_empty() {
-            continue;
-        }
-        for tx in out.drain(..) {
-            let Some(face) = faces.get(&tx.face.0) else {
-                continue;
-            };
-            let item = to_out_item(face, tx.packet, tx.meta);
-            per_face.entry(face.id).or_default().push(item);
-        }
-        for (id, items) in per_face.iter_mut() {
-            if items.is_empty() {
-                continue;
-            }
-            if let Some(face) = faces.get(id) {
-                face.send_batch(std::mem::take(items));
-            }
-        }
-        if per_face.len() > 1024 {
-            per_face.retain(|id, _| faces.contains_key(id));
-        }
+        core.flush(now);
+    }
+}
+
+/// The timer thread of the inline mode: fires the core's timers while no packet
+/// arrives, until [`Shared`] says stop.
+pub fn run_timers(core: &Mutex<ShardCore>, shared: &Shared) {
+    while !shared.stopping.load(Relaxed) {
+        let wait = {
+            let mut c = core.lock().unwrap_or_else(|e| e.into_inner());
+            let now = shared.clock();
+            c.flush(now);
+            c.next_timer()
+                .map_or(INLINE_TIMER_TICK, |due| {
+                    Duration::from_nanos(due.saturating_sub(now))
+                })
+                .clamp(Duration::from_micros(100), INLINE_TIMER_TICK)
+        };
+        std::thread::park_timeout(wait);
     }
 }
 

@@ -9,6 +9,8 @@ use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind, Record, Value};
 use ndnlab_fwd::mgmt::params::{ControlParameters, ControlResponse};
 use ndnlab_wire::Name;
 
+use super::ctl_face::{self, FaceOptions};
+
 /// Control a running forwarder.
 #[derive(Args, Debug)]
 pub struct CtlArgs {
@@ -47,17 +49,31 @@ pub enum CtlCmd {
 pub enum FaceCmd {
     /// List faces.
     List,
-    /// Create a face (udp4://host:port, tcp4://host:port, ...).
+    /// Create a face (udp4://host:port, tcp4://host:port, ...), nfdc style:
+    /// `face create udp4://10.0.0.2:6363 persistency permanent reliability on`.
+    /// On an existing face, the options given are applied with faces/update.
     Create {
         remote: String,
-        /// persistent or permanent.
-        #[arg(long, default_value = "persistent")]
-        persistency: String,
+        /// nfdc options: persistency persistent|permanent, local-fields on|off,
+        /// reliability on|off, congestion-marking on|off,
+        /// congestion-marking-interval <ms>, default-congestion-threshold <bytes>,
+        /// mtu <bytes>.
+        options: Vec<String>,
+        /// persistent or permanent (same as the `persistency` option).
+        #[arg(long)]
+        persistency: Option<String>,
         #[arg(long)]
         mtu: Option<u64>,
         /// Enable LocalFields (local faces only).
         #[arg(long)]
         local_fields: bool,
+    },
+    /// Change a face (faces/update), by id or remote URI, with the options of
+    /// `face create`: `face update 300 reliability on mtu 1400`.
+    Update {
+        face: String,
+        /// The same options as `face create`.
+        options: Vec<String>,
     },
     /// Destroy a face by id or remote URI.
     Destroy { face: String },
@@ -168,27 +184,59 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
         }
         CtlCmd::Face(FaceCmd::Create {
             remote,
+            options,
             persistency,
             mtu,
             local_fields,
         }) => {
-            let persistency = match persistency.as_str() {
-                "persistent" => 0,
-                "permanent" => 2,
-                other => {
-                    anyhow::bail!("persistency must be persistent or permanent, not '{other}'")
-                }
-            };
-            let p = ControlParameters {
+            let mut opts = FaceOptions::parse(&options)?;
+            if let Some(p) = persistency {
+                opts.persistency = Some(ctl_face::persistency(&p)?);
+            }
+            if opts.persistency == Some(1) {
+                anyhow::bail!("persistency must be persistent or permanent, not 'on-demand'");
+            }
+            opts.mtu = opts.mtu.or(mtu);
+            if local_fields {
+                opts.flags |= 1;
+                opts.mask |= 1;
+            }
+            let mut p = ControlParameters {
                 uri: Some(remote),
-                face_persistency: Some(persistency),
-                mtu,
-                flags: local_fields.then_some(1),
-                mask: local_fields.then_some(1),
+                face_persistency: Some(0),
                 ..Default::default()
             };
+            opts.apply(&mut p);
             let r = c.command("faces", "create", &p)?;
-            report(json, "face-created", &r, &[200, 409])?;
+            // nfdc: an existing face gets the requested properties instead.
+            let existing = r
+                .body
+                .as_ref()
+                .and_then(|b| b.face_id)
+                .filter(|_| r.code == 409);
+            match existing {
+                Some(id) if !opts.is_empty() => {
+                    let mut u = ControlParameters {
+                        face_id: Some(id),
+                        ..Default::default()
+                    };
+                    opts.apply(&mut u);
+                    let r = c.command("faces", "update", &u)?;
+                    report(json, "face-updated", &r, &[200])?;
+                }
+                _ => report(json, "face-created", &r, &[200, 409])?,
+            }
+        }
+        CtlCmd::Face(FaceCmd::Update { face, options }) => {
+            let opts = FaceOptions::parse(&options)?;
+            let id = face_id(&mut c, &face)?;
+            let mut p = ControlParameters {
+                face_id: Some(id),
+                ..Default::default()
+            };
+            opts.apply(&mut p);
+            let r = c.command("faces", "update", &p)?;
+            report(json, "face-updated", &r, &[200])?;
         }
         CtlCmd::Face(FaceCmd::Destroy { face }) => {
             let id = face_id(&mut c, &face)?;
@@ -424,12 +472,7 @@ fn face_line(r: &Record) -> String {
         "point-to-point"
     };
     let mut flags = vec![scope, pers, link];
-    if n("flags") & 1 != 0 {
-        flags.push("local-fields");
-    }
-    if n("flags") & 4 != 0 {
-        flags.push("congestion-marking");
-    }
+    flags.extend(ctl_face::flag_names(n("flags")));
     let mtu = r.num("mtu").map_or(String::new(), |m| format!(" mtu={m}"));
     format!(
         "faceid={} remote={} local={} congestion={{base-marking-interval={}ms default-threshold={}B}}{} counters={{in={{{}i {}d {}n {}B}} out={{{}i {}d {}n {}B}}}} flags={{{}}}",
@@ -534,6 +577,11 @@ fn params_json(p: &ControlParameters) -> serde_json::Value {
         ("expirationPeriod", p.expiration_period),
         ("facePersistency", p.face_persistency),
         ("mtu", p.mtu),
+        (
+            "baseCongestionMarkingInterval",
+            p.base_congestion_marking_interval,
+        ),
+        ("defaultCongestionThreshold", p.default_congestion_threshold),
     ] {
         if let Some(v) = v {
             put(k, v.into());
@@ -571,6 +619,48 @@ fn route_text(p: &ControlParameters) -> String {
             .map_or(" expires=never".into(), |e| format!(" expires={e}ms"));
     }
     s
+}
+
+/// nfdc's face output: `id=300 local=... remote=... persistency=persistent
+/// reliability=off congestion-marking=on congestion-marking-interval=100ms
+/// default-congestion-threshold=65536B mtu=1452`.
+fn face_text(p: &ControlParameters) -> String {
+    let mut parts = Vec::new();
+    if let Some(id) = p.face_id {
+        parts.push(format!("id={id}"));
+    }
+    if let Some(u) = &p.local_uri {
+        parts.push(format!("local={u}"));
+    }
+    if let Some(u) = &p.uri {
+        parts.push(format!("remote={u}"));
+    }
+    if let Some(x) = p.face_persistency {
+        parts.push(format!(
+            "persistency={}",
+            ["persistent", "on-demand", "permanent"]
+                .get(x as usize)
+                .unwrap_or(&"?")
+        ));
+    }
+    if let Some(f) = p.flags {
+        let on = |bit: u64| if f & bit != 0 { "on" } else { "off" };
+        if f & 1 != 0 {
+            parts.push("local-fields=on".into());
+        }
+        parts.push(format!("reliability={}", on(2)));
+        parts.push(format!("congestion-marking={}", on(4)));
+    }
+    if let Some(i) = p.base_congestion_marking_interval {
+        parts.push(format!("congestion-marking-interval={}ms", i / 1_000_000));
+    }
+    if let Some(t) = p.default_congestion_threshold {
+        parts.push(format!("default-congestion-threshold={t}B"));
+    }
+    if let Some(m) = p.mtu {
+        parts.push(format!("mtu={m}"));
+    }
+    parts.join(" ")
 }
 
 fn params_text(p: &ControlParameters) -> String {
@@ -633,12 +723,19 @@ fn report(json: bool, what: &str, r: &ControlResponse, ok: &[u64]) -> anyhow::Re
         let label = if r.code == 409 { "face-exists" } else { what };
         if what.starts_with("route-") {
             println!("{label} {}", route_text(&body));
+        } else if what == "face-created" || what == "face-updated" {
+            println!("{label} {}", face_text(&body));
         } else {
             println!("{label} {}", params_text(&body));
         }
     }
     if !ok.contains(&r.code) {
-        anyhow::bail!("{} {} ({})", r.code, r.text, params_text(&body));
+        let text = if what.starts_with("face-") {
+            face_text(&body)
+        } else {
+            params_text(&body)
+        };
+        anyhow::bail!("{} {} ({text})", r.code, r.text);
     }
     Ok(())
 }

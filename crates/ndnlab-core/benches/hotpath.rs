@@ -1,0 +1,196 @@
+//! Instruction-count harness for the forwarding hot paths (docs/BENCHMARKS.md).
+//!
+//! Runs `n` CS-miss exchanges or `n` CS hits with packets built beforehand, the
+//! forwarding calls inside one non-inlined function per path, so that
+//! `valgrind --tool=callgrind --toggle-collect='hotpath::run_*'` counts exactly the
+//! forwarder's instructions (load-independent, unlike timings on a shared machine).
+//! Also prints thread-CPU nanoseconds per operation. Same setup as the `forwarding`
+//! bench: 100,000 FIB prefixes, best-route, full priority-FIFO CS, PIT tokens echoed.
+//!
+//! Run: `cargo bench -p ndnlab-core --bench hotpath -- <miss|hit> [cs_capacity] [n] [comps] [prefix]`
+//! (defaults: miss 1024 100000 4; `prefix` enables the CS's NFD-style CanBePrefix index).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ndnlab_core::{
+    FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, UnsolicitedDataPolicy,
+};
+use ndnlab_wire::{Data, Interest, Name};
+
+const CONSUMER: FaceId = FaceId(256);
+const PRODUCER: FaceId = FaceId(257);
+const FIB: u64 = 100_000;
+
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+struct Gen {
+    rng: u64,
+    next_id: u64,
+    comps: usize,
+}
+
+impl Gen {
+    fn rand(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// A new (Interest, Data) pair; both buffers already shared (as a runtime's are).
+    fn pair(&mut self) -> (Interest, Data) {
+        let p = self.rand() % FIB;
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut uri = format!("/p{p}/x/y/o{id}");
+        for c in 4..self.comps {
+            uri.push_str(&format!("/c{c}"));
+        }
+        let name = Name::from_uri(&uri).expect("valid uri");
+        let i = Interest::builder(name.clone())
+            .nonce(self.rand() as u32)
+            .lifetime_ms(4000)
+            .build_view()
+            .expect("valid Interest");
+        let d = Data::decode(
+            Data::builder(name)
+                .content(Bytes::from(vec![0x5a; 100]))
+                .freshness_ms(10_000)
+                .sign_digest(),
+        )
+        .expect("valid Data");
+        drop((i.clone(), d.clone()));
+        (i, d)
+    }
+}
+
+fn forwarder(cs: usize) -> Forwarder {
+    let mut fw = Forwarder::new(ForwarderConfig {
+        cs_capacity: cs,
+        unsolicited: UnsolicitedDataPolicy::AdmitAll,
+        ..Default::default()
+    });
+    fw.add_face(CONSUMER, FaceScope::NonLocal, LinkType::PointToPoint);
+    fw.add_face(PRODUCER, FaceScope::NonLocal, LinkType::PointToPoint);
+    fw.fib().reserve(FIB as usize);
+    for i in 0..FIB {
+        let uri = match i % 3 {
+            0 => format!("/p{i}"),
+            1 => format!("/p{i}/x"),
+            _ => format!("/p{i}/x/y"),
+        };
+        fw.fib()
+            .add_nexthop(&Name::from_uri(&uri).expect("uri"), PRODUCER, 1);
+    }
+    fw.cs().reserve(cs);
+    fw
+}
+
+#[inline(never)]
+fn run_misses(fw: &mut Forwarder, pkts: Vec<(Interest, Data)>, now: &mut u64) {
+    for (k, (i, d)) in pkts.into_iter().enumerate() {
+        *now += 1_000;
+        fw.handle_interest(*now, CONSUMER, i, LpMeta::default());
+        let t = fw.poll_transmit().expect("Interest forwarded");
+        let meta = LpMeta {
+            pit_token: t.meta.pit_token.clone(),
+            ..Default::default()
+        };
+        drop(black_box(t));
+        fw.handle_data(*now, PRODUCER, d, meta);
+        drop(black_box(fw.poll_transmit().expect("Data returned")));
+        if k % 64 == 63 {
+            fw.handle_timeout(*now);
+        }
+    }
+}
+
+#[inline(never)]
+fn run_hits(fw: &mut Forwarder, pkts: Vec<Interest>, now: u64) {
+    for (k, i) in pkts.into_iter().enumerate() {
+        fw.handle_interest(now, CONSUMER, i, LpMeta::default());
+        drop(black_box(fw.poll_transmit().expect("CS hit")));
+        if k % 64 == 63 {
+            fw.handle_timeout(now);
+        }
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; ignore flags.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let mode = args.first().map_or("miss", String::as_str).to_string();
+    let cs: usize = args.get(1).and_then(|v| v.parse().ok()).unwrap_or(1024);
+    let n: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let comps: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(4);
+    let mut g = Gen {
+        rng: 0x9E37_79B9_7F4A_7C15,
+        next_id: 0,
+        comps,
+    };
+    let mut fw = forwarder(cs);
+    if args.get(4).is_some_and(|a| a == "prefix") {
+        fw.cs().set_prefix_match(true);
+    }
+    let mut now = 1u64;
+    // Fill the CS (unsolicited Data, admitted by policy).
+    let mut names = Vec::with_capacity(cs);
+    for _ in 0..cs {
+        let (i, d) = g.pair();
+        names.push(i.name().clone());
+        fw.handle_data(now, PRODUCER, d, LpMeta::default());
+    }
+    assert_eq!(fw.cs_ref().len(), cs);
+    let (ops, elapsed) = match mode.as_str() {
+        "miss" => {
+            // Warm up (timers, pools, slabs at steady state), then measure.
+            let warm: Vec<_> = (0..n.min(20_000)).map(|_| g.pair()).collect();
+            run_misses(&mut fw, warm, &mut now);
+            let pkts: Vec<_> = (0..n).map(|_| g.pair()).collect();
+            let t0 = thread_cpu();
+            run_misses(&mut fw, pkts, &mut now);
+            let el = thread_cpu() - t0;
+            assert_eq!(fw.pit_len(), 0);
+            (n, el)
+        }
+        "hit" => {
+            let mk = |g: &mut Gen| {
+                let name = names[(g.rand() % names.len() as u64) as usize].clone();
+                let i = Interest::builder(name)
+                    .nonce(g.rand() as u32)
+                    .lifetime_ms(4000)
+                    .build_view()
+                    .expect("valid Interest");
+                drop(i.clone());
+                i
+            };
+            let warm: Vec<_> = (0..n.min(20_000)).map(|_| mk(&mut g)).collect();
+            run_hits(&mut fw, warm, now);
+            let pkts: Vec<_> = (0..n).map(|_| mk(&mut g)).collect();
+            let t0 = thread_cpu();
+            run_hits(&mut fw, pkts, now);
+            let el = thread_cpu() - t0;
+            assert_eq!(fw.counters().n_cs_misses, 0);
+            (n, el)
+        }
+        other => panic!("unknown mode {other:?}: use miss or hit"),
+    };
+    println!(
+        "{mode} cs={cs} comps={comps}: {ops} ops, {:.1} ns/op (thread CPU)",
+        elapsed.as_nanos() as f64 / ops as f64
+    );
+}

@@ -1,0 +1,108 @@
+//! Strategy names with parameters (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000`)
+//! through the management protocol and the config file, with NFD's status codes for the
+//! failures: 404 strategy not registered, 409 bad parameters.
+
+mod common;
+
+use common::TestFwd;
+use ndnlab_fwd::mgmt::client::MgmtClient;
+use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind};
+use ndnlab_fwd::mgmt::params::ControlParameters as P;
+use ndnlab_fwd::FwdConfig;
+use ndnlab_wire::Name;
+
+fn n(s: &str) -> Name {
+    Name::from_uri(s).unwrap()
+}
+
+fn set(c: &mut MgmtClient, prefix: &str, strategy: &str) -> (u64, String, Option<P>) {
+    let r = c
+        .command(
+            "strategy-choice",
+            "set",
+            &P {
+                name: Some(n(prefix)),
+                strategy: Some(n(strategy)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    (r.code, r.text, r.body)
+}
+
+fn listed(c: &mut MgmtClient) -> Vec<(String, String)> {
+    let recs = decode_records(
+        DatasetKind::Strategy,
+        &c.dataset("strategy-choice", "list").unwrap(),
+    )
+    .unwrap();
+    recs.iter()
+        .map(|r| {
+            (
+                r.text("name").unwrap_or_default().to_string(),
+                r.text("strategy").unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn parameters_are_kept_and_bad_ones_refused() {
+    let fwd = TestFwd::start("strategy-params", |_| {});
+    let mut c = fwd.client();
+
+    let asf = "/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2";
+    let (code, text, body) = set(&mut c, "/video", asf);
+    assert_eq!(code, 200, "{text}");
+    assert_eq!(body.unwrap().strategy.unwrap().to_string(), asf);
+    assert!(
+        listed(&mut c).contains(&("/video".to_string(), asf.to_string())),
+        "{:?}",
+        listed(&mut c)
+    );
+
+    // Unversioned name: the forwarder answers with the version it runs.
+    let (code, _, body) = set(&mut c, "/m", "/localhost/nfd/strategy/multicast");
+    assert_eq!(code, 200);
+    let full = body.unwrap().strategy.unwrap().to_string();
+    assert!(
+        full.starts_with("/localhost/nfd/strategy/multicast/v="),
+        "{full}"
+    );
+
+    for (strategy, want) in [
+        // below ASF's 1 s minimum probing interval
+        ("/localhost/nfd/strategy/asf/v=4/probing-interval~10", 409),
+        ("/localhost/nfd/strategy/asf/v=4/no-such-parameter~1", 409),
+        ("/localhost/nfd/strategy/asf/v=4/probing-interval~abc", 409),
+        ("/localhost/nfd/strategy/asf/v=99", 404),
+        ("/localhost/nfd/strategy/no-such-strategy", 404),
+    ] {
+        let (code, text, body) = set(&mut c, "/bad", strategy);
+        assert_eq!(code, want, "{strategy}: {text}");
+        assert!(!text.is_empty() && body.is_some(), "{strategy}");
+    }
+    // Refused choices left nothing behind.
+    assert!(!listed(&mut c).iter().any(|(p, _)| p == "/bad"));
+}
+
+#[test]
+fn config_file_strategies_take_parameters() {
+    let toml = |s: &str| format!("[[strategy]]\nprefix = \"/a\"\nstrategy = \"{s}\"\n");
+    let ok = FwdConfig::from_toml(
+        &toml("/localhost/nfd/strategy/asf/v=4/probing-interval~5000"),
+        "t.toml".as_ref(),
+    )
+    .unwrap();
+    ok.validate().unwrap();
+    let bad = FwdConfig::from_toml(
+        &toml("/localhost/nfd/strategy/asf/v=4/probing-interval~1"),
+        "t.toml".as_ref(),
+    )
+    .unwrap();
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("strategy[0].strategy") && e.contains("probing-interval"),
+        "{e}"
+    );
+}
