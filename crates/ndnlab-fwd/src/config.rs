@@ -321,7 +321,8 @@ impl Default for UdpSection {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MulticastEntry {
-    /// Group and port, e.g. `"224.0.23.170:56363"`.
+    /// Group and port, e.g. `"224.0.23.170:56363"`; IPv6 names the interface by
+    /// scope id: `"[ff02::1234%2]:56363"`.
     pub group: SocketAddr,
     /// Local interface address to join on (v4 only), default 0.0.0.0.
     #[serde(default)]

@@ -15,8 +15,10 @@
 //!   status datasets, face notifications), served only to local faces;
 //! * [`metrics`]: an optional Prometheus text endpoint.
 //!
-//! What is not implemented: LP reliability (Ack/TxSequence are ignored), WebSocket
-//! faces, IPv6 multicast, Ethernet faces, prefix announcements (`rib/announce`).
+//! NDNLPv2 reliability (TxSequence/Ack, retransmission, NFD's LpReliability) is
+//! available on UDP unicast faces ([`face::lp_reliability`]); a WebSocket listener
+//! ([`face::websocket`]) serves NDNts-style browser clients. Not implemented:
+//! Ethernet faces, prefix announcements (`rib/announce`).
 //! UDP uses `recvmmsg`/`sendmmsg` ([`face::mmsg`]); io_uring is not used.
 
 pub mod config;
