@@ -78,7 +78,7 @@
 //! ## Performance notes
 //!
 //! Prefer [`Forwarder::handle_burst`] over one call per packet: it prefetches every
-//! packet's table lines in three dependent stages before running the pipelines, which
+//! packet's table lines in dependent stages before running the pipelines, which
 //! hides most cache misses of large tables (see docs/BENCHMARKS.md). The Content
 //! Store answers a CanBePrefix Interest NFD-style (any Data under the name) only when
 //! [`ContentStore::set_prefix_match`] is enabled; by default, like NDN-DPDK, only from
