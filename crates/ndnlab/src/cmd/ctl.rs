@@ -629,20 +629,7 @@ fn face_text(p: &ControlParameters) -> String {
     if let Some(id) = p.face_id {
         parts.push(format!("id={id}"));
     }
-    if let Some(u) = &p.local_uri {
-        parts.push(format!("local={u}"));
-    }
-    if let Some(u) = &p.uri {
-        parts.push(format!("remote={u}"));
-    }
-    if let Some(x) = p.face_persistency {
-        parts.push(format!(
-            "persistency={}",
-            ["persistent", "on-demand", "permanent"]
-                .get(x as usize)
-                .unwrap_or(&"?")
-        ));
-    }
+    face_endpoints(p, &mut parts);
     if let Some(f) = p.flags {
         let on = |bit: u64| if f & bit != 0 { "on" } else { "off" };
         if f & 1 != 0 {
@@ -663,14 +650,8 @@ fn face_text(p: &ControlParameters) -> String {
     parts.join(" ")
 }
 
-fn params_text(p: &ControlParameters) -> String {
-    let mut parts = Vec::new();
-    if let Some(id) = p.face_id {
-        parts.push(format!("id={id}"));
-    }
-    if let Some(n) = &p.name {
-        parts.push(format!("prefix={n}"));
-    }
+/// `local=... remote=... persistency=...`, the fields that name a face.
+fn face_endpoints(p: &ControlParameters, parts: &mut Vec<String>) {
     if let Some(u) = &p.local_uri {
         parts.push(format!("local={u}"));
     }
@@ -685,6 +666,17 @@ fn params_text(p: &ControlParameters) -> String {
                 .unwrap_or(&"?")
         ));
     }
+}
+
+fn params_text(p: &ControlParameters) -> String {
+    let mut parts = Vec::new();
+    if let Some(id) = p.face_id {
+        parts.push(format!("id={id}"));
+    }
+    if let Some(n) = &p.name {
+        parts.push(format!("prefix={n}"));
+    }
+    face_endpoints(p, &mut parts);
     if let Some(o) = p.origin {
         parts.push(format!("origin={}", origin_name(o)));
     }
