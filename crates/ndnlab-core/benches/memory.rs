@@ -58,17 +58,11 @@ fn main() {
         l.pit_cell, l.slot, l.map_cell, pit_arith
     );
     let cs_links = 12; // policy queue links (prev, next, queue) per entry
-    let cs_arith_beyond_view = l.cs_entry - l.data_view + l.slot + l.map_cell + cs_links;
+    let cs_arith = l.cs_entry + l.slot + l.map_cell + cs_links;
     println!(
-        "CS entry by arithmetic: entry {} (of which Data view {}) + name slot {} + index cell {} + policy links {}: \
-         {} B beyond the wire bytes and the decoded view, {} B beyond the wire bytes (target <= 128)",
-        l.cs_entry,
-        l.data_view,
-        l.slot,
-        l.map_cell,
-        cs_links,
-        cs_arith_beyond_view,
-        cs_arith_beyond_view + l.data_view
+        "CS entry by arithmetic: entry {} (wire Bytes handle, freshness, slot, indirect; no decoded view) + name slot {} \
+         + index cell {} + policy links {} = {} B beyond the wire bytes (target <= 128)",
+        l.cs_entry, l.slot, l.map_cell, cs_links, cs_arith
     );
 
     let consumer = FaceId(256);
@@ -141,10 +135,8 @@ fn main() {
     let cs_heap = (live() - before) as f64 / N as f64;
     assert_eq!(fw.cs_ref().len(), N);
     println!(
-        "CS: {N} entries, heap growth {cs_heap:.1} B/entry (incl. the {} B Data view, table cells reserved for N, \
-         hash map rounding, policy links; excl. packet buffers) -> {:.1} B beyond the Data view",
-        l.data_view,
-        cs_heap - l.data_view as f64
+        "CS: {N} entries, heap growth {cs_heap:.1} B/entry beyond the wire bytes (table cells reserved for N, \
+         hash map rounding, policy links; excl. packet buffers; target <= 128)"
     );
     drop((interests, datas));
 }

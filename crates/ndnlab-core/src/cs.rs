@@ -18,20 +18,21 @@ use crate::Time;
 /// The Content Store as management sees it (the PIT-CS composite table).
 pub type ContentStore = Pcct;
 
-/// A cached Data.
 /// Fields of a removed CS entry that `cs_remove` still needs.
 struct RemovedEntry {
     indirect_from: u32,
     slot: u32,
 }
 
+/// A cached Data: its wire bytes and the few fields a lookup needs (40 B). The
+/// decoded `Data` view (200 B) is not kept: a hit re-decodes the wire (measured in
+/// docs/BENCHMARKS.md), so the CS costs <= 128 B per entry beyond the packet. The
+/// name is the slot's (a slice of this same buffer), the size is `wire.len()` and the
+/// TinyLFU frequency key is the slot's map key.
 pub(crate) struct CsEntry {
-    pub(crate) data: Data,
-    pub(crate) slot: u32,
-    /// Slot key (TinyLFU frequency key).
-    pub(crate) hash: u64,
+    pub(crate) wire: Bytes,
     pub(crate) fresh_until: Time,
-    pub(crate) size: u32,
+    pub(crate) slot: u32,
     /// Slot holding an indirect (CanBePrefix) reference to this entry.
     pub(crate) indirect_from: u32,
 }
@@ -100,6 +101,14 @@ impl CsState {
 
     pub(crate) fn reserve(&mut self, n: usize) {
         self.entries.reserve(n);
+        self.policy.reserve(n);
+    }
+
+    /// The next victim (`fresh_until` comes from the entries, not a policy copy).
+    #[inline]
+    fn victim(&mut self, now: Time) -> Option<u32> {
+        let entries = &self.entries;
+        self.policy.victim(now, |i| fresh_of(entries, i))
     }
 
     #[inline]
@@ -146,7 +155,7 @@ impl CsState {
         slots.clear();
         for &v in victims {
             if let Some(Some(e)) = self.entries.get(v as usize) {
-                crate::prefetch::prefetch(e.data.wire().as_ptr());
+                crate::prefetch::prefetch(e.wire.as_ptr());
                 slots.push(e.slot);
             }
         }
@@ -168,6 +177,15 @@ impl CsState {
     fn entry(&self, i: u32) -> &CsEntry {
         self.entries[i as usize].as_ref().expect("live CS entry")
     }
+}
+
+/// Freshness deadline of entry `i` (0 for a free cell, which no policy queue holds).
+#[inline]
+fn fresh_of(entries: &[Option<CsEntry>], i: u32) -> Time {
+    entries
+        .get(i as usize)
+        .and_then(|e| e.as_ref())
+        .map_or(0, |e| e.fresh_until)
 }
 
 /// Whether `data` can serve an Interest with these selectors, given the name
@@ -203,7 +221,8 @@ impl Pcct {
             let ok = usable(self.cs.entry(direct), mbf, now)
                 && match digest {
                     None => true,
-                    Some(d) => &self.cs.entry(direct).data.implicit_digest() == d,
+                    Some(d) => Data::decode(self.cs.entry(direct).wire.clone())
+                        .is_ok_and(|data| &data.implicit_digest() == d),
                 };
             if ok {
                 hit = Some(direct);
@@ -270,7 +289,10 @@ impl Pcct {
             .entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| e.as_ref().map(|e| (e.data.name().value(), i as u32)))
+            .filter_map(|(i, e)| {
+                e.as_ref()
+                    .map(|e| (self.slots[e.slot as usize].name.clone(), i as u32))
+            })
             .collect();
         self.cs.prefix_index = Some(index);
     }
@@ -280,10 +302,11 @@ impl Pcct {
         self.cs.prefix_index.is_some()
     }
 
-    /// The Data of CS entry `i`.
+    /// The Data of CS entry `i`, decoded again from its wire bytes (the CS keeps no
+    /// decoded view). `None` cannot happen for bytes that were decoded on the way in.
     #[inline]
-    pub(crate) fn cs_data(&self, i: u32) -> &Data {
-        &self.cs.entry(i).data
+    pub(crate) fn cs_data(&self, i: u32) -> Option<Data> {
+        Data::decode(self.cs.entry(i).wire.clone()).ok()
     }
 
     /// Insert (or refresh) `data` into the CS at slot `s` (the Data's full name).
@@ -310,10 +333,9 @@ impl Pcct {
             let e = self.cs.entries[existing as usize]
                 .as_mut()
                 .expect("live CS entry");
-            self.cs.bytes = self.cs.bytes - e.size as usize + size;
-            e.data = data.clone();
+            self.cs.bytes = self.cs.bytes - e.wire.len() + size;
+            e.wire = data.wire().clone();
             e.fresh_until = fresh_until;
-            e.size = size as u32;
             self.cs.policy.on_refresh(existing, fresh_until);
             self.slots[s as usize].name = data.name().value().clone();
             self.cs_enforce_limits(now, existing);
@@ -323,20 +345,19 @@ impl Pcct {
         // Make room; TinyLFU may refuse the newcomer instead.
         while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes
         {
-            let Some(v) = self.cs.policy.victim(now) else {
+            let Some(v) = self.cs.victim(now) else {
                 break;
             };
-            if !self.cs.policy.admit(key, self.cs.entry(v).hash) {
+            let victim_key = self.slots[self.cs.entry(v).slot as usize].key;
+            if !self.cs.policy.admit(key, victim_key) {
                 return None;
             }
             self.cs_remove(v);
         }
         let entry = CsEntry {
-            data: data.clone(),
-            slot: s,
-            hash: key,
+            wire: data.wire().clone(),
             fresh_until,
-            size: size as u32,
+            slot: s,
             indirect_from: NONE,
         };
         let i = match self.cs.free.pop() {
@@ -386,7 +407,7 @@ impl Pcct {
 
     fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
         while self.cs.count > self.cs.capacity || self.cs.bytes > self.cs.capacity_bytes {
-            match self.cs.policy.victim(now) {
+            match self.cs.victim(now) {
                 Some(v) if v != keep => self.cs_remove(v),
                 _ => break,
             }
@@ -401,15 +422,15 @@ impl Pcct {
         let Some(e) = slot.as_ref() else {
             return;
         };
-        let (size, indirect_from, e_slot) = (e.size, e.indirect_from, e.slot);
+        let (size, indirect_from, e_slot) = (e.wire.len(), e.indirect_from, e.slot);
         if let Some(index) = self.cs.prefix_index.as_mut() {
-            index.remove(e.data.name().value_bytes());
+            index.remove(&self.slots[e_slot as usize].name[..]);
         }
         *slot = None;
         self.cs.policy.on_remove(i);
         self.cs.free.push(i);
         self.cs.count -= 1;
-        self.cs.bytes -= size as usize;
+        self.cs.bytes -= size;
         let e = RemovedEntry {
             indirect_from,
             slot: e_slot,
@@ -459,7 +480,8 @@ impl Pcct {
     /// Change the replacement policy (NFD allows it only while empty; here the
     /// current entries are re-queued in their present order).
     pub fn set_policy(&mut self, kind: CsPolicyKind, now: Time) {
-        let order = self.cs.policy.eviction_order(now);
+        let entries = &self.cs.entries;
+        let order = self.cs.policy.eviction_order(now, |i| fresh_of(entries, i));
         self.cs.policy = Policy::new(kind, self.cs.capacity);
         for i in order {
             let fu = self.cs.entry(i).fresh_until;
@@ -503,7 +525,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
-                    .filter(|e| e.data.name().value_bytes().starts_with(p))
+                    .filter(|e| self.slots[e.slot as usize].name.starts_with(p))
                     .map(|_| i as u32)
             })
             .take(limit)
@@ -531,11 +553,14 @@ impl Pcct {
 
     /// Names of cached Data in eviction order (next victim first).
     pub fn eviction_order(&mut self, now: Time) -> Vec<Name> {
+        let entries = &self.cs.entries;
         self.cs
             .policy
-            .eviction_order(now)
+            .eviction_order(now, |i| fresh_of(entries, i))
             .into_iter()
-            .map(|i| self.cs.entry(i).data.name().clone())
+            .filter_map(|i| {
+                Name::from_value(self.slots[self.cs.entry(i).slot as usize].name.clone()).ok()
+            })
             .collect()
     }
 

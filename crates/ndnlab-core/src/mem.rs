@@ -19,9 +19,11 @@ pub struct Layout {
     pub out_record: usize,
     /// Name slot of the composite table (shared by the PIT entries and the CS entry of a name).
     pub slot: usize,
-    /// CS entry, including the decoded `Data` view.
+    /// CS entry (wire `Bytes`, freshness deadline, slot, indirect reference; no
+    /// decoded view: a hit decodes the wire again).
     pub cs_entry: usize,
-    /// The decoded `ndnlab_wire::Data` view inside a CS entry.
+    /// The decoded `ndnlab_wire::Data` view (not stored in the CS since the
+    /// `coreperf2` pass; built per hit).
     pub data_view: usize,
     /// The decoded `ndnlab_wire::Interest` view (not stored in the PIT).
     pub interest_view: usize,

@@ -23,8 +23,25 @@ pub struct InRecord {
     pub nonce: u32,
     /// When that Interest's lifetime ends.
     pub expiry: Time,
-    /// The downstream's PIT token, echoed on Data/Nack.
-    pub token: Option<Bytes>,
+    /// The downstream's PIT token, echoed on Data/Nack. Boxed: most downstreams
+    /// (applications) send none, and an inline `Option<Bytes>` (32 B) would cost every
+    /// PIT entry 24 B more (the memory target is <= 256 B per entry); a downstream that
+    /// does send one pays one 32 B allocation per in-record.
+    pub token: Option<Box<Bytes>>,
+}
+
+impl InRecord {
+    /// The downstream's PIT token, if any.
+    #[inline]
+    pub fn token(&self) -> Option<&Bytes> {
+        self.token.as_deref()
+    }
+
+    /// Take the token out (for the Data/Nack sent to this downstream).
+    #[inline]
+    pub fn take_token(&mut self) -> Option<Bytes> {
+        self.token.take().map(|b| *b)
+    }
 }
 
 /// An upstream the Interest was forwarded to.
@@ -149,13 +166,13 @@ impl PitEntry {
             Some(r) => {
                 r.nonce = nonce;
                 r.expiry = expiry;
-                r.token = token;
+                r.token = token.map(Box::new);
             }
             None => self.in_records.push(InRecord {
                 face,
                 nonce,
                 expiry,
-                token,
+                token: token.map(Box::new),
             }),
         }
     }

@@ -31,6 +31,11 @@ impl<const Q: usize> Lists<Q> {
         }
     }
 
+    /// Room for `n` more entries.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.links.reserve(n);
+    }
+
     /// Append `i` at the tail of queue `q`.
     pub(crate) fn push_back(&mut self, q: usize, i: u32) {
         let iu = i as usize;

@@ -10,6 +10,10 @@ impl Lru {
     pub(crate) fn new() -> Self {
         Lru { list: Lists::new() }
     }
+    /// Room for `n` more entries.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.list.reserve(n);
+    }
     #[inline]
     pub(crate) fn on_insert(&mut self, i: u32) {
         self.list.push_back(0, i);

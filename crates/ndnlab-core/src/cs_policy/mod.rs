@@ -123,12 +123,20 @@ impl Policy {
         }
     }
 
-    /// The entry to evict next.
+    /// Room for `n` more entries (policy links, priority-FIFO's staleness heap).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        match self {
+            Policy::Lru(l) | Policy::TinyLfu(l, _) => l.reserve(n),
+            Policy::PriorityFifo(p) => p.reserve(n),
+        }
+    }
+
+    /// The entry to evict next. `fresh_until(i)` is CS entry `i`'s freshness deadline.
     #[inline]
-    pub(crate) fn victim(&mut self, now: Time) -> Option<u32> {
+    pub(crate) fn victim(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Option<u32> {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.victim(),
-            Policy::PriorityFifo(p) => p.victim(now),
+            Policy::PriorityFifo(p) => p.victim(now, fresh_until),
         }
     }
 
@@ -160,10 +168,14 @@ impl Policy {
     }
 
     /// Entries in eviction order (first evicted first); for tests and management.
-    pub(crate) fn eviction_order(&mut self, now: Time) -> Vec<u32> {
+    pub(crate) fn eviction_order(
+        &mut self,
+        now: Time,
+        fresh_until: impl Fn(u32) -> Time,
+    ) -> Vec<u32> {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.order(),
-            Policy::PriorityFifo(p) => p.order(now),
+            Policy::PriorityFifo(p) => p.order(now, fresh_until),
         }
     }
 }

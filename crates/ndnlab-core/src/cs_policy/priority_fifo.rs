@@ -1,7 +1,8 @@
 //! NFD's priority FIFO: three FIFO queues, evicted in order unsolicited, stale, fresh.
 //! A fresh entry moves to the stale queue when its FreshnessPeriod ends; the move is
 //! done lazily (a min-heap of staleness times drained before picking a victim), so
-//! no timer is needed.
+//! no timer is needed. The freshness deadline itself is the CS entry's (passed in as
+//! `fresh_until(i)`), not a second copy here: the CS costs <= 128 B per entry.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,7 +17,6 @@ const FRESH: usize = 2;
 pub(crate) struct PriorityFifo {
     queues: Lists<3>,
     stale_at: BinaryHeap<Reverse<(Time, u32)>>,
-    fresh_until: Vec<Time>,
 }
 
 impl PriorityFifo {
@@ -24,8 +24,12 @@ impl PriorityFifo {
         PriorityFifo {
             queues: Lists::new(),
             stale_at: BinaryHeap::new(),
-            fresh_until: Vec::new(),
         }
+    }
+
+    /// Room for `n` more entries (the staleness heap grows only with solicited Data).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.queues.reserve(n);
     }
 
     #[inline]
@@ -35,11 +39,6 @@ impl PriorityFifo {
             return;
         }
         // An entry with no FreshnessPeriod is stale at once (fresh_until == insertion time).
-        let iu = i as usize;
-        if self.fresh_until.len() <= iu {
-            self.fresh_until.resize(iu + 1, 0);
-        }
-        self.fresh_until[iu] = fresh_until;
         self.queues.push_back(FRESH, i);
         self.stale_at.push(Reverse((fresh_until, i)));
     }
@@ -49,13 +48,16 @@ impl PriorityFifo {
         self.queues.remove(i);
     }
 
-    fn migrate(&mut self, now: Time) {
+    /// Move the fresh entries whose deadline passed to the stale queue. A heap item
+    /// `(t, i)` is current only if `i` is still fresh with deadline `t` (entries are
+    /// removed and their indices reused without touching the heap).
+    fn migrate(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) {
         while let Some(&Reverse((t, i))) = self.stale_at.peek() {
             if t > now {
                 break;
             }
             self.stale_at.pop();
-            if self.queues.queue_of(i) == Some(FRESH) && self.fresh_until[i as usize] == t {
+            if self.queues.queue_of(i) == Some(FRESH) && fresh_until(i) == t {
                 self.queues.remove(i);
                 self.queues.push_back(STALE, i);
             }
@@ -63,15 +65,14 @@ impl PriorityFifo {
         // Bound the heap: stale timers of removed entries are dropped when it grows large.
         if self.stale_at.len() > 2 * self.queues.len(FRESH) + 1024 {
             let q = &self.queues;
-            let fu = &self.fresh_until;
             self.stale_at
-                .retain(|Reverse((t, i))| q.queue_of(*i) == Some(FRESH) && fu[*i as usize] == *t);
+                .retain(|Reverse((t, i))| q.queue_of(*i) == Some(FRESH) && fresh_until(*i) == *t);
         }
     }
 
     #[inline]
-    pub(crate) fn victim(&mut self, now: Time) -> Option<u32> {
-        self.migrate(now);
+    pub(crate) fn victim(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Option<u32> {
+        self.migrate(now, fresh_until);
         self.queues
             .front(UNSOLICITED)
             .or_else(|| self.queues.front(STALE))
@@ -96,8 +97,8 @@ impl PriorityFifo {
         }
     }
 
-    pub(crate) fn order(&mut self, now: Time) -> Vec<u32> {
-        self.migrate(now);
+    pub(crate) fn order(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Vec<u32> {
+        self.migrate(now, fresh_until);
         let mut v: Vec<u32> = self.queues.iter(UNSOLICITED).collect();
         v.extend(self.queues.iter(STALE));
         v.extend(self.queues.iter(FRESH));

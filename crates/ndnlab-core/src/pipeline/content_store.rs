@@ -11,7 +11,10 @@ impl Forwarder {
     /// NFD `onContentStoreHit`: the cached Data goes back to the downstream, with the
     /// downstream's PIT token and IncomingFaceId = content store.
     pub(crate) fn content_store_hit(&mut self, _now: Time, from: FaceId, c: u32, meta: LpMeta) {
-        let data = self.pcct.cs_data(c).clone();
+        // The CS keeps wire bytes only; decoding them again cannot fail.
+        let Some(data) = self.pcct.cs_data(c) else {
+            return;
+        };
         let meta = LpMeta {
             pit_token: meta.pit_token,
             incoming_face_id: Some(FaceId::CONTENT_STORE.0),

@@ -115,12 +115,12 @@ impl Forwarder {
             self.before_satisfy(strategy, now, from, p);
             let e = self.pcct.pit_mut(p).expect("live");
             e.flags.satisfied = true;
-            for r in e.in_records.drain(..) {
+            for mut r in e.in_records.drain(..) {
                 if r.expiry <= now || (r.face == from && !ingress_adhoc) {
                     continue;
                 }
                 if !downstreams.iter().any(|(f, _)| *f == r.face) {
-                    downstreams.push((r.face, r.token));
+                    downstreams.push((r.face, r.take_token()));
                 }
             }
             e.out_records.retain(|o| o.face != from);

@@ -19,7 +19,7 @@ impl Forwarder {
         let Some(i) = e.in_records.iter().position(|r| r.face == to) else {
             return;
         };
-        let rec = e.in_records.swap_remove(i);
+        let mut rec = e.in_records.swap_remove(i);
         let Some(mut interest) = self.stored_interest(p) else {
             return;
         };
@@ -27,7 +27,7 @@ impl Forwarder {
             interest.set_nonce(rec.nonce);
         }
         let meta = LpMeta {
-            pit_token: rec.token,
+            pit_token: rec.take_token(),
             ..Default::default()
         };
         self.emit_nack(to, Nack::new(interest, reason), meta);
