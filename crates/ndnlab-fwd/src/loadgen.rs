@@ -1,10 +1,16 @@
 //! A minimal load generator for the forwarder: a consumer keeping a window of
 //! Interests in flight and a producer answering them, over a Unix socket, UDP, or an
-//! in-process app face. Packets move in bursts (one `write` for many Interests or
-//! Data; large `read`s), so the generator itself is not the first bottleneck.
-//! Every Data is a real packet: name = the Interest's name, DigestSha256 signature.
+//! in-process app face. Packets move in bursts so the generator itself is not the
+//! first bottleneck: one `write` for many Interests or Data and large `read`s on
+//! streams; `recvmmsg`/`sendmmsg` (and GSO/GRO for runs of equal-size datagrams) on
+//! UDP; dedicated threads for the in-process consumer and producer. Every Data is a
+//! real packet: name = the Interest's name, FreshnessPeriod 0, DigestSha256
+//! signature; Interests carry MustBeFresh, so no forwarder's CS can answer them.
+//! With a Data pool the consumer cycles over a fixed set of names and the producer
+//! signs each name once (see [`Producer`]): the generator then measures forwarding,
+//! not its own SHA-256.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -12,9 +18,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_wire::{Data, Interest, LpPacket, Name, Packet};
+use ndnlab_wire::{Data, Interest, Name, Packet};
 
 use crate::face::framing::next_frame;
+use crate::face::lp::{LinkSender, LpFields};
 use crate::face::mmsg;
 
 /// Counters shared by the consumer and the harness.
@@ -26,128 +33,155 @@ pub struct LoadCounters {
     pub interests: AtomicU64,
 }
 
-/// Builds the Data answering `wire` (an Interest, possibly in an LpPacket with a PIT token).
-pub fn answer(wire: Bytes, content: &Bytes, out: &mut BytesMut) -> bool {
-    let Some((data, token)) = answer_data(wire, content) else {
-        return false;
-    };
-    match token {
-        None => out.extend_from_slice(&data),
-        Some(t) => out.extend_from_slice(&LpPacket::builder().pit_token(t).fragment(data).build()),
+/// The smallest Data pool for a window: a pool smaller than the window would put
+/// the same name in flight twice (the forwarder would aggregate them in its PIT).
+pub fn check_pool(pool: usize, window: usize) -> Result<(), String> {
+    if pool != 0 && pool < window {
+        return Err(format!(
+            "data pool of {pool} names is smaller than the window of {window} Interests \
+             (the same name would be in flight twice); use a pool >= the window, or 0 for none"
+        ));
     }
-    true
-}
-
-/// Like [`answer`], but appends the reply to `out` as buffers for `writev`: the
-/// signed Data is not copied again; an LpPacket header carrying the PIT token, if
-/// one is needed, is written into `hdr` and goes in front of it.
-pub fn answer_segments(
-    wire: Bytes,
-    content: &Bytes,
-    hdr: &mut BytesMut,
-    out: &mut Vec<Bytes>,
-) -> bool {
-    let Some((data, token)) = answer_data(wire, content) else {
-        return false;
-    };
-    if let Some(t) = token {
-        use ndnlab_wire::tlv::{self, types as ty};
-        let inner = tlv::tlv_len(ty::PIT_TOKEN, t.len()) + tlv::tlv_len(ty::FRAGMENT, data.len());
-        tlv::put_header(hdr, ty::LP_PACKET, inner);
-        tlv::put_tlv(hdr, ty::PIT_TOKEN, &t);
-        tlv::put_header(hdr, ty::FRAGMENT, data.len());
-        out.push(hdr.split().freeze());
-    }
-    out.push(data);
-    true
-}
-
-/// The signed Data for an Interest (bare or in an LpPacket), and the PIT token to echo.
-fn answer_data(wire: Bytes, content: &Bytes) -> Option<(Bytes, Option<Bytes>)> {
-    let (interest, token) = match Packet::decode(wire) {
-        Ok(Packet::Interest(i)) => (i, None),
-        Ok(Packet::Lp(lp)) if lp.nack().is_none() => {
-            let i = lp.fragment().and_then(|f| Interest::decode(f).ok())?;
-            (i, lp.pit_token_bytes())
-        }
-        _ => return None,
-    };
-    let data = Data::builder(interest.name().clone())
-        .content(content.clone())
-        .freshness_ms(0)
-        .sign_digest();
-    Some((data, token))
-}
-
-/// Reads what the stream has into the spare capacity of `buf` (at least `min`
-/// bytes of room), without zeroing or copying: one `read(2)`.
-fn read_into(s: &UnixStream, buf: &mut BytesMut, min: usize) -> std::io::Result<usize> {
-    use std::os::fd::AsRawFd;
-    buf.reserve(min);
-    let spare = buf.spare_capacity_mut();
-    // SAFETY: the kernel writes at most `spare.len()` bytes into the buffer's spare
-    // capacity, which stays allocated (and unaliased) for the call.
-    let n = unsafe { libc::read(s.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-    if n < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let n = n as usize;
-    // SAFETY: the first `n` bytes of the spare capacity were just written by read(2).
-    unsafe { buf.set_len(buf.len() + n) };
-    Ok(n)
-}
-
-/// Writes every buffer with `writev`, resuming after short writes.
-fn write_all_segments(s: &mut UnixStream, segs: &mut Vec<Bytes>) -> std::io::Result<()> {
-    let mut first = 0;
-    while first < segs.len() {
-        let slices: Vec<std::io::IoSlice<'_>> = segs[first..]
-            .iter()
-            .take(512)
-            .map(|b| std::io::IoSlice::new(b))
-            .collect();
-        let r = s.write_vectored(&slices);
-        drop(slices);
-        let mut n = match r {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
-        };
-        while n > 0 {
-            let len = segs[first].len();
-            if n >= len {
-                n -= len;
-                first += 1;
-            } else {
-                bytes::Buf::advance(&mut segs[first], n);
-                n = 0;
-            }
-        }
-    }
-    segs.clear();
     Ok(())
 }
 
-/// The n-th Interest of a run under `prefix`.
+/// The producer's side: answers each Interest with a real Data (name = the
+/// Interest's name, FreshnessPeriod 0, DigestSha256 signature). With a pool of `n`
+/// entries (the consumer cycles its sequence numbers modulo `n`), each distinct
+/// name is signed once and later Interests for it are answered from the pool (a
+/// `Vec` indexed by sequence number, no re-signing); with `n = 0` every Data is
+/// built and signed afresh.
+#[derive(Debug)]
+pub struct Producer {
+    content: Bytes,
+    pool: Vec<Option<Data>>,
+    /// Data built and signed so far.
+    pub signed: u64,
+    /// Interests answered so far.
+    pub served: u64,
+}
+
+impl Producer {
+    pub fn new(content: Bytes, pool: usize) -> Producer {
+        Producer {
+            content,
+            pool: vec![None; pool],
+            signed: 0,
+            served: 0,
+        }
+    }
+
+    /// Appends the Data answering `wire` (an Interest, possibly in an LpPacket with
+    /// a PIT token, which is echoed) to `out`; false if `wire` is not an Interest.
+    pub fn answer(&mut self, wire: Bytes, out: &mut BytesMut) -> bool {
+        match self.answer_parts(wire, out) {
+            Some(data) => {
+                out.extend_from_slice(&data);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Like [`answer`](Self::answer), but only the LpPacket header echoing the PIT
+    /// token (if any) is appended to `header`; the Data itself is returned (shared
+    /// with the pool, not copied) for the caller to write right after the header.
+    pub fn answer_parts(&mut self, wire: Bytes, header: &mut BytesMut) -> Option<Bytes> {
+        let (interest, token) = match Packet::decode(wire) {
+            Ok(Packet::Interest(i)) => (i, None),
+            Ok(Packet::Lp(lp)) if lp.nack().is_none() => {
+                let i = lp.fragment().and_then(|f| Interest::decode(f).ok())?;
+                (i, lp.pit_token_bytes())
+            }
+            _ => return None,
+        };
+        let data = self.data_for(&interest);
+        if token.is_some() {
+            let fields = LpFields {
+                pit_token: token,
+                ..Default::default()
+            };
+            LinkSender::new(None, 0).encode_stream_header(&fields, data.len(), header);
+        }
+        self.served += 1;
+        Some(data)
+    }
+
+    fn data_for(&mut self, interest: &Interest) -> Bytes {
+        let name = interest.name();
+        let slot = name
+            .last()
+            .and_then(|c| c.as_sequence_num())
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n < self.pool.len());
+        if let Some(Some(d)) = slot.map(|n| &self.pool[n]) {
+            // Same slot, same name (another run's consumer gets its own Data).
+            if d.name() == name {
+                return d.wire().clone();
+            }
+        }
+        let wire = Data::builder(name.clone())
+            .content(self.content.clone())
+            .freshness_ms(0)
+            .sign_digest();
+        self.signed += 1;
+        if let Some(n) = slot {
+            self.pool[n] = Data::decode(wire.clone()).ok();
+        }
+        wire
+    }
+}
+
+/// The n-th Interest of a run under `prefix` (MustBeFresh, so a forwarder's CS,
+/// which holds the Data with FreshnessPeriod 0, can never answer it).
 pub fn interest(prefix: &Name, run: u64, n: u64) -> Bytes {
+    interest_seq(prefix, run, n, (n as u32) ^ (run as u32).rotate_left(16))
+}
+
+fn interest_seq(prefix: &Name, run: u64, seq: u64, nonce: u32) -> Bytes {
     let mut b = Name::builder();
     b.extend_name(prefix)
         .push_generic(&run.to_be_bytes())
-        .push_sequence(n);
+        .push_sequence(seq);
     Interest::builder(b.build())
-        .nonce((n as u32) ^ (run as u32).rotate_left(16))
+        .must_be_fresh(true)
+        .nonce(nonce)
         .lifetime_ms(2000)
         .build()
+}
+
+/// The consumer's Interest names: sequence numbers counting up, modulo `cycle`
+/// when a Data pool is used (0 = never wrap); the nonce follows the unwrapped count.
+#[derive(Debug, Clone)]
+pub struct Sequence {
+    prefix: Name,
+    run: u64,
+    next: u64,
+    cycle: u64,
+}
+
+impl Sequence {
+    pub fn new(prefix: Name, run: u64, cycle: usize) -> Sequence {
+        Sequence {
+            prefix,
+            run,
+            next: 0,
+            cycle: cycle as u64,
+        }
+    }
+
+    /// The next Interest.
+    pub fn next_interest(&mut self) -> Bytes {
+        let n = self.next;
+        self.next += 1;
+        let seq = if self.cycle == 0 { n } else { n % self.cycle };
+        interest_seq(
+            &self.prefix,
+            self.run,
+            seq,
+            (n as u32) ^ (self.run as u32).rotate_left(16),
+        )
+    }
 }
 
 fn classify(wire: Bytes, c: &LoadCounters) -> bool {
@@ -177,21 +211,21 @@ fn classify(wire: Bytes, c: &LoadCounters) -> bool {
     }
 }
 
-/// Producer on a stream connection until `stop`.
+/// Producer on a stream connection until `stop`; returns the Interests answered.
 pub fn produce_stream(
     mut s: UnixStream,
-    content: Bytes,
+    mut producer: Producer,
     stop: Arc<AtomicBool>,
-) -> std::io::Result<u64> {
+) -> std::io::Result<Producer> {
     s.set_read_timeout(Some(Duration::from_millis(100)))?;
     let mut inb = BytesMut::with_capacity(1 << 20);
-    let mut hdr = BytesMut::with_capacity(64 << 10);
-    let mut out: Vec<Bytes> = Vec::with_capacity(1024);
-    let mut served = 0;
+    let mut out = BytesMut::with_capacity(1 << 20);
+    let mut segs: Vec<Bytes> = Vec::with_capacity(1024);
+    let mut chunk = vec![0u8; 1 << 20];
     while !stop.load(Relaxed) {
-        match read_into(&s, &mut inb, 256 << 10) {
+        match s.read(&mut chunk) {
             Ok(0) => break,
-            Ok(_) => {}
+            Ok(n) => inb.extend_from_slice(&chunk[..n]),
             Err(e)
                 if matches!(
                     e.kind(),
@@ -203,47 +237,101 @@ pub fn produce_stream(
             Err(e) => return Err(e),
         }
         while let Ok(Some(f)) = next_frame(&mut inb) {
-            if hdr.capacity() - hdr.len() < 128 {
-                hdr = BytesMut::with_capacity(64 << 10);
+            let Some(data) = producer.answer_parts(f, &mut out) else {
+                continue;
+            };
+            if data.len() < 1024 {
+                out.extend_from_slice(&data);
+                continue;
             }
-            served += answer_segments(f, &content, &mut hdr, &mut out) as u64;
+            // Large Data go to writev from the pool's buffer, behind their header.
+            if !out.is_empty() {
+                segs.push(out.split().freeze());
+            }
+            segs.push(data);
         }
-        write_all_segments(&mut s, &mut out)?;
+        if !out.is_empty() {
+            segs.push(out.split().freeze());
+        }
+        write_all_segments(&mut s, &mut segs)?;
+        if out.capacity() < 64 * 1024 {
+            out = BytesMut::with_capacity(1 << 20);
+        }
     }
-    Ok(served)
+    Ok(producer)
 }
 
-/// Consumer on a stream connection: keeps `window` Interests in flight until `stop`.
+/// Writes every buffer of `segs` with as few `writev` calls as the socket takes.
+fn write_all_segments(s: &mut UnixStream, segs: &mut Vec<Bytes>) -> std::io::Result<()> {
+    let mut first = 0;
+    while first < segs.len() {
+        let slices: Vec<std::io::IoSlice<'_>> = segs[first..]
+            .iter()
+            .take(512)
+            .map(|b| std::io::IoSlice::new(b))
+            .collect();
+        let mut n = match s.write_vectored(&slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        while n > 0 {
+            let len = segs[first].len();
+            if n >= len {
+                n -= len;
+                first += 1;
+            } else {
+                bytes::Buf::advance(&mut segs[first], n);
+                n = 0;
+            }
+        }
+    }
+    segs.clear();
+    Ok(())
+}
+
+fn bad_pool(pool: usize, window: usize) -> std::io::Result<()> {
+    check_pool(pool, window).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+}
+
+/// Consumer on a stream connection: keeps `window` Interests in flight until `stop`;
+/// with `pool` > 0 the names cycle over `pool` sequence numbers (see [`Producer`]).
 pub fn consume_stream(
     mut s: UnixStream,
     prefix: Name,
     window: usize,
+    pool: usize,
     c: Arc<LoadCounters>,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
+    bad_pool(pool, window)?;
     s.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let run = std::process::id() as u64 ^ (Instant::now().elapsed().as_nanos() as u64);
-    let mut next = 0u64;
+    let mut seq = Sequence::new(prefix, std::process::id() as u64, pool);
     let mut out = BytesMut::with_capacity(window * 64);
     for _ in 0..window {
-        out.extend_from_slice(&interest(&prefix, run, next));
-        next += 1;
+        out.extend_from_slice(&seq.next_interest());
     }
     s.write_all(&out)?;
     c.interests.fetch_add(window as u64, Relaxed);
     let mut inb = BytesMut::with_capacity(4 << 20);
+    let mut chunk = vec![0u8; 4 << 20];
     let mut last_progress = Instant::now();
     while !stop.load(Relaxed) {
-        match read_into(&s, &mut inb, 1 << 20) {
+        let n = match s.read(&mut chunk) {
             Ok(0) => break,
-            Ok(_) => {}
+            Ok(n) => n,
             Err(e)
                 if matches!(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
+                ) =>
+            {
+                0
+            }
             Err(e) => return Err(e),
-        }
+        };
+        inb.extend_from_slice(&chunk[..n]);
         out.clear();
         let mut done = 0;
         while let Ok(Some(f)) = next_frame(&mut inb) {
@@ -257,8 +345,7 @@ pub fn consume_stream(
             last_progress = Instant::now();
         }
         for _ in 0..done {
-            out.extend_from_slice(&interest(&prefix, run, next));
-            next += 1;
+            out.extend_from_slice(&seq.next_interest());
         }
         if !out.is_empty() {
             s.write_all(&out)?;
@@ -322,7 +409,11 @@ fn send_udp_all(s: &UdpSocket, to: SocketAddr, dgrams: &[Bytes]) -> std::io::Res
 
 /// Producer on a UDP socket connected to the forwarder: `recvmmsg` a burst of
 /// Interests, `sendmmsg` the burst of Data.
-pub fn produce_udp(s: UdpSocket, content: Bytes, stop: Arc<AtomicBool>) -> std::io::Result<u64> {
+pub fn produce_udp(
+    s: UdpSocket,
+    mut producer: Producer,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<Producer> {
     s.set_nonblocking(true)?;
     let fwd = s.peer_addr()?;
     let mut bufs = mmsg::RecvBufs::new(mmsg::BATCH, 65536);
@@ -330,7 +421,6 @@ pub fn produce_udp(s: UdpSocket, content: Bytes, stop: Arc<AtomicBool>) -> std::
     let mut inb = Vec::with_capacity(mmsg::BATCH);
     let mut replies = Vec::with_capacity(mmsg::BATCH);
     let mut out = BytesMut::with_capacity(1 << 20);
-    let mut served = 0;
     while !stop.load(Relaxed) {
         recv_udp_burst(
             &s,
@@ -341,14 +431,13 @@ pub fn produce_udp(s: UdpSocket, content: Bytes, stop: Arc<AtomicBool>) -> std::
         )?;
         replies.clear();
         for p in inb.drain(..) {
-            if answer(p, &content, &mut out) {
-                served += 1;
+            if producer.answer(p, &mut out) {
                 replies.push(out.split().freeze());
             }
         }
         send_udp_all(&s, fwd, &replies)?;
     }
-    Ok(served)
+    Ok(producer)
 }
 
 /// Consumer on a UDP socket connected to the forwarder: keeps `window` Interests in
@@ -357,17 +446,15 @@ pub fn consume_udp(
     s: UdpSocket,
     prefix: Name,
     window: usize,
+    pool: usize,
     c: Arc<LoadCounters>,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
+    bad_pool(pool, window)?;
     s.set_nonblocking(true)?;
     let fwd = s.peer_addr()?;
-    let run = std::process::id() as u64 ^ 0x55;
-    let mut next = 0u64;
-    let mut out: Vec<Bytes> = (0..window as u64)
-        .map(|n| interest(&prefix, run, n))
-        .collect();
-    next += window as u64;
+    let mut seq = Sequence::new(prefix, std::process::id() as u64 ^ 0x55, pool);
+    let mut out: Vec<Bytes> = (0..window).map(|_| seq.next_interest()).collect();
     send_udp_all(&s, fwd, &out)?;
     c.interests.fetch_add(window as u64, Relaxed);
     let mut bufs = mmsg::RecvBufs::new(mmsg::BATCH, 65536);
@@ -397,8 +484,7 @@ pub fn consume_udp(
         }
         last_progress = Instant::now();
         out.clear();
-        out.extend((next..next + refill as u64).map(|n| interest(&prefix, run, n)));
-        next += refill as u64;
+        out.extend((0..refill).map(|_| seq.next_interest()));
         send_udp_all(&s, fwd, &out)?;
         c.interests.fetch_add(refill as u64, Relaxed);
     }
@@ -483,11 +569,14 @@ pub async fn run_inproc(
     daemon: &crate::Daemon,
     payload: usize,
     window: usize,
+    pool: usize,
     warmup: Duration,
     duration: Duration,
 ) -> (Measured, Vec<(String, f64)>) {
     let prefix = Name::from_uri("/ndnlab/bench").expect("literal");
     let content = Bytes::from(vec![0xA5u8; payload]);
+    // The pool must cover the window (checked by the caller too).
+    let pool = if pool == 0 { 0 } else { pool.max(window) };
     let mut prod = daemon.app_face("bench-producer");
     daemon.register_route(&prefix, prod.id(), 0).await;
     let mut cons = daemon.app_face("bench-consumer");
@@ -496,6 +585,7 @@ pub async fn run_inproc(
     let (s1, s2) = (stop.clone(), stop.clone());
     let tick = Duration::from_millis(100);
     let producer = dedicated("bench-producer", move || async move {
+        let mut producer = Producer::new(content, pool);
         let mut out = BytesMut::new();
         while !s1.load(Relaxed) {
             let burst = match tokio::time::timeout(tick, prod.recv_burst()).await {
@@ -505,7 +595,7 @@ pub async fn run_inproc(
             };
             let mut replies = Vec::with_capacity(burst.len());
             for p in burst {
-                if answer(p, &content, &mut out) {
+                if producer.answer(p, &mut out) {
                     replies.push(out.split().freeze());
                 }
             }
@@ -514,12 +604,8 @@ pub async fn run_inproc(
     });
     let c2 = counters.clone();
     let consumer = dedicated("bench-consumer", move || async move {
-        let run = 7u64;
-        let mut next = 0u64;
-        let first: Vec<Bytes> = (0..window as u64)
-            .map(|n| interest(&prefix, run, n))
-            .collect();
-        next += window as u64;
+        let mut seq = Sequence::new(prefix, 7, pool);
+        let first: Vec<Bytes> = (0..window).map(|_| seq.next_interest()).collect();
         cons.send_burst(first);
         let mut last_progress = Instant::now();
         while !s2.load(Relaxed) {
@@ -540,10 +626,7 @@ pub async fn run_inproc(
                 continue;
             }
             last_progress = Instant::now();
-            let more: Vec<Bytes> = (next..next + done as u64)
-                .map(|n| interest(&prefix, run, n))
-                .collect();
-            next += done as u64;
+            let more: Vec<Bytes> = (0..done).map(|_| seq.next_interest()).collect();
             c2.interests.fetch_add(done as u64, Relaxed);
             cons.send_burst(more);
         }
@@ -619,4 +702,62 @@ pub fn thread_cpu_seconds() -> Vec<(String, f64)> {
     }
     by_name.sort_by(|a, b| a.0.cmp(&b.0));
     by_name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndnlab_wire::DigestSha256;
+
+    fn data_of(out: &mut BytesMut) -> Data {
+        Data::decode(out.split().freeze()).unwrap()
+    }
+
+    #[test]
+    fn pool_signs_each_name_once_and_checks_the_name() {
+        let prefix = Name::from_uri("/p").unwrap();
+        let mut p = Producer::new(Bytes::from_static(b"hello"), 4);
+        let mut seq = Sequence::new(prefix.clone(), 1, 4);
+        let mut out = BytesMut::new();
+        let mut first = Vec::new();
+        for _ in 0..4 {
+            assert!(p.answer(seq.next_interest(), &mut out));
+            first.push(data_of(&mut out));
+        }
+        // The second cycle: same names, new nonces, the same Data bytes.
+        for d in &first {
+            let i = seq.next_interest();
+            let int = Interest::decode(i.clone()).unwrap();
+            assert!(int.must_be_fresh());
+            assert_eq!(int.name(), d.name());
+            assert!(p.answer(i, &mut out));
+            assert_eq!(data_of(&mut out).wire(), d.wire());
+        }
+        assert_eq!((p.signed, p.served), (4, 8));
+        let d = &first[0];
+        assert_eq!(d.freshness_period(), Some(Duration::ZERO));
+        assert!(DigestSha256::verify(
+            d.signed_portion(),
+            d.signature_value()
+        ));
+        // Another run's name in the same slot gets its own Data.
+        let other = Sequence::new(prefix, 2, 4).next_interest();
+        assert!(p.answer(other.clone(), &mut out));
+        assert_eq!(
+            data_of(&mut out).name(),
+            Interest::decode(other).unwrap().name()
+        );
+        assert_eq!(p.signed, 5);
+    }
+
+    #[test]
+    fn without_pool_every_data_is_signed() {
+        let mut p = Producer::new(Bytes::from_static(b"x"), 0);
+        let i = interest(&Name::from_uri("/p").unwrap(), 1, 0);
+        let mut out = BytesMut::new();
+        assert!(p.answer(i.clone(), &mut out));
+        assert!(p.answer(i, &mut out));
+        assert_eq!(p.signed, 2);
+        assert!(!p.answer(Bytes::from_static(b"\x06\x00"), &mut out));
+    }
 }

@@ -273,11 +273,15 @@ fn loadgen_udp_bursts_through_a_forwarder() {
     let counters = Arc::new(loadgen::LoadCounters::default());
     let content = Bytes::from(vec![7u8; 100]);
     let s1 = stop.clone();
-    let producer = std::thread::spawn(move || loadgen::produce_udp(ps, content, s1).unwrap());
+    let producer = std::thread::spawn(move || {
+        loadgen::produce_udp(ps, loadgen::Producer::new(content, 0), s1)
+            .unwrap()
+            .served
+    });
     let cs = loadgen::udp_to(addr).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
     let consumer =
-        std::thread::spawn(move || loadgen::consume_udp(cs, prefix, 32, c2, s2).unwrap());
+        std::thread::spawn(move || loadgen::consume_udp(cs, prefix, 32, 0, c2, s2).unwrap());
     let m = loadgen::measure(
         &counters,
         Duration::from_millis(200),
@@ -311,6 +315,7 @@ fn loadgen_inproc_reports_exchanges_and_thread_cpu() {
             &d,
             100,
             64,
+            0,
             Duration::from_millis(200),
             Duration::from_millis(500),
         )
@@ -324,9 +329,9 @@ fn loadgen_inproc_reports_exchanges_and_thread_cpu() {
     assert!(consumer.is_some_and(|(_, s)| *s > 0.0), "{cpu:?}");
 }
 
-/// The load generator's stream producer (Data written with `writev`, PIT tokens in
-/// hand-built LpPacket headers) and consumer (reads straight into its buffer)
-/// through a forwarder's Unix socket, with 8 KB payloads.
+/// The load generator's stream producer (PIT tokens echoed in LpPackets) and
+/// consumer through a forwarder's Unix socket, with 8 KB payloads: every Data comes
+/// back whole (the forwarder writes them with `writev`, without a copy).
 #[test]
 fn loadgen_stream_bursts_through_a_forwarder() {
     use ndnlab_fwd::loadgen;
@@ -351,11 +356,13 @@ fn loadgen_stream_bursts_through_a_forwarder() {
     let counters = Arc::new(loadgen::LoadCounters::default());
     let s1 = stop.clone();
     let content = Bytes::from(vec![9u8; 8192]);
-    let producer = std::thread::spawn(move || loadgen::produce_stream(ps, content, s1).unwrap());
+    let producer = std::thread::spawn(move || {
+        loadgen::produce_stream(ps, loadgen::Producer::new(content, 0), s1).unwrap()
+    });
     let cs = std::os::unix::net::UnixStream::connect(&f.socket).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
     let consumer =
-        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, c2, s2).unwrap());
+        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, 0, c2, s2).unwrap());
     let m = loadgen::measure(
         &counters,
         Duration::from_millis(200),
@@ -367,4 +374,73 @@ fn loadgen_stream_bursts_through_a_forwarder() {
     assert!(m.exchanges > 50, "only {} exchanges", m.exchanges);
     assert_eq!(m.nacks, 0);
     assert_eq!(m.payload_bytes, m.exchanges * 8192);
+}
+
+/// With a Data pool the consumer cycles over 128 names and the producer signs each
+/// once; Interests are MustBeFresh and Data FreshnessPeriod 0, so the forwarder's CS
+/// never answers: every Interest reaches the producer and the CS counts no hit.
+#[test]
+fn loadgen_data_pool_signs_once_and_bypasses_the_cs() {
+    use ndnlab_fwd::loadgen;
+    use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind};
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::sync::Arc;
+    let f = TestFwd::start("lg-pool", |_| {});
+    let prefix = n("/lg/pool");
+    let mut reg = f.client();
+    let r = reg
+        .command(
+            "rib",
+            "register",
+            &P {
+                name: Some(prefix.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.code, 200, "{}", r.text);
+    let ps = reg.into_unix().expect("a Unix connection");
+    let stop = Arc::new(AtomicBool::new(false));
+    let counters = Arc::new(loadgen::LoadCounters::default());
+    let s1 = stop.clone();
+    let content = Bytes::from(vec![3u8; 8192]);
+    let producer = std::thread::spawn(move || {
+        loadgen::produce_stream(ps, loadgen::Producer::new(content, 128), s1).unwrap()
+    });
+    let cs = std::os::unix::net::UnixStream::connect(&f.socket).unwrap();
+    let (s2, c2) = (stop.clone(), counters.clone());
+    let consumer =
+        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, 128, c2, s2).unwrap());
+    let m = loadgen::measure(
+        &counters,
+        Duration::from_millis(200),
+        Duration::from_millis(500),
+    );
+    stop.store(true, Relaxed);
+    consumer.join().unwrap();
+    let p = producer.join().unwrap();
+    let (sent, got) = (
+        counters.interests.load(Relaxed),
+        counters.exchanges.load(Relaxed),
+    );
+    assert!(m.exchanges > 256, "only {} exchanges", m.exchanges);
+    assert_eq!(m.nacks, 0);
+    assert_eq!(m.payload_bytes, m.exchanges * 8192);
+    // Each of the 128 names was signed once, however often it was asked for.
+    assert_eq!(p.signed, 128, "signed {} Data", p.signed);
+    // Every Interest reached the producer (at most a window still in flight at the stop).
+    assert!(p.served >= got && p.served + 64 >= sent && p.served <= sent);
+    let mut c = f.client();
+    let info = decode_records(DatasetKind::Cs, &c.dataset("cs", "info").unwrap()).unwrap();
+    assert_eq!(info[0].num("nHits"), Some(0), "{info:?}");
+    assert!(info[0].num("nMisses").unwrap() >= got, "{info:?}");
+}
+
+/// A pool smaller than the window is refused with a message saying why.
+#[test]
+fn loadgen_data_pool_smaller_than_window_is_an_error() {
+    let e = ndnlab_fwd::loadgen::check_pool(32, 64).unwrap_err();
+    assert!(e.contains("smaller than the window"), "{e}");
+    assert!(ndnlab_fwd::loadgen::check_pool(0, 64).is_ok());
+    assert!(ndnlab_fwd::loadgen::check_pool(64, 64).is_ok());
 }

@@ -410,7 +410,26 @@ impl LinkSender {
         tlv::put_tlv(out, t::FRAGMENT, pkt);
     }
 
-    /// Encodes `pkt` into one or more datagrams (fragmenting beyond the MTU).
+    /// Appends only the LpPacket header for `pkt` (`pkt_len` bytes) with `fields`:
+    /// the LpPacket TLV header, the fields and the Fragment TLV header, so that the
+    /// caller writes `pkt` itself right after (e.g. as its own `writev` buffer, without
+    /// copying a large payload). Header and packet together are exactly what
+    /// [`encode_stream`](Self::encode_stream) writes. Nothing is appended when
+    /// `fields` is empty (the packet goes bare).
+    pub fn encode_stream_header(&self, fields: &LpFields, pkt_len: usize, out: &mut BytesMut) {
+        if fields.is_empty() {
+            return;
+        }
+        let flen = fields.encoded_len();
+        let inner = flen + tlv::tlv_len(t::FRAGMENT, pkt_len);
+        out.reserve(tlv::tlv_len(t::LP_PACKET, inner) - pkt_len);
+        tlv::put_header(out, t::LP_PACKET, inner);
+        fields.encode(out);
+        tlv::put_header(out, t::FRAGMENT, pkt_len);
+    }
+
+    /// Encodes `pkt` into one or more datagrams (fragmenting beyond the MTU). The
+    /// fragments of one packet share one buffer (one allocation per packet).
     pub fn encode_datagrams(&mut self, fields: &LpFields, pkt: &Bytes, out: &mut Vec<Bytes>) {
         self.encode_with_mtu(self.mtu, fields, pkt, out);
     }
@@ -441,6 +460,9 @@ impl LinkSender {
         let count = pkt.len().div_ceil(payload) as u64;
         let base = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(count);
+        // One buffer for all the fragments, each frozen off its front: the
+        // headers are at most FRAG_OVERHEAD bytes (and the fields on the first).
+        let mut b = BytesMut::with_capacity(pkt.len() + count as usize * FRAG_OVERHEAD + flen);
         for (i, chunk) in pkt.chunks(payload).enumerate() {
             let i = i as u64;
             let mut inner = 10
@@ -450,7 +472,7 @@ impl LinkSender {
             if i == 0 {
                 inner += flen;
             }
-            let mut b = BytesMut::with_capacity(tlv::tlv_len(t::LP_PACKET, inner));
+            debug_assert!(tlv::tlv_len(t::LP_PACKET, inner) <= b.capacity() - b.len());
             tlv::put_header(&mut b, t::LP_PACKET, inner);
             tlv::put_header(&mut b, t::SEQUENCE, 8);
             b.put_u64(base.wrapping_add(i));
@@ -460,7 +482,7 @@ impl LinkSender {
                 fields.encode(&mut b);
             }
             tlv::put_tlv(&mut b, t::FRAGMENT, chunk);
-            out.push(b.freeze());
+            out.push(b.split().freeze());
         }
     }
 }
@@ -808,6 +830,59 @@ mod tests {
         let (f, p) = LinkReceiver::new().receive(0, frame).unwrap().unwrap();
         assert_eq!(f, fields);
         assert_eq!(p, d);
+    }
+
+    #[test]
+    fn stream_header_plus_packet_equals_encode_stream() {
+        let d = data(9000);
+        let tx = LinkSender::new(None, 0);
+        for fields in [
+            LpFields::default(),
+            LpFields {
+                pit_token: Some(Bytes::from_static(&[1, 2, 3, 4, 5, 6, 7, 8])),
+                ..Default::default()
+            },
+            LpFields {
+                pit_token: Some(Bytes::from_static(&[7; 32])),
+                incoming_face_id: Some(70_000),
+                congestion_mark: 1,
+                ..Default::default()
+            },
+        ] {
+            let mut whole = BytesMut::new();
+            LinkSender::new(None, 0).encode_stream(&fields, &d, &mut whole);
+            let mut header = BytesMut::new();
+            tx.encode_stream_header(&fields, d.len(), &mut header);
+            if fields.is_empty() {
+                assert!(header.is_empty());
+            }
+            header.extend_from_slice(&d);
+            assert_eq!(header, whole);
+        }
+    }
+
+    #[test]
+    fn fragments_of_a_packet_share_one_contiguous_buffer() {
+        let d = data(65_536);
+        let fields = LpFields {
+            pit_token: Some(Bytes::from_static(&[9; 8])),
+            ..Default::default()
+        };
+        let mut frags = Vec::new();
+        LinkSender::new(Some(1452), 1).encode_datagrams(&fields, &d, &mut frags);
+        assert!(frags.len() > 40);
+        for w in frags.windows(2) {
+            assert!(w[0].len() <= 1452);
+            // The next fragment starts where this one ends.
+            assert_eq!(w[0].as_ptr().wrapping_add(w[0].len()), w[1].as_ptr());
+        }
+        let mut rx = LinkReceiver::new();
+        let mut got = None;
+        for f in frags {
+            got = rx.receive(0, f).unwrap().or(got);
+        }
+        let (f, p) = got.expect("reassembled");
+        assert_eq!((f, p), (fields, d));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! the buffer ([`super::framing`]), handing the whole burst to the router. The writer
 //! takes every burst waiting in the face's queue and writes it with as few `writev`
 //! calls as the socket accepts: small packets and LpPacket headers are encoded back to
-//! back into one buffer, bare packets of 1 KiB or more are written from their own
-//! buffer without a copy. Streams never fragment (app faces).
+//! back into one buffer, packets of 1 KiB or more are written from their own buffer
+//! without a copy (behind their LpPacket header, written into the shared buffer, when
+//! they carry a PIT token or other fields). Streams never fragment (app faces).
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -136,12 +137,15 @@ async fn write_loop<W: AsyncWrite + Unpin>(
                     it.fields.congestion_mark = 1;
                     face.stats.congestion_marks.fetch_add(1, Relaxed);
                 }
-                if it.fields.is_empty() && it.pkt.len() >= ZERO_COPY_MIN {
-                    // A large bare packet goes to writev as it is (no copy).
+                if it.pkt.len() >= ZERO_COPY_MIN {
+                    // A large packet goes to writev as it is (no copy), behind its
+                    // LpPacket header (PIT token etc.) if it has one.
+                    let before = buf.len();
+                    link.encode_stream_header(&it.fields, it.pkt.len(), &mut buf);
+                    total += buf.len() - before + it.pkt.len();
                     if !buf.is_empty() {
                         segs.push(buf.split().freeze());
                     }
-                    total += it.pkt.len();
                     segs.push(it.pkt);
                 } else {
                     let before = buf.len();
@@ -166,7 +170,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
-/// Bare packets at least this long are written from their own buffer (writev)
+/// Packets at least this long are written from their own buffer (writev)
 /// instead of being copied into the burst buffer.
 const ZERO_COPY_MIN: usize = 1024;
 /// Most buffers in one `writev` (Linux IOV_MAX is 1024).

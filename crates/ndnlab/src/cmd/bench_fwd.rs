@@ -44,12 +44,30 @@ pub struct FwdBenchArgs {
     /// Forwarding threads per forwarder.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Data pool: the consumer cycles over N names (N >= window) and the producer
+    /// signs each once, then answers from its cache; 0 = every Data signed afresh.
+    /// Default: on for payloads >= 1 KB (N = 64 MiB / payload, clamped to
+    /// window..=8192), off below. Interests are MustBeFresh and Data
+    /// FreshnessPeriod 0 either way, so forwarders' caches never answer.
+    #[arg(long)]
+    pub data_pool: Option<usize>,
     /// Seconds measured (after 1 s of warm-up).
     #[arg(long, default_value_t = 5.0)]
     pub duration: f64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+impl FwdBenchArgs {
+    /// The Data pool size in effect (0 = none).
+    pub fn pool(&self) -> usize {
+        match self.data_pool {
+            Some(n) => n,
+            None if self.payload >= 1024 => ((64 << 20) / self.payload).clamp(self.window, 8192),
+            None => 0,
+        }
+    }
 }
 
 struct FwdProc {
@@ -135,6 +153,7 @@ pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build; figures are meaningless (use --release)");
     }
+    loadgen::check_pool(a.pool(), a.window).map_err(|e| anyhow::anyhow!("--data-pool: {e}"))?;
     let warmup = Duration::from_secs(1);
     let duration = Duration::from_secs_f64(a.duration);
     let (m, cpu) = match a.transport.as_str() {
@@ -155,15 +174,24 @@ pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
             "{}",
             serde_json::json!({
                 "transport": a.transport, "payload": a.payload, "hops": a.hops, "link": a.link,
-                "window": a.window, "threads": a.threads, "seconds": m.seconds,
+                "window": a.window, "threads": a.threads, "data_pool": a.pool(), "seconds": m.seconds,
                 "exchanges": m.exchanges, "exchanges_per_s": m.rate(), "goodput_gbps": m.gbits(),
                 "nacks": m.nacks, "cpu": cpu_json,
             })
         );
     } else {
         println!(
-            "transport={} payload={}B hops={} link={} window={} threads={}",
-            a.transport, a.payload, a.hops, a.link, a.window, a.threads
+            "transport={} payload={}B hops={} link={} window={} threads={} data-pool={}",
+            a.transport,
+            a.payload,
+            a.hops,
+            a.link,
+            a.window,
+            a.threads,
+            match a.pool() {
+                0 => "off (every Data signed afresh)".to_string(),
+                n => format!("{n} names (each signed once)"),
+            }
         );
         println!(
             "  {:.0} exchanges/s   {:.3} Gbit/s goodput   {} nacks   ({} exchanges in {:.2} s)",
@@ -200,10 +228,10 @@ fn run_inproc(
     let mut cfg = ndnlab_fwd::FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = a.threads;
-    let (payload, window) = (a.payload, a.window);
+    let (payload, window, pool) = (a.payload, a.window, a.pool());
     rt.block_on(async move {
         let d = ndnlab_fwd::Daemon::start(cfg).await?;
-        let (m, cpu) = loadgen::run_inproc(&d, payload, window, warmup, duration).await;
+        let (m, cpu) = loadgen::run_inproc(&d, payload, window, pool, warmup, duration).await;
         d.shutdown().await;
         // Threads that used less than 0.1% of a core are left out.
         let cpu = cpu
@@ -253,7 +281,8 @@ fn run_procs(
     }
     let first = &fwds[0];
     let last = &fwds[fwds.len() - 1];
-    let content = Bytes::from(vec![0xA5u8; a.payload]);
+    let answerer = loadgen::Producer::new(Bytes::from(vec![0xA5u8; a.payload]), a.pool());
+    let pool = a.pool();
     let stop = Arc::new(AtomicBool::new(false));
     let counters = Arc::new(LoadCounters::default());
     let (producer, consumer);
@@ -271,10 +300,10 @@ fn run_procs(
         )?;
         let ps = reg.into_unix().context("producer connection")?;
         let s = stop.clone();
-        producer = std::thread::spawn(move || loadgen::produce_stream(ps, content, s).map(|_| ()));
+        producer = std::thread::spawn(move || loadgen::produce_stream(ps, answerer, s).map(|_| ()));
         let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
         let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
-        consumer = std::thread::spawn(move || loadgen::consume_stream(cs, p, w, c, s));
+        consumer = std::thread::spawn(move || loadgen::consume_stream(cs, p, w, pool, c, s));
     } else {
         let last_udp: SocketAddr = last
             .listener("udp4")?
@@ -311,10 +340,10 @@ fn run_procs(
             },
         )?;
         let s = stop.clone();
-        producer = std::thread::spawn(move || loadgen::produce_udp(ps, content, s).map(|_| ()));
+        producer = std::thread::spawn(move || loadgen::produce_udp(ps, answerer, s).map(|_| ()));
         let cs = loadgen::udp_to(first_udp)?;
         let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
-        consumer = std::thread::spawn(move || loadgen::consume_udp(cs, p, w, c, s));
+        consumer = std::thread::spawn(move || loadgen::consume_udp(cs, p, w, pool, c, s));
     }
     let me = std::process::id();
     let pids: Vec<(String, u32)> = std::iter::once(("load generator".to_string(), me))
