@@ -305,6 +305,17 @@ pub struct CongestionMarker {
 }
 
 impl CongestionMarker {
+    /// Sets the CongestionMark of a packet `face` sends now, and counts it, when the face
+    /// has marking on and its queue has stayed above the threshold long enough.
+    pub fn mark(&mut self, face: &FaceEntry, now: u64, fields: &mut LpFields) {
+        if face.congestion_marking.load(Relaxed)
+            && self.should_mark(now, face.queued_bytes(), &face.marking_limits())
+        {
+            fields.congestion_mark = 1;
+            face.stats.congestion_marks.fetch_add(1, Relaxed);
+        }
+    }
+
     /// Whether to mark the packet being sent now with `queued` bytes behind it.
     pub fn should_mark(&mut self, now: u64, queued: usize, limits: &FaceLimits) -> bool {
         if queued <= limits.congestion_threshold {

@@ -130,13 +130,9 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         let mut next = Some(first);
         while let Some(items) = next.take() {
             face.dequeued(&items);
-            let marking = face.congestion_marking.load(Relaxed);
             let now = ingress.now();
             for mut it in items {
-                if marking && marker.should_mark(now, face.queued_bytes(), &face.marking_limits()) {
-                    it.fields.congestion_mark = 1;
-                    face.stats.congestion_marks.fetch_add(1, Relaxed);
-                }
+                marker.mark(face, now, &mut it.fields);
                 if it.pkt.len() >= ZERO_COPY_MIN {
                     // A large packet goes to writev as it is (no copy), behind its
                     // LpPacket header (PIT token etc.) if it has one.

@@ -245,13 +245,9 @@ impl UdpChannel {
                     let mut next = Some(items);
                     while let Some(items) = next.take() {
                         face.dequeued(&items);
-                        let marking = face.congestion_marking.load(Relaxed);
                         let now = ingress.now();
                         for mut it in items {
-                            if marking && marker.should_mark(now, face.queued_bytes(), &face.marking_limits()) {
-                                it.fields.congestion_mark = 1;
-                                face.stats.congestion_marks.fetch_add(1, Relaxed);
-                            }
+                            marker.mark(&face, now, &mut it.fields);
                             link.encode_datagrams_for(&face, now, &it.fields, &it.pkt, &mut dgrams);
                             face.stats.count_out(it.kind);
                         }

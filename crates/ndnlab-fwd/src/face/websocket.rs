@@ -214,13 +214,9 @@ where
         let mut next = Some(first);
         while let Some(items) = next.take() {
             face.dequeued(&items);
-            let marking = face.congestion_marking.load(Relaxed);
             let now = ingress.now();
             for mut it in items {
-                if marking && marker.should_mark(now, face.queued_bytes(), &face.marking_limits()) {
-                    it.fields.congestion_mark = 1;
-                    face.stats.congestion_marks.fetch_add(1, Relaxed);
-                }
+                marker.mark(face, now, &mut it.fields);
                 buf.clear();
                 link.encode_stream(&it.fields, &it.pkt, &mut buf);
                 face.stats.out_bytes.fetch_add(buf.len() as u64, Relaxed);
