@@ -221,7 +221,7 @@ impl Pcct {
             let ok = usable(self.cs.entry(direct), mbf, now)
                 && match digest {
                     None => true,
-                    Some(d) => Data::decode(self.cs.entry(direct).wire.clone())
+                    Some(d) => Data::decode_prevalidated(self.cs.entry(direct).wire.clone(), None)
                         .is_ok_and(|data| &data.implicit_digest() == d),
                 };
             if ok {
@@ -302,11 +302,13 @@ impl Pcct {
         self.cs.prefix_index.is_some()
     }
 
-    /// The Data of CS entry `i`, decoded again from its wire bytes (the CS keeps no
-    /// decoded view). `None` cannot happen for bytes that were decoded on the way in.
+    /// The Data of CS entry `i`, re-derived from its wire bytes (the CS keeps no
+    /// decoded view) with [`Data::decode_prevalidated`]: the bytes passed
+    /// `Data::decode` on the way in. `name_hint` (the Interest's name) lends its
+    /// component offsets when it is exactly the Data's name. `None` cannot happen.
     #[inline]
-    pub(crate) fn cs_data(&self, i: u32) -> Option<Data> {
-        Data::decode(self.cs.entry(i).wire.clone()).ok()
+    pub(crate) fn cs_data(&self, i: u32, name_hint: Option<&Name>) -> Option<Data> {
+        Data::decode_prevalidated(self.cs.entry(i).wire.clone(), name_hint).ok()
     }
 
     /// Insert (or refresh) `data` into the CS at slot `s` (the Data's full name).

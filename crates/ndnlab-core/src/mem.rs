@@ -27,8 +27,8 @@ pub struct Layout {
     pub data_view: usize,
     /// The decoded `ndnlab_wire::Interest` view (not stored in the PIT).
     pub interest_view: usize,
-    /// Bucket (u64 key + u32 value, padded; open addressing, no control byte) of the
-    /// name index ([`crate::index::U64Index`]).
+    /// Bucket (u32 key fingerprint + u32 value; open addressing, no control byte) of
+    /// the name index ([`crate::index::U64Index`]).
     pub map_cell: usize,
 }
 
@@ -44,7 +44,7 @@ pub fn layout() -> Layout {
         cs_entry: size_of::<Option<CsEntry>>(),
         data_view: size_of::<ndnlab_wire::Data>(),
         interest_view: size_of::<ndnlab_wire::Interest>(),
-        map_cell: size_of::<(u64, u32)>(),
+        map_cell: size_of::<(u32, u32)>(),
     }
 }
 

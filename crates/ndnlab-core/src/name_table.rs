@@ -302,4 +302,40 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(t.iter().count(), 1);
     }
+
+    /// Two distinct names whose index keys share a 32-bit fingerprint (a birthday
+    /// search over `/fp/<i>`, deterministic).
+    pub(crate) fn fingerprint_collision() -> (Name, Name) {
+        let mut seen = std::collections::HashMap::new();
+        for i in 0u64.. {
+            let name = n(&format!("/fp/{i}"));
+            let fp = crate::index::fingerprint(key(name.prefix_hash(2), 2));
+            if let Some(other) = seen.insert(fp, name.clone()) {
+                return (other, name);
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn fingerprint_collisions_chain() {
+        let (a, b) = fingerprint_collision();
+        let mut t = NameTable::new();
+        t.get_or_insert_with(&n("/fp"), || 0);
+        let (ia, _) = t.get_or_insert_with(&a, || 1);
+        let (ib, new) = t.get_or_insert_with(&b, || 2);
+        assert!(new && ia != ib);
+        assert_eq!(t.map.len(), 2, "a and b share one bucket");
+        assert_eq!(t.find_exact(&a), Some(ia));
+        assert_eq!(t.find_exact(&b), Some(ib));
+        assert_eq!(t.lpm(&a.append_generic(b"x")).map(|id| *t.get(id)), Some(1));
+        assert_eq!(t.remove(ib), Some(2));
+        assert_eq!(t.find_exact(&b), None);
+        assert_eq!(t.lpm(&b).map(|id| *t.get(id)), Some(0));
+        assert_eq!(t.find_exact(&a), Some(ia));
+        let (ib, _) = t.get_or_insert_with(&b, || 3);
+        assert_eq!(t.remove(ia), Some(1));
+        assert_eq!(t.find_exact(&b), Some(ib));
+        assert_eq!(t.find_exact(&a), None);
+    }
 }

@@ -105,8 +105,8 @@ impl Pcct {
         self.cs.admit && self.cs.capacity() > 0
     }
 
-    /// Number of distinct keys in the name index (equals `slot_count()` unless 64-bit
-    /// key collisions chain slots).
+    /// Number of distinct keys in the name index (equals `slot_count()` unless key
+    /// fingerprint collisions chain slots).
     pub fn index_len(&self) -> usize {
         self.map.len()
     }

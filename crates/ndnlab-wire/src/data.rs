@@ -209,6 +209,114 @@ impl Data {
         })
     }
 
+    /// A cheaper decode for bytes that an earlier [`Data::decode`] accepted (a
+    /// cache handing out a packet it stored, for example): it re-derives only the
+    /// offsets the view records. It still bounds-checks every TLV it reads, but does
+    /// not re-check element order, unknown critical types or SignatureInfo's nested
+    /// elements (only the leading SignatureType is read).
+    /// The name's component offsets are copied from `name_hint` when its TLV-VALUE
+    /// is byte-for-byte the Data's name (e.g. the Interest that matched exactly),
+    /// else scanned (and validated) as in `decode`.
+    ///
+    /// On bytes `decode` accepted, the result equals `decode`'s. For other input it
+    /// returns an error or a view whose accessors still never panic (its fields may
+    /// then differ from what a strict decode would report; `signature_info` falls
+    /// back to a bare SignatureInfo of the recorded type).
+    pub fn decode_prevalidated(wire: Bytes, name_hint: Option<&Name>) -> Result<Data, DecodeError> {
+        let outer = tlv::read_element(&wire, 0, wire.len())?;
+        if outer.typ != types::DATA || outer.end() != wire.len() || wire.len() > u32::MAX as usize {
+            return Err(DecodeError::BadValue {
+                field: "Data",
+                offset: 0,
+            });
+        }
+        let end = outer.end();
+        let ne = tlv::read_element(&wire, outer.value.start, end)?;
+        if ne.typ != types::NAME {
+            return Err(DecodeError::Missing { field: "Name" });
+        }
+        let name_offs = Name::scan_with_hint(&wire, ne.value.clone(), name_hint)?;
+        let mut pos = ne.end();
+        let mut content_type = content_type::BLOB;
+        let mut has_content_type = false;
+        let mut has_meta_info = false;
+        let mut freshness_ms = None;
+        let mut final_block = 0..0;
+        let mut content = None;
+        let mut sig_info: Option<(u64, Range<usize>, usize)> = None;
+        let mut sig_value = None;
+        while pos < end {
+            let e = tlv::read_element(&wire, pos, end)?;
+            pos = e.end();
+            match e.typ {
+                types::META_INFO => {
+                    has_meta_info = true;
+                    for m in tlv::Elements::new(&wire, e.value.clone()) {
+                        let m = m?;
+                        let v = &wire[m.value.clone()];
+                        match m.typ {
+                            types::CONTENT_TYPE => {
+                                content_type = tlv::read_nni_at(v, m.value.start)?;
+                                has_content_type = true;
+                            }
+                            types::FRESHNESS_PERIOD => {
+                                freshness_ms = Some(tlv::read_nni_at(v, m.value.start)?)
+                            }
+                            types::FINAL_BLOCK_ID => {
+                                // rare, and what `final_block_id` hands out: checked as in `decode`
+                                let c = tlv::read_element(&wire, m.value.start, m.value.end)?;
+                                if c.end() != m.value.end {
+                                    return Err(DecodeError::BadLength { offset: m.offset });
+                                }
+                                Name::scan(&wire, m.value.clone())?;
+                                final_block = c.offset as u32..c.end() as u32;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                types::CONTENT => content = Some(e.value.start as u32..e.value.end as u32),
+                types::SIGNATURE_INFO => {
+                    let t = tlv::read_element(&wire, e.value.start, e.value.end)?;
+                    if t.typ != types::SIGNATURE_TYPE {
+                        return Err(DecodeError::Missing {
+                            field: "SignatureType",
+                        });
+                    }
+                    let st = tlv::read_nni_at(&wire[t.value.clone()], t.value.start)?;
+                    sig_info = Some((st, e.value.clone(), e.end()));
+                }
+                types::SIGNATURE_VALUE => {
+                    sig_value = Some(e.value.start as u32..e.value.end as u32)
+                }
+                _ => {}
+            }
+        }
+        let (sig_type, sig_info_value, signed_end) = sig_info.ok_or(DecodeError::Missing {
+            field: "SignatureInfo",
+        })?;
+        let sig_value = sig_value.ok_or(DecodeError::Missing {
+            field: "SignatureValue",
+        })?;
+        Ok(Data {
+            signed_start: ne.offset as u32,
+            signed_end: signed_end as u32,
+            name: Name::from_backing(wire, ne.value, name_offs),
+            content_type,
+            has_content_type,
+            has_meta_info,
+            freshness_ms,
+            final_block,
+            has_content: content.is_some(),
+            content: content.unwrap_or(0..0),
+            sig_type,
+            sig_info_value: sig_info_value.start as u32..sig_info_value.end as u32,
+            sig_info: OnceLock::new(),
+            sig_value,
+            digest: OnceLock::new(),
+        })
+    }
+
     /// The name.
     #[inline]
     pub fn name(&self) -> &Name {

@@ -141,6 +141,23 @@ impl Name {
         Ok((Name::from_backing(buf.clone(), value, offs), digest))
     }
 
+    /// The offsets of `buf[value]`'s components, taken from `hint` when `hint`'s
+    /// value is byte-for-byte the same (offsets depend only on the bytes, and a
+    /// `Name` always holds valid ones), else from [`Name::scan`].
+    #[inline]
+    pub(crate) fn scan_with_hint(
+        buf: &[u8],
+        value: Range<usize>,
+        hint: Option<&Name>,
+    ) -> Result<Offsets, DecodeError> {
+        if let Some(h) = hint {
+            if buf.get(value.clone()) == Some(h.value_bytes()) {
+                return Ok(Offsets::from_slice(&h.offs));
+            }
+        }
+        Name::scan(buf, value)
+    }
+
     /// Validates components in `buf[value]` and returns their offsets.
     #[inline]
     pub(crate) fn scan(buf: &[u8], value: Range<usize>) -> Result<Offsets, DecodeError> {

@@ -1,6 +1,6 @@
 //! ContentStore hit and ContentStore miss pipelines.
 
-use ndnlab_wire::Interest;
+use ndnlab_wire::{Interest, Name};
 
 use crate::counters::DropReason;
 use crate::face::{FaceId, FaceScope};
@@ -10,9 +10,17 @@ use crate::Time;
 impl Forwarder {
     /// NFD `onContentStoreHit`: the cached Data goes back to the downstream, with the
     /// downstream's PIT token and IncomingFaceId = content store.
-    pub(crate) fn content_store_hit(&mut self, _now: Time, from: FaceId, c: u32, meta: LpMeta) {
+    /// `name` is the Interest's (its offsets are reused when it is the Data's name).
+    pub(crate) fn content_store_hit(
+        &mut self,
+        _now: Time,
+        from: FaceId,
+        c: u32,
+        meta: LpMeta,
+        name: &Name,
+    ) {
         // The CS keeps wire bytes only; decoding them again cannot fail.
-        let Some(data) = self.pcct.cs_data(c) else {
+        let Some(data) = self.pcct.cs_data(c, Some(name)) else {
             return;
         };
         let meta = LpMeta {

@@ -122,7 +122,7 @@ impl Forwarder {
                     if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
                         self.counters.n_cs_hits += 1;
                         self.pcct.pit_mut(p).expect("live").flags.satisfied = true;
-                        self.content_store_hit(now, from, c, meta);
+                        self.content_store_hit(now, from, c, meta, interest.name());
                         self.finalize(now, p);
                         return;
                     }
@@ -136,7 +136,7 @@ impl Forwarder {
                 if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
                     self.counters.n_cs_hits += 1;
                     self.counters.n_satisfied_interests += 1;
-                    self.content_store_hit(now, from, c, meta);
+                    self.content_store_hit(now, from, c, meta, interest.name());
                     if sref.created {
                         self.pcct.maybe_free_slot(s);
                     }
