@@ -329,16 +329,22 @@ fn loadgen_inproc_reports_exchanges_and_thread_cpu() {
     assert!(consumer.is_some_and(|(_, s)| *s > 0.0), "{cpu:?}");
 }
 
-/// The load generator's stream producer (PIT tokens echoed in LpPackets) and
-/// consumer through a forwarder's Unix socket, with 8 KB payloads: every Data comes
-/// back whole (the forwarder writes them with `writev`, without a copy).
-#[test]
-fn loadgen_stream_bursts_through_a_forwarder() {
+/// Runs the load generator's stream producer (PIT tokens echoed in LpPackets) and
+/// consumer (window 64) through `f`'s Unix socket for 0.5 s after a 0.2 s warm-up.
+fn stream_load(
+    f: &TestFwd,
+    prefix: &str,
+    payload: usize,
+    pool: usize,
+) -> (
+    ndnlab_fwd::loadgen::Measured,
+    ndnlab_fwd::loadgen::Producer,
+    std::sync::Arc<ndnlab_fwd::loadgen::LoadCounters>,
+) {
     use ndnlab_fwd::loadgen;
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     use std::sync::Arc;
-    let f = TestFwd::start("lg-unix", |_| {});
-    let prefix = n("/lg/unix");
+    let prefix = n(prefix);
     let mut reg = f.client();
     let r = reg
         .command(
@@ -355,14 +361,14 @@ fn loadgen_stream_bursts_through_a_forwarder() {
     let stop = Arc::new(AtomicBool::new(false));
     let counters = Arc::new(loadgen::LoadCounters::default());
     let s1 = stop.clone();
-    let content = Bytes::from(vec![9u8; 8192]);
+    let content = Bytes::from(vec![9u8; payload]);
     let producer = std::thread::spawn(move || {
-        loadgen::produce_stream(ps, loadgen::Producer::new(content, 0), s1).unwrap()
+        loadgen::produce_stream(ps, loadgen::Producer::new(content, pool), s1).unwrap()
     });
     let cs = std::os::unix::net::UnixStream::connect(&f.socket).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
     let consumer =
-        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, 0, c2, s2).unwrap());
+        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, pool, c2, s2).unwrap());
     let m = loadgen::measure(
         &counters,
         Duration::from_millis(200),
@@ -370,7 +376,15 @@ fn loadgen_stream_bursts_through_a_forwarder() {
     );
     stop.store(true, Relaxed);
     consumer.join().unwrap();
-    producer.join().unwrap();
+    (m, producer.join().unwrap(), counters)
+}
+
+/// 8 KB payloads through a forwarder's Unix socket: every Data comes back whole (the
+/// forwarder writes them with `writev`, without a copy).
+#[test]
+fn loadgen_stream_bursts_through_a_forwarder() {
+    let f = TestFwd::start("lg-unix", |_| {});
+    let (m, _, _) = stream_load(&f, "/lg/unix", 8192, 0);
     assert!(m.exchanges > 50, "only {} exchanges", m.exchanges);
     assert_eq!(m.nacks, 0);
     assert_eq!(m.payload_bytes, m.exchanges * 8192);
@@ -381,44 +395,10 @@ fn loadgen_stream_bursts_through_a_forwarder() {
 /// never answers: every Interest reaches the producer and the CS counts no hit.
 #[test]
 fn loadgen_data_pool_signs_once_and_bypasses_the_cs() {
-    use ndnlab_fwd::loadgen;
     use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind};
-    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-    use std::sync::Arc;
+    use std::sync::atomic::Ordering::Relaxed;
     let f = TestFwd::start("lg-pool", |_| {});
-    let prefix = n("/lg/pool");
-    let mut reg = f.client();
-    let r = reg
-        .command(
-            "rib",
-            "register",
-            &P {
-                name: Some(prefix.clone()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert_eq!(r.code, 200, "{}", r.text);
-    let ps = reg.into_unix().expect("a Unix connection");
-    let stop = Arc::new(AtomicBool::new(false));
-    let counters = Arc::new(loadgen::LoadCounters::default());
-    let s1 = stop.clone();
-    let content = Bytes::from(vec![3u8; 8192]);
-    let producer = std::thread::spawn(move || {
-        loadgen::produce_stream(ps, loadgen::Producer::new(content, 128), s1).unwrap()
-    });
-    let cs = std::os::unix::net::UnixStream::connect(&f.socket).unwrap();
-    let (s2, c2) = (stop.clone(), counters.clone());
-    let consumer =
-        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, 128, c2, s2).unwrap());
-    let m = loadgen::measure(
-        &counters,
-        Duration::from_millis(200),
-        Duration::from_millis(500),
-    );
-    stop.store(true, Relaxed);
-    consumer.join().unwrap();
-    let p = producer.join().unwrap();
+    let (m, p, counters) = stream_load(&f, "/lg/pool", 8192, 128);
     let (sent, got) = (
         counters.interests.load(Relaxed),
         counters.exchanges.load(Relaxed),
