@@ -17,6 +17,8 @@
 //! (`CLOCK_THREAD_CPUTIME_ID`), so that other processes on a shared machine do not
 //! inflate the figures; `NDNLAB_BENCH_CLOCK=wall` measures wall time instead.
 
+mod support;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -49,14 +51,7 @@ impl Clock {
         if self.wall {
             return WALL_EPOCH.with(|e| e.elapsed());
         }
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes into the timespec we own.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+        support::thread_cpu()
     }
 }
 

@@ -11,7 +11,6 @@
 //! (defaults: miss 1024 100000 4; `prefix` enables the CS's NFD-style CanBePrefix index).
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use bytes::Bytes;
 use ndnlab_core::{
@@ -23,16 +22,8 @@ const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
 const FIB: u64 = 100_000;
 
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime failed");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
+mod support;
+use support::thread_cpu;
 
 struct Gen {
     rng: u64,

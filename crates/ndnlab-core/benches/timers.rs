@@ -16,17 +16,8 @@ use ndnlab_core::timer::TimerQueue;
 
 const LIFETIME: u64 = 4_000_000_000;
 
-/// Thread CPU time (as the `forwarding` bench: other processes' CPU time stays out).
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime failed");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
+mod support;
+use support::thread_cpu;
 
 trait Queue {
     fn push(&mut self, at: u64, i: u32);
