@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
-use crate::face::framing::next_frame;
+use crate::face::framing::{advance_segments, io_slices, next_frame};
 use crate::face::lp::{LinkSender, LpFields};
 use crate::face::mmsg;
 
@@ -265,27 +265,13 @@ pub fn produce_stream(
 fn write_all_segments(s: &mut UnixStream, segs: &mut Vec<Bytes>) -> std::io::Result<()> {
     let mut first = 0;
     while first < segs.len() {
-        let slices: Vec<std::io::IoSlice<'_>> = segs[first..]
-            .iter()
-            .take(512)
-            .map(|b| std::io::IoSlice::new(b))
-            .collect();
-        let mut n = match s.write_vectored(&slices) {
+        let n = match s.write_vectored(&io_slices(segs, first)) {
             Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        while n > 0 {
-            let len = segs[first].len();
-            if n >= len {
-                n -= len;
-                first += 1;
-            } else {
-                bytes::Buf::advance(&mut segs[first], n);
-                n = 0;
-            }
-        }
+        advance_segments(segs, &mut first, n);
     }
     segs.clear();
     Ok(())

@@ -10,6 +10,33 @@ use ndnlab_wire::tlv::read_varnum;
 /// Largest packet accepted on a stream (NDN's 8800 is too small for 64 KB Data).
 pub const MAX_FRAME: usize = 1 << 20;
 
+/// Most buffers in one `writev` (Linux's IOV_MAX is 1024).
+pub const MAX_SEGMENTS: usize = 512;
+
+/// The `writev` slices of `segs[first..]`, at most [`MAX_SEGMENTS`] of them.
+pub fn io_slices(segs: &[Bytes], first: usize) -> Vec<std::io::IoSlice<'_>> {
+    segs[first..]
+        .iter()
+        .take(MAX_SEGMENTS)
+        .map(|b| std::io::IoSlice::new(b))
+        .collect()
+}
+
+/// After a `writev` that wrote `n` bytes of `segs[*first..]`: skips the segments
+/// written whole and trims the one written in part.
+pub fn advance_segments(segs: &mut [Bytes], first: &mut usize, mut n: usize) {
+    while n > 0 {
+        let len = segs[*first].len();
+        if n >= len {
+            n -= len;
+            *first += 1;
+        } else {
+            bytes::Buf::advance(&mut segs[*first], n);
+            n = 0;
+        }
+    }
+}
+
 /// Why a stream cannot be framed any more (the face is closed).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FramingError {

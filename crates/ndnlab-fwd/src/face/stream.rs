@@ -14,7 +14,7 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::framing::next_frame;
+use super::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
 use super::lp::{LinkReceiver, LinkSender, LpFields};
 use super::{CongestionMarker, FaceEntry, SendQueueRx};
 
@@ -169,9 +169,6 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 /// Packets at least this long are written from their own buffer (writev)
 /// instead of being copied into the burst buffer.
 const ZERO_COPY_MIN: usize = 1024;
-/// Most buffers in one `writev` (Linux IOV_MAX is 1024).
-const MAX_SEGMENTS: usize = 512;
-
 /// Writes every segment with as few `writev` calls as the socket allows.
 async fn write_segments<W: AsyncWrite + Unpin>(
     writer: &mut W,
@@ -179,26 +176,13 @@ async fn write_segments<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut first = 0;
     while first < segs.len() {
-        let slices: Vec<std::io::IoSlice<'_>> = segs[first..]
-            .iter()
-            .take(MAX_SEGMENTS)
-            .map(|b| std::io::IoSlice::new(b))
-            .collect();
-        let mut n = writer.write_vectored(&slices).await?;
+        let slices = io_slices(segs, first);
+        let n = writer.write_vectored(&slices).await?;
         drop(slices);
         if n == 0 {
             return Err(std::io::ErrorKind::WriteZero.into());
         }
-        while n > 0 {
-            let len = segs[first].len();
-            if n >= len {
-                n -= len;
-                first += 1;
-            } else {
-                bytes::Buf::advance(&mut segs[first], n);
-                n = 0;
-            }
-        }
+        advance_segments(segs, &mut first, n);
     }
     segs.clear();
     Ok(())
