@@ -25,6 +25,10 @@ const FIB: u64 = 100_000;
 mod support;
 use support::thread_cpu;
 
+/// The allocator the `ndnlab` binary uses (see the forwarding bench).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Gen {
     rng: u64,
     next_id: u64,

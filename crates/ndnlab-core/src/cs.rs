@@ -302,13 +302,10 @@ impl Pcct {
         self.cs.prefix_index.is_some()
     }
 
-    /// The Data of CS entry `i`, re-derived from its wire bytes (the CS keeps no
-    /// decoded view) with [`Data::decode_prevalidated`]: the bytes passed
-    /// `Data::decode` on the way in. `name_hint` (the Interest's name) lends its
-    /// component offsets when it is exactly the Data's name. `None` cannot happen.
+    /// The Data TLV of CS entry `i` (the CS keeps wire bytes only).
     #[inline]
-    pub(crate) fn cs_data(&self, i: u32, name_hint: Option<&Name>) -> Option<Data> {
-        Data::decode_prevalidated(self.cs.entry(i).wire.clone(), name_hint).ok()
+    pub(crate) fn cs_wire(&self, i: u32) -> &Bytes {
+        &self.cs.entry(i).wire
     }
 
     /// Insert (or refresh) `data` into the CS at slot `s` (the Data's full name).

@@ -2,6 +2,7 @@
 
 use ndnlab_wire::{Interest, Name};
 
+use super::scope::is_localhost;
 use crate::counters::DropReason;
 use crate::face::{FaceId, FaceScope};
 use crate::forwarder::{Forwarder, LpMeta};
@@ -19,16 +20,17 @@ impl Forwarder {
         meta: LpMeta,
         name: &Name,
     ) {
-        // The CS keeps wire bytes only; decoding them again cannot fail.
-        let Some(data) = self.pcct.cs_data(c, Some(name)) else {
-            return;
-        };
+        // The CS keeps wire bytes only, and they go out as they are. The Data's name
+        // starts with the Interest's, which is never empty (the decoder refuses an
+        // empty Interest name), so the `/localhost` check can use the Interest name.
+        let wire = self.pcct.cs_wire(c).clone();
+        let localhost = is_localhost(name);
         let meta = LpMeta {
             pit_token: meta.pit_token,
             incoming_face_id: Some(FaceId::CONTENT_STORE.0),
             ..Default::default()
         };
-        self.outgoing_data(from, data, meta);
+        self.outgoing_data(from, wire, localhost, meta);
     }
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.

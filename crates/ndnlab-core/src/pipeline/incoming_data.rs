@@ -133,15 +133,16 @@ impl Forwarder {
             incoming_face_id: Some(from.0),
             ..Default::default()
         };
-        // The last downstream gets the incoming view itself (a `Data` clone costs a
-        // refcount on a cold line; an `Option<Data>` wrapper cost two 200-byte moves).
+        // The last downstream gets the incoming bytes themselves (a clone costs a
+        // refcount on a cold line).
+        let localhost = is_localhost(data.name());
         let mut downstreams = downstreams.into_iter();
         let last = downstreams.next_back();
         for (to, token) in downstreams {
-            self.outgoing_data(to, data.clone(), out_meta(token));
+            self.outgoing_data(to, data.wire().clone(), localhost, out_meta(token));
         }
         if let Some((to, token)) = last {
-            self.outgoing_data(to, data, out_meta(token));
+            self.outgoing_data(to, data.into_wire(), localhost, out_meta(token));
         }
     }
 

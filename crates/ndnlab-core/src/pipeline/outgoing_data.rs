@@ -1,21 +1,28 @@
 //! Outgoing Data pipeline (NFD `onOutgoingData`).
 
-use ndnlab_wire::Data;
+use bytes::Bytes;
 
-use super::scope::is_localhost;
 use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::forwarder::{Forwarder, LpMeta, OutPacket, Transmit};
 
 impl Forwarder {
-    /// Send `data` to `to` with `meta` (downstream token, IncomingFaceId for local faces).
-    pub(crate) fn outgoing_data(&mut self, to: FaceId, data: Data, mut meta: LpMeta) {
+    /// Send the Data TLV `wire` to `to` with `meta` (downstream token, IncomingFaceId
+    /// for local faces). `localhost`: the Data's name is under `/localhost` (such Data
+    /// never leave on a non-local face).
+    pub(crate) fn outgoing_data(
+        &mut self,
+        to: FaceId,
+        wire: Bytes,
+        localhost: bool,
+        mut meta: LpMeta,
+    ) {
         let Some(face) = self.faces.get_mut(&to.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;
         };
         if !face.is_local() {
-            if is_localhost(data.name()) {
+            if localhost {
                 self.drop_packet(DropReason::LocalhostViolation);
                 return;
             }
@@ -25,7 +32,7 @@ impl Forwarder {
         self.counters.n_out_data += 1;
         self.out.push_back(Transmit {
             face: to,
-            packet: OutPacket::Data(data),
+            packet: OutPacket::Data(wire),
             meta,
         });
     }

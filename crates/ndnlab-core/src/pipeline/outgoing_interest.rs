@@ -46,7 +46,7 @@ impl Forwarder {
         };
         self.out.push_back(Transmit {
             face: to,
-            packet: OutPacket::Interest(interest),
+            packet: OutPacket::Interest(interest.into_wire()),
             meta,
         });
     }

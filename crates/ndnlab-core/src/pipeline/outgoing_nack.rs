@@ -42,7 +42,7 @@ impl Forwarder {
         self.counters.n_out_nacks += 1;
         self.out.push_back(Transmit {
             face: to,
-            packet: OutPacket::Nack(nack),
+            packet: OutPacket::Nack(nack.interest.into_wire(), nack.reason),
             meta,
         });
     }

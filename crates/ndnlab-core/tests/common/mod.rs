@@ -143,25 +143,25 @@ impl Lab {
     }
 }
 
-pub fn as_interest(t: &Transmit) -> &Interest {
-    match &t.packet {
-        OutPacket::Interest(i) => i,
-        other => panic!("expected Interest, got {other:?}"),
-    }
+/// The Interest of an output (decoded from the bytes the forwarder sends).
+pub fn as_interest(t: &Transmit) -> Interest {
+    t.packet
+        .to_interest()
+        .unwrap_or_else(|| panic!("expected Interest, got {:?}", t.packet))
 }
 
-pub fn as_data(t: &Transmit) -> &Data {
-    match &t.packet {
-        OutPacket::Data(d) => d,
-        other => panic!("expected Data, got {other:?}"),
-    }
+/// The Data of an output (decoded from the bytes the forwarder sends).
+pub fn as_data(t: &Transmit) -> Data {
+    t.packet
+        .to_data()
+        .unwrap_or_else(|| panic!("expected Data, got {:?}", t.packet))
 }
 
-pub fn as_nack(t: &Transmit) -> &Nack {
-    match &t.packet {
-        OutPacket::Nack(n) => n,
-        other => panic!("expected Nack, got {other:?}"),
-    }
+/// The Nack of an output (decoded from the bytes the forwarder sends).
+pub fn as_nack(t: &Transmit) -> Nack {
+    t.packet
+        .to_nack()
+        .unwrap_or_else(|| panic!("expected Nack, got {:?}", t.packet))
 }
 
 /// `(face, kind)` summary of outputs: kind is "I", "D" or "N:<reason>".
@@ -171,7 +171,7 @@ pub fn summary(ts: &[Transmit]) -> Vec<(u64, String)> {
             let k = match &t.packet {
                 OutPacket::Interest(_) => "I".to_string(),
                 OutPacket::Data(_) => "D".to_string(),
-                OutPacket::Nack(n) => format!("N:{}", n.reason.as_str()),
+                OutPacket::Nack(_, reason) => format!("N:{}", reason.as_str()),
             };
             (t.face.0, k)
         })

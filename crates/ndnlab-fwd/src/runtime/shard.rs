@@ -295,11 +295,11 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
         ..Default::default()
     };
     let (pkt, kind) = match packet {
-        OutPacket::Interest(i) => (i.into_wire(), PktKind::Interest),
-        OutPacket::Data(d) => (d.into_wire(), PktKind::Data),
-        OutPacket::Nack(n) => {
-            fields.nack = Some(n.reason.code());
-            (n.interest.into_wire(), PktKind::Nack)
+        OutPacket::Interest(w) => (w, PktKind::Interest),
+        OutPacket::Data(w) => (w, PktKind::Data),
+        OutPacket::Nack(w, reason) => {
+            fields.nack = Some(reason.code());
+            (w, PktKind::Nack)
         }
     };
     OutItem { pkt, fields, kind }

@@ -222,7 +222,9 @@ fn one_run(
         }
         for t in out.drain(..) {
             match (t.face, t.packet) {
-                (PRODUCER, OutPacket::Interest(i)) => {
+                (PRODUCER, OutPacket::Interest(wire)) => {
+                    // The producer and consumer decode what reaches them, as apps do.
+                    let i = ndnlab_wire::Interest::decode(wire)?;
                     let data = DataBuilder::new(i.name().clone())
                         .content(payload.clone())
                         .freshness_ms(10_000)
@@ -231,7 +233,8 @@ fn one_run(
                     let data = ndnlab_wire::Data::decode(data)?;
                     fw.handle_data(now(&start), PRODUCER, data, t.meta);
                 }
-                (CONSUMER, OutPacket::Data(d)) => {
+                (CONSUMER, OutPacket::Data(wire)) => {
+                    let d = ndnlab_wire::Data::decode(wire)?;
                     let idx = name_index(d.name()).context("Data for a name we never asked")?;
                     let arrived = now(&start);
                     for sent_at in in_flight.remove(&idx).unwrap_or_default() {
