@@ -12,8 +12,8 @@ use crate::cs::{ContentStore, CsState};
 use crate::cs_policy::CsPolicyKind;
 use crate::dead_nonce::{DeadNonceList, DEFAULT_LIFETIME};
 use crate::face::{FaceId, FaceInfo, FaceScope, LinkType};
+use crate::face_table::FaceTable;
 use crate::fib::Fib;
-use crate::hash::HashMapU64;
 use crate::pcct::{Pcct, NONE};
 use crate::strategy::asf::AsfState;
 use crate::strategy::StrategyKind;
@@ -240,7 +240,7 @@ impl Default for BurstEntry {
 /// The sans-IO forwarder. See the crate docs for the call order.
 pub struct Forwarder {
     pub(crate) config: ForwarderConfig,
-    pub(crate) faces: HashMapU64<FaceInfo>,
+    pub(crate) faces: FaceTable,
     pub(crate) fib: Fib,
     pub(crate) sc: StrategyChoice,
     pub(crate) pcct: Pcct,
@@ -262,7 +262,7 @@ impl Forwarder {
     pub fn new(config: ForwarderConfig) -> Self {
         let shard = config.shard.0.min(255) as u8;
         Forwarder {
-            faces: HashMapU64::default(),
+            faces: FaceTable::default(),
             fib: Fib::new(),
             sc: StrategyChoice::new(config.default_strategy),
             pcct: Pcct::new(
@@ -298,7 +298,7 @@ impl Forwarder {
 
     /// Add a face (or update its scope and link type).
     pub fn add_face(&mut self, id: FaceId, scope: FaceScope, link: LinkType) {
-        let f = self.faces.entry(id.0).or_default();
+        let f = self.faces.get_or_insert_default(id.0);
         f.scope = scope;
         f.link = link;
     }

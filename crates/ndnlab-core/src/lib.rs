@@ -94,6 +94,7 @@ pub mod cs_policy;
 pub mod dead_nonce;
 pub mod dispatch;
 pub mod face;
+mod face_table;
 pub mod fib;
 pub mod forwarder;
 pub mod hash;
