@@ -13,12 +13,62 @@ use crate::index::U64Index;
 
 const NONE: u32 = u32::MAX;
 
+/// Name values up to this many bytes are also kept inside the entry, so a lookup
+/// verifies its match without following the name's pointer (one dependent cache
+/// miss less per lookup in a table larger than the cache; FIB prefixes are short).
+const SHORT: usize = 33;
+/// `short_len` of an entry whose name is longer than [`SHORT`].
+const LONG: u8 = u8::MAX;
+
+/// One entry; `repr(C)` keeps what a lookup reads (key, chain, length, short name)
+/// in the first 48 bytes, followed by the value the caller reads next.
+#[repr(C)]
 struct Entry<T> {
-    name: Name,
     key: u64,
     /// Next entry with the same map key (hash collision chain).
     next: u32,
+    /// Number of name components.
+    ncomps: u16,
+    /// Bytes of `short` in use, or [`LONG`].
+    short_len: u8,
+    short: [u8; SHORT],
     value: T,
+    name: Name,
+}
+
+impl<T> Entry<T> {
+    fn new(name: &Name, key: u64, next: u32, value: T) -> Self {
+        let v = name.value_bytes();
+        let mut short = [0u8; SHORT];
+        let short_len = if v.len() <= SHORT {
+            short[..v.len()].copy_from_slice(v);
+            v.len() as u8
+        } else {
+            LONG
+        };
+        Entry {
+            key,
+            next,
+            ncomps: name.len() as u16,
+            short_len,
+            short,
+            value,
+            name: name.clone(),
+        }
+    }
+
+    /// Whether this entry is the `n`-component name with value bytes `bytes`, whose
+    /// map key is `k`.
+    #[inline]
+    fn is(&self, k: u64, n: usize, bytes: &[u8]) -> bool {
+        if self.key != k || self.ncomps as usize != n {
+            return false;
+        }
+        if self.short_len != LONG {
+            return &self.short[..self.short_len as usize] == bytes;
+        }
+        self.name.value_bytes() == bytes
+    }
 }
 
 /// A table of `T` keyed by name, with exact and longest-prefix lookups.
@@ -79,7 +129,7 @@ impl<T> NameTable<T> {
             let e = self.entries[id as usize]
                 .as_ref()
                 .expect("chained entry exists");
-            if e.name.len() == n && e.name.value_bytes() == bytes {
+            if e.is(k, n, bytes) {
                 return Some(id);
             }
             id = e.next;
@@ -129,7 +179,9 @@ impl<T> NameTable<T> {
             if stage == 1 {
                 crate::prefetch::prefetch_at(&self.entries, id as usize);
             } else if let Some(Some(e)) = self.entries.get(id as usize) {
-                crate::prefetch::prefetch(e.name.value_bytes().as_ptr());
+                if e.short_len == LONG {
+                    crate::prefetch::prefetch(e.name.value_bytes().as_ptr());
+                }
             }
         }
     }
@@ -154,12 +206,7 @@ impl<T> NameTable<T> {
             return (id, false);
         }
         let head = self.map.get(k).unwrap_or(NONE);
-        let entry = Entry {
-            name: name.clone(),
-            key: k,
-            next: head,
-            value: make(),
-        };
+        let entry = Entry::new(name, k, head, make());
         let id = match self.free.pop() {
             Some(id) => {
                 self.entries[id as usize] = Some(entry);
@@ -288,6 +335,25 @@ mod tests {
         assert_eq!(t.remove(a), Some(1));
         assert_eq!(get(&t, "/a/b"), None);
         assert_eq!(get(&t, "/a/b/c"), Some(3));
+    }
+
+    #[test]
+    fn long_names_compare_beyond_the_inline_bytes() {
+        let long = "x".repeat(40);
+        let mut t = NameTable::new();
+        t.get_or_insert_with(&n("/a"), || 1);
+        t.get_or_insert_with(&n(&format!("/a/{long}")), || 2);
+        // Same first 33 bytes, different tail: must not match the long entry.
+        let other = format!("/a/{}y", "x".repeat(39));
+        let get = |t: &NameTable<i32>, s: &str| t.lpm(&n(s)).map(|id| *t.get(id));
+        assert_eq!(get(&t, &format!("/a/{long}/seg")), Some(2));
+        assert_eq!(get(&t, &format!("{other}/seg")), Some(1));
+        assert!(t.find_exact(&n(&other)).is_none());
+        // A short name of exactly the inline size.
+        let exact = format!("/{}", "z".repeat(super::SHORT - 2));
+        assert_eq!(n(&exact).value_bytes().len(), super::SHORT);
+        t.get_or_insert_with(&n(&exact), || 3);
+        assert_eq!(get(&t, &format!("{exact}/q")), Some(3));
     }
 
     #[test]
