@@ -253,7 +253,7 @@ impl Pcct {
     /// bytewise name order that is usable, among the first [`PREFIX_SCAN_LIMIT`].
     fn cs_prefix_lookup(&self, s: u32, mbf: bool, now: Time) -> Option<u32> {
         let index = self.cs.prefix_index.as_ref()?;
-        let prefix = &self.slots[s as usize].name;
+        let prefix = self.slots[s as usize].name.as_bytes();
         // Component TLVs are self-delimiting, so the names whose TLV-VALUE starts with
         // the prefix's bytes are exactly the names under it, and they are contiguous
         // in bytewise order, starting at the prefix itself.
@@ -291,7 +291,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
-                    .map(|e| (self.slots[e.slot as usize].name.clone(), i as u32))
+                    .map(|e| (self.slots[e.slot as usize].name.to_bytes(), i as u32))
             })
             .collect();
         self.cs.prefix_index = Some(index);
@@ -336,7 +336,7 @@ impl Pcct {
             e.wire = data.wire().clone();
             e.fresh_until = fresh_until;
             self.cs.policy.on_refresh(existing, fresh_until);
-            self.slots[s as usize].name = data.name().value().clone();
+            self.slots[s as usize].name.repoint(|| data.name().value());
             self.cs_enforce_limits(now, existing);
             return Some(existing);
         }
@@ -378,7 +378,7 @@ impl Pcct {
         let slot = &mut self.slots[s as usize];
         slot.cs = i;
         // Keep the Data's buffer alive rather than the Interest's.
-        slot.name = data.name().value().clone();
+        slot.name.repoint(|| data.name().value());
         Some(i)
     }
 
@@ -423,7 +423,7 @@ impl Pcct {
         };
         let (size, indirect_from, e_slot) = (e.wire.len(), e.indirect_from, e.slot);
         if let Some(index) = self.cs.prefix_index.as_mut() {
-            index.remove(&self.slots[e_slot as usize].name[..]);
+            index.remove(self.slots[e_slot as usize].name.as_bytes());
         }
         *slot = None;
         self.cs.policy.on_remove(i);
@@ -524,7 +524,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
-                    .filter(|e| self.slots[e.slot as usize].name.starts_with(p))
+                    .filter(|e| self.slots[e.slot as usize].name.as_bytes().starts_with(p))
                     .map(|_| i as u32)
             })
             .take(limit)
@@ -558,7 +558,7 @@ impl Pcct {
             .eviction_order(now, |i| fresh_of(entries, i))
             .into_iter()
             .filter_map(|i| {
-                Name::from_value(self.slots[self.cs.entry(i).slot as usize].name.clone()).ok()
+                Name::from_value(self.slots[self.cs.entry(i).slot as usize].name.to_bytes()).ok()
             })
             .collect()
     }

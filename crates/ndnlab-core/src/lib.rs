@@ -106,6 +106,7 @@ pub mod pcct;
 pub mod pipeline;
 pub mod pit;
 mod prefetch;
+mod slot_name;
 pub mod strategy;
 pub mod strategy_choice;
 pub mod timer;

@@ -25,6 +25,7 @@ use crate::cs::CsState;
 use crate::hash::key;
 use crate::index::U64Index;
 use crate::pit::{PitEntry, PitFlags};
+use crate::slot_name::SlotName;
 use crate::strategy::StrategyKind;
 use crate::token::PitToken;
 
@@ -36,7 +37,7 @@ pub(crate) struct Slot {
     /// Map key of this slot.
     pub(crate) key: u64,
     /// Name TLV-VALUE (component TLVs) of the slot name.
-    pub(crate) name: Bytes,
+    pub(crate) name: SlotName,
     /// Next slot with the same map key.
     pub(crate) next: u32,
     /// First PIT entry.
@@ -143,7 +144,7 @@ impl Pcct {
     fn chain_find(&self, mut s: u32, bytes: &[u8]) -> Option<u32> {
         while s != NONE {
             let slot = &self.slots[s as usize];
-            if &slot.name[..] == bytes {
+            if slot.name.as_bytes() == bytes {
                 return Some(s);
             }
             s = slot.next;
@@ -232,7 +233,9 @@ impl Pcct {
         let Some(slot) = self.slots.get(s as usize) else {
             return;
         };
-        crate::prefetch::prefetch(slot.name.as_ptr());
+        if let Some(p) = slot.name.external_ptr() {
+            crate::prefetch::prefetch(p);
+        }
         if slot.cs != NONE {
             self.cs.prefetch(slot.cs);
         }
@@ -310,7 +313,7 @@ impl Pcct {
             cur = self.slots[cur as usize].next;
         }
         let slot = &mut self.slots[s as usize];
-        slot.name = Bytes::new();
+        slot.name = SlotName::default();
         slot.key = 0;
         slot.next = NONE;
         self.free_slots.push(s);
@@ -324,7 +327,7 @@ impl Pcct {
 
     /// Name bytes of slot `s`.
     pub(crate) fn slot_name(&self, s: u32) -> &[u8] {
-        &self.slots[s as usize].name
+        self.slots[s as usize].name.as_bytes()
     }
 
     // ---------------------------------------------------------------- PIT
@@ -554,10 +557,10 @@ fn alloc_slot(
     n: usize,
     next: u32,
 ) -> u32 {
-    let end = name.prefix_bytes(n).len();
+    let value = name.prefix_bytes(n);
     let slot = Slot {
         key: k,
-        name: name.value().slice(..end),
+        name: SlotName::new(value, || name.value().slice(..value.len())),
         next,
         pit_head: NONE,
         cs: NONE,

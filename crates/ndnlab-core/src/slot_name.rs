@@ -1,0 +1,123 @@
+//! [`SlotName`]: the name of a PCCT slot, kept inside the slot when short.
+//!
+//! Every Interest and Data verifies its PCCT slot by comparing name bytes. When the
+//! slot held only a `Bytes` slice of the packet, that compare followed a pointer to
+//! another allocation: one more dependent cache miss per packet in a table larger
+//! than the cache, and a reference-count update on the packet buffer each time a
+//! slot was created, re-pointed at a Data, or freed. Names up to [`INLINE`] bytes
+//! (most names: `/ndn/edu/ucla/video/v=3/seg=12` is 36) now live in the slot's own
+//! cache line; longer ones keep sharing the packet buffer.
+
+use bytes::Bytes;
+
+/// Longest name TLV-VALUE stored inline (the enum is then 40 bytes, and a slot 64).
+pub(crate) const INLINE: usize = 38;
+
+/// A slot's name TLV-VALUE (component TLVs).
+#[derive(Clone)]
+pub(crate) enum SlotName {
+    /// Up to [`INLINE`] bytes, in place.
+    Inline { len: u8, bytes: [u8; INLINE] },
+    /// A longer name: a slice of a packet buffer.
+    Shared(Bytes),
+}
+
+impl Default for SlotName {
+    fn default() -> Self {
+        SlotName::Inline {
+            len: 0,
+            bytes: [0; INLINE],
+        }
+    }
+}
+
+impl SlotName {
+    /// The name `value`; `shared()` gives the same bytes as a slice of a packet
+    /// buffer, called only for a name too long to store inline (so a short name costs
+    /// no reference-count update).
+    #[inline]
+    pub(crate) fn new(value: &[u8], shared: impl FnOnce() -> Bytes) -> Self {
+        if value.len() <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            bytes[..value.len()].copy_from_slice(value);
+            SlotName::Inline {
+                len: value.len() as u8,
+                bytes,
+            }
+        } else {
+            SlotName::Shared(shared())
+        }
+    }
+
+    /// The name bytes.
+    #[inline]
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            SlotName::Inline { len, bytes } => &bytes[..*len as usize],
+            SlotName::Shared(b) => b,
+        }
+    }
+
+    /// The name bytes as a `Bytes` (a copy for an inline name).
+    pub(crate) fn to_bytes(&self) -> Bytes {
+        match self {
+            SlotName::Inline { len, bytes } => Bytes::copy_from_slice(&bytes[..*len as usize]),
+            SlotName::Shared(b) => b.clone(),
+        }
+    }
+
+    /// Whether the name is empty (the root, or a freed slot).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+
+    /// A shared name re-pointed at `buf()` (equal bytes in another packet, e.g. the
+    /// Data that replaces the Interest, so the slot does not keep the Interest's
+    /// buffer alive); inline names stay as they are and `buf` is not called.
+    #[inline]
+    pub(crate) fn repoint(&mut self, buf: impl FnOnce() -> Bytes) {
+        if let SlotName::Shared(b) = self {
+            let new = buf();
+            debug_assert_eq!(&b[..], &new[..]);
+            *b = new;
+        }
+    }
+
+    /// Where the bytes are, for prefetching: `None` when they are in the slot itself.
+    #[inline]
+    pub(crate) fn external_ptr(&self) -> Option<*const u8> {
+        match self {
+            SlotName::Inline { .. } => None,
+            SlotName::Shared(b) => Some(b.as_ptr()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_inline_long_names_shared() {
+        assert_eq!(std::mem::size_of::<SlotName>(), 40);
+        // A slot is one cache line.
+        assert_eq!(std::mem::size_of::<crate::pcct::Slot>(), 64);
+        for n in [0usize, 1, INLINE - 1, INLINE, INLINE + 1, 300] {
+            let buf = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<_>>());
+            let s = SlotName::new(&buf, || buf.clone());
+            assert_eq!(s.as_bytes(), &buf[..]);
+            assert_eq!(s.to_bytes(), buf);
+            assert_eq!(s.is_empty(), n == 0);
+            assert_eq!(matches!(s, SlotName::Inline { .. }), n <= INLINE);
+            assert_eq!(s.external_ptr().is_some(), n > INLINE);
+            let mut r = s.clone();
+            let other = Bytes::copy_from_slice(&buf);
+            r.repoint(|| other.clone());
+            assert_eq!(r.as_bytes(), &buf[..]);
+            if n > INLINE {
+                assert_eq!(r.external_ptr(), Some(other.as_ptr()));
+            }
+        }
+    }
+}
