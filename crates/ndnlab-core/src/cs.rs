@@ -259,7 +259,7 @@ impl Pcct {
         // in bytewise order, starting at the prefix itself.
         index
             .range::<[u8], _>((
-                std::ops::Bound::Included(&prefix[..]),
+                std::ops::Bound::Included(prefix),
                 std::ops::Bound::Unbounded,
             ))
             .take_while(|(k, _)| k.starts_with(prefix))
