@@ -7,14 +7,16 @@
 //! Also prints thread-CPU nanoseconds per operation. Same setup as the `forwarding`
 //! bench: 100,000 FIB prefixes, best-route, full priority-FIFO CS, PIT tokens echoed.
 //!
-//! Run: `cargo bench -p ndnlab-core --bench hotpath -- <miss|hit> [cs_capacity] [n] [comps] [prefix]`
+//! Run: `cargo bench -p ndnlab-core --bench hotpath -- <miss|hit|burst-miss|burst-hit> [cs_capacity] [n] [comps] [prefix]`
+//! (`burst-*`: the same packets through `handle_burst` in bursts of 64)
 //! (defaults: miss 1024 100000 4; `prefix` enables the CS's NFD-style CanBePrefix index).
 
 use std::hint::black_box;
 
 use bytes::Bytes;
 use ndnlab_core::{
-    FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, UnsolicitedDataPolicy,
+    FaceId, FaceScope, Forwarder, ForwarderConfig, InPacket, LinkType, LpMeta,
+    UnsolicitedDataPolicy,
 };
 use ndnlab_wire::{Data, Interest, Name};
 
@@ -122,6 +124,52 @@ fn run_hits(fw: &mut Forwarder, pkts: Vec<Interest>, now: u64) {
     }
 }
 
+const BURST: usize = 64;
+
+#[inline(never)]
+fn run_burst_misses(fw: &mut Forwarder, pkts: Vec<(Interest, Data)>, now: &mut u64) {
+    let mut ins = Vec::with_capacity(BURST);
+    let mut outs = Vec::with_capacity(BURST);
+    let mut datas = Vec::with_capacity(BURST);
+    let mut it = pkts.into_iter().peekable();
+    while it.peek().is_some() {
+        *now += 1_000;
+        for (i, d) in it.by_ref().take(BURST) {
+            ins.push((CONSUMER, InPacket::Interest(i), LpMeta::default()));
+            datas.push(d);
+        }
+        fw.handle_burst(*now, &mut ins);
+        fw.drain_transmits(&mut outs);
+        for (t, d) in outs.drain(..).zip(datas.drain(..)) {
+            let meta = LpMeta {
+                pit_token: t.meta.pit_token.clone(),
+                ..Default::default()
+            };
+            ins.push((PRODUCER, InPacket::Data(d), meta));
+        }
+        fw.handle_burst(*now, &mut ins);
+        fw.drain_transmits(&mut outs);
+        drop(black_box(outs.drain(..)));
+        fw.handle_timeout(*now);
+    }
+}
+
+#[inline(never)]
+fn run_burst_hits(fw: &mut Forwarder, pkts: Vec<Interest>, now: u64) {
+    let mut ins = Vec::with_capacity(BURST);
+    let mut outs = Vec::with_capacity(BURST);
+    let mut it = pkts.into_iter().peekable();
+    while it.peek().is_some() {
+        for i in it.by_ref().take(BURST) {
+            ins.push((CONSUMER, InPacket::Interest(i), LpMeta::default()));
+        }
+        fw.handle_burst(now, &mut ins);
+        fw.drain_transmits(&mut outs);
+        drop(black_box(outs.drain(..)));
+        fw.handle_timeout(now);
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; ignore flags.
     let args: Vec<String> = std::env::args()
@@ -150,14 +198,16 @@ fn main() {
         fw.handle_data(now, PRODUCER, d, LpMeta::default());
     }
     assert_eq!(fw.cs_ref().len(), cs);
-    let (ops, elapsed) = match mode.as_str() {
+    let burst = mode.starts_with("burst-");
+    let (ops, elapsed) = match mode.trim_start_matches("burst-") {
         "miss" => {
             // Warm up (timers, pools, slabs at steady state), then measure.
+            let run = if burst { run_burst_misses } else { run_misses };
             let warm: Vec<_> = (0..n.min(20_000)).map(|_| g.pair()).collect();
-            run_misses(&mut fw, warm, &mut now);
+            run(&mut fw, warm, &mut now);
             let pkts: Vec<_> = (0..n).map(|_| g.pair()).collect();
             let t0 = thread_cpu();
-            run_misses(&mut fw, pkts, &mut now);
+            run(&mut fw, pkts, &mut now);
             let el = thread_cpu() - t0;
             assert_eq!(fw.pit_len(), 0);
             (n, el)
@@ -173,16 +223,17 @@ fn main() {
                 drop(i.clone());
                 i
             };
+            let run = if burst { run_burst_hits } else { run_hits };
             let warm: Vec<_> = (0..n.min(20_000)).map(|_| mk(&mut g)).collect();
-            run_hits(&mut fw, warm, now);
+            run(&mut fw, warm, now);
             let pkts: Vec<_> = (0..n).map(|_| mk(&mut g)).collect();
             let t0 = thread_cpu();
-            run_hits(&mut fw, pkts, now);
+            run(&mut fw, pkts, now);
             let el = thread_cpu() - t0;
             assert_eq!(fw.counters().n_cs_misses, 0);
             (n, el)
         }
-        other => panic!("unknown mode {other:?}: use miss or hit"),
+        other => panic!("unknown mode {other:?}: use miss, hit, burst-miss or burst-hit"),
     };
     println!(
         "{mode} cs={cs} comps={comps}: {ops} ops, {:.1} ns/op (thread CPU)",

@@ -99,10 +99,10 @@ impl Fib {
         self.table.lpm_with(name, hashes)
     }
 
-    /// Staged prefetch for a coming LPM (see `NameTable::prefetch_lpm`).
+    /// Prefetch the index buckets of a coming LPM (see `NameTable::prefetch_lpm`).
     #[inline]
-    pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64], stage: u8) {
-        self.table.prefetch_lpm(max, hashes, stage);
+    pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64]) {
+        self.table.prefetch_lpm(max, hashes);
     }
 
     /// Longest-prefix match: the next hops (empty if nothing matches).

@@ -160,29 +160,13 @@ impl<T> NameTable<T> {
         None
     }
 
-    /// Prefetch for a coming [`NameTable::lpm_with`] of a name of `max` components, at
-    /// the (at most 4) longest populated lengths it will probe. `stage` 0: the index
-    /// buckets; 1: the entries they name; 2: the entries' name bytes. Each stage reads
-    /// only lines the previous one prefetched.
+    /// Prefetch the index buckets a coming [`NameTable::lpm_with`] of a name of `max`
+    /// components reads, at the (at most 4) longest populated lengths.
     #[inline]
-    pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64], stage: u8) {
+    pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64]) {
         for &l in self.lengths.iter().filter(|&&l| l as usize <= max).take(4) {
             let l = l as usize;
-            let k = key(hashes[l], l);
-            if stage == 0 {
-                self.map.prefetch(k);
-                continue;
-            }
-            let Some(id) = self.map.get(k) else {
-                continue;
-            };
-            if stage == 1 {
-                crate::prefetch::prefetch_at(&self.entries, id as usize);
-            } else if let Some(Some(e)) = self.entries.get(id as usize) {
-                if e.short_len == LONG {
-                    crate::prefetch::prefetch(e.name.value_bytes().as_ptr());
-                }
-            }
+            self.map.prefetch(key(hashes[l], l));
         }
     }
 

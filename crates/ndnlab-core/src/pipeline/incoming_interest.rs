@@ -99,7 +99,7 @@ impl Forwarder {
         let s = sref.slot;
         if sref.created && pre.is_none() {
             // A new name goes to the FIB: its index loads overlap the PIT insert.
-            self.fib.prefetch_lpm(len, hashes, 0);
+            self.fib.prefetch_lpm(len, hashes);
         }
 
         let existing = if sref.created {
