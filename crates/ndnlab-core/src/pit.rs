@@ -213,7 +213,7 @@ impl PitEntry {
     pub fn has_pending_out_records(&self, now: Time) -> bool {
         self.out_records
             .iter()
-            .any(|r| r.expiry > now && r.nack == 0)
+            .any(|r| r.expiry >= now && r.nack == 0)
     }
 
     /// Latest out-record send time.
@@ -241,3 +241,35 @@ impl PitEntry {
 
 /// NFD DuplicateNonceWhere bit: same nonce from the same downstream.
 pub const DUP_IN_SAME: u8 = 1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_record_pending_until_and_at_its_expiry_unless_nacked() {
+        let mut e = PitEntry {
+            slot: 0,
+            next_in_slot: u32::MAX,
+            flags: PitFlags::default(),
+            strategy: StrategyKind::BestRoute,
+            slot_len: 1,
+            measure_key: 0,
+            digest: None,
+            suppression_interval: 0,
+            interest: Bytes::new(),
+            in_records: Default::default(),
+            out_records: Default::default(),
+        };
+        assert!(!e.has_pending_out_records(0));
+        e.insert_out_record(FaceId(300), 1, 10, 100);
+        assert!(e.has_pending_out_records(99));
+        // NFD: `getExpiry() >= now`: still pending at the expiry instant.
+        assert!(e.has_pending_out_records(100));
+        assert!(!e.has_pending_out_records(101));
+        e.out_record_mut(FaceId(300))
+            .expect("record")
+            .set_nack(Some(NackReason::NoRoute));
+        assert!(!e.has_pending_out_records(50));
+    }
+}
