@@ -49,15 +49,21 @@ impl Fib {
     }
 
     /// Add a next hop, or update its cost if it exists (NFD `fib/add-nexthop`).
-    pub fn add_nexthop(&mut self, prefix: &Name, face: FaceId, cost: u64) {
+    /// Returns whether the next hop is new. (Management should go through
+    /// [`crate::Forwarder::add_nexthop`], which also runs the strategies'
+    /// `afterNewNextHop` trigger.)
+    pub fn add_nexthop(&mut self, prefix: &Name, face: FaceId, cost: u64) -> bool {
         let (id, _) = self.table.get_or_insert_with(prefix, NextHops::new);
         let hops = self.table.get_mut(id);
+        let before = hops.len();
         hops.retain(|h| h.face != face);
+        let new = hops.len() == before;
         let pos = hops
             .iter()
             .position(|h| (h.cost, h.face) > (cost, face))
             .unwrap_or(hops.len());
         hops.insert(pos, NextHop { face, cost });
+        new
     }
 
     /// Remove a next hop (NFD `fib/remove-nexthop`). Returns whether it existed.

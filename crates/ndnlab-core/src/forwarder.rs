@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use ndnlab_wire::{Data, Interest, Nack, NackReason};
+use ndnlab_wire::{Data, Interest, Nack, NackReason, Name};
 
 use crate::counters::{DropReason, FaceCounters, ForwarderCounters};
 use crate::cs::{ContentStore, CsState};
@@ -348,6 +348,15 @@ impl Forwarder {
     /// The FIB (management).
     pub fn fib(&mut self) -> &mut Fib {
         &mut self.fib
+    }
+
+    /// Add a FIB next hop (or update its cost), as management does: when the next hop
+    /// is new, NFD's `afterNewNextHop` trigger runs, so pending Interests of
+    /// strategies that want it (multicast) go to the new upstream at once.
+    pub fn add_nexthop(&mut self, now: Time, prefix: &Name, face: FaceId, cost: u64) {
+        if self.fib.add_nexthop(prefix, face, cost) {
+            self.after_new_nexthop(now, prefix, face);
+        }
     }
 
     /// The FIB, read-only.

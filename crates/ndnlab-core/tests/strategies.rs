@@ -345,3 +345,39 @@ fn bad_strategy_names_are_rejected_with_a_reason() {
     );
     assert_eq!(lab.fw.strategy_choice().len(), 1, "nothing was set");
 }
+
+/// NFD `afterNewNextHop`: a next hop added while an Interest is pending under a
+/// multicast prefix gets that Interest at once; a cost update, a shadowed prefix, or a
+/// best-route entry does not.
+#[test]
+fn multicast_sends_pending_interests_to_a_new_next_hop() {
+    let mut lab = Lab::standard();
+    set(&mut lab, "/m", "/localhost/nfd/strategy/multicast/v=5");
+    lab.route("/m", B, 1);
+    lab.route("/m/a", B, 1);
+    lab.route("/b", B, 1);
+    lab.send_interest(A, interest("/m/1", 1));
+    lab.send_interest(A, interest("/m/a/1", 2));
+    lab.send_interest(A, interest("/b/1", 3));
+    assert_eq!(lab.take().len(), 3);
+
+    // New next hop on /m: only /m/1 (whose longest match is /m) goes to C.
+    let now = lab.now;
+    lab.fw.add_nexthop(now, &name("/m"), C, 5);
+    let out = lab.take();
+    assert_eq!(summary(&out), vec![(C.0, "I".into())]);
+    assert_eq!(as_interest(&out[0]).name(), &name("/m/1"));
+    // The out-record exists: C's Data satisfies the entry.
+    lab.send_data(C, data("/m/1"), None);
+    assert_eq!(summary(&lab.take()), vec![(A.0, "D".into())]);
+
+    // A cost update is not a new next hop.
+    lab.fw.add_nexthop(now, &name("/m/a"), B, 7);
+    assert!(lab.take().is_empty());
+    // Never back to the downstream itself; best-route entries are left alone.
+    lab.fw.add_nexthop(now, &name("/m/a"), A, 1);
+    lab.fw.add_nexthop(now, &name("/b"), C, 1);
+    assert!(lab.take().is_empty());
+    lab.fw.add_nexthop(now, &name("/m/a"), D, 1);
+    assert_eq!(summary(&lab.take()), vec![(D.0, "I".into())]);
+}
