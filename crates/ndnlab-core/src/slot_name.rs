@@ -5,21 +5,22 @@
 //! another allocation: one more dependent cache miss per packet in a table larger
 //! than the cache, and a reference-count update on the packet buffer each time a
 //! slot was created, re-pointed at a Data, or freed. Names up to [`INLINE`] bytes
-//! (most names: `/ndn/edu/ucla/video/v=3/seg=12` is 36) now live in the slot's own
-//! cache line; longer ones keep sharing the packet buffer.
+//! (`/ndn/edu/ucla/v=3/seg=12` is 28) now live in the slot's own cache line; longer
+//! ones keep sharing the packet buffer through a boxed handle, so that the slot stays
+//! 56 bytes (the CS's memory budget is 128 bytes of overhead per entry).
 
 use bytes::Bytes;
 
-/// Longest name TLV-VALUE stored inline (the enum is then 40 bytes, and a slot 64).
-pub(crate) const INLINE: usize = 38;
+/// Longest name TLV-VALUE stored inline (the enum is then 32 bytes, and a slot 56).
+pub(crate) const INLINE: usize = 30;
 
 /// A slot's name TLV-VALUE (component TLVs).
 #[derive(Clone)]
 pub(crate) enum SlotName {
     /// Up to [`INLINE`] bytes, in place.
     Inline { len: u8, bytes: [u8; INLINE] },
-    /// A longer name: a slice of a packet buffer.
-    Shared(Bytes),
+    /// A longer name: a slice of a packet buffer (boxed: a `Bytes` is 32 bytes).
+    Shared(Box<Bytes>),
 }
 
 impl Default for SlotName {
@@ -45,7 +46,7 @@ impl SlotName {
                 bytes,
             }
         } else {
-            SlotName::Shared(shared())
+            SlotName::Shared(Box::new(shared()))
         }
     }
 
@@ -54,7 +55,7 @@ impl SlotName {
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self {
             SlotName::Inline { len, bytes } => &bytes[..*len as usize],
-            SlotName::Shared(b) => b,
+            SlotName::Shared(b) => &b[..],
         }
     }
 
@@ -62,7 +63,7 @@ impl SlotName {
     pub(crate) fn to_bytes(&self) -> Bytes {
         match self {
             SlotName::Inline { len, bytes } => Bytes::copy_from_slice(&bytes[..*len as usize]),
-            SlotName::Shared(b) => b.clone(),
+            SlotName::Shared(b) => Bytes::clone(b),
         }
     }
 
@@ -80,7 +81,7 @@ impl SlotName {
         if let SlotName::Shared(b) = self {
             let new = buf();
             debug_assert_eq!(&b[..], &new[..]);
-            *b = new;
+            **b = new;
         }
     }
 
@@ -100,9 +101,8 @@ mod tests {
 
     #[test]
     fn short_names_inline_long_names_shared() {
-        assert_eq!(std::mem::size_of::<SlotName>(), 40);
-        // A slot is one cache line.
-        assert_eq!(std::mem::size_of::<crate::pcct::Slot>(), 64);
+        assert_eq!(std::mem::size_of::<SlotName>(), 32);
+        assert_eq!(std::mem::size_of::<crate::pcct::Slot>(), 56);
         for n in [0usize, 1, INLINE - 1, INLINE, INLINE + 1, 300] {
             let buf = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<_>>());
             let s = SlotName::new(&buf, || buf.clone());

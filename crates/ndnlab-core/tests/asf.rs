@@ -289,3 +289,51 @@ fn cancelled_rto_timers_do_not_pile_up() {
     );
     assert_eq!(lab.fw.asf_stats(&name("/a"), B).unwrap().samples, 10_000);
 }
+
+/// NFD keeps a satisfied ASF entry 50 ms more: the Data of a slower probe is still
+/// measured (and goes nowhere downstream); after the grace the entry is gone and a
+/// later Data is unsolicited.
+#[test]
+fn late_probe_data_within_the_grace_is_measured() {
+    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=4/probing-interval~1000");
+    let mut probed = Vec::new();
+    for n in 0..200u32 {
+        let uri = format!("/a/{n}");
+        lab.send_interest(A, interest(&uri, n + 1));
+        let out = lab.take();
+        assert_eq!(out[0].face, B);
+        lab.advance_ms(10);
+        lab.send_data(B, data(&uri), out[0].meta.pit_token.clone());
+        assert_eq!(summary(&lab.take()), vec![(A.0, "D".into())]);
+        if out.len() == 2 {
+            probed.push((uri, out[1].meta.pit_token.clone()));
+            if probed.len() == 2 {
+                break;
+            }
+        }
+        lab.advance_ms(1_000);
+    }
+    assert_eq!(probed.len(), 2, "two probes to C");
+    // The second probe's Data comes 30 ms after B's (40 ms RTT): measured, not sent on.
+    let (uri, token) = probed.pop().unwrap();
+    assert_eq!(
+        lab.fw.pit_len(),
+        1,
+        "the satisfied entry waits for late Data"
+    );
+    lab.advance_ms(30);
+    lab.send_data(C, data(&uri), token);
+    assert!(lab.take().is_empty());
+    let c = lab.fw.asf_stats(&name("/a"), C).unwrap();
+    assert_eq!(c.last_rtt, LastRtt::Rtt(40 * MS));
+    assert_eq!(lab.fw.counters().drops.get(DropReason::UnsolicitedData), 0);
+    // 50 ms after the first Data the entry is finalized, counted satisfied once.
+    let satisfied = lab.fw.counters().n_satisfied_interests;
+    lab.run_for_ms(19);
+    assert_eq!(lab.fw.pit_len(), 1);
+    lab.run_for_ms(2);
+    assert_eq!(lab.fw.pit_len(), 0);
+    assert_eq!(lab.fw.counters().n_satisfied_interests, satisfied + 1);
+    lab.send_data(C, data(&uri), None);
+    assert_eq!(lab.fw.counters().drops.get(DropReason::UnsolicitedData), 1);
+}

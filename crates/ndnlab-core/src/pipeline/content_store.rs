@@ -48,6 +48,8 @@ impl Forwarder {
         let lifetime = interest.lifetime().as_nanos() as u64;
         let expiry = now.saturating_add(lifetime);
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
+        // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
+        e.flags.satisfied = false;
         e.insert_in_record(from, nonce, expiry, meta.pit_token);
         e.interest = interest.wire().clone();
         let strategy = e.strategy;

@@ -17,6 +17,7 @@ use crate::counters::DropReason;
 use crate::face::{FaceId, LinkType};
 use crate::forwarder::{Forwarder, LpMeta, UnsolicitedDataPolicy};
 use crate::hash::PrefixHashes;
+use crate::strategy::StrategyKind;
 use crate::Time;
 
 impl Forwarder {
@@ -114,6 +115,7 @@ impl Forwarder {
             let strategy = self.pcct.pit(p).expect("live").strategy;
             self.before_satisfy(strategy, now, from, p);
             let e = self.pcct.pit_mut(p).expect("live");
+            let in_grace = e.flags.satisfied;
             e.flags.satisfied = true;
             for mut r in e.in_records.drain(..) {
                 if r.expiry <= now || (r.face == from && !ingress_adhoc) {
@@ -124,7 +126,15 @@ impl Forwarder {
                 }
             }
             e.out_records.retain(|o| o.face != from);
-            self.finalize(now, p);
+            if strategy != StrategyKind::Asf {
+                self.finalize(now, p);
+            } else if !in_grace {
+                // NFD's ASF keeps the satisfied entry 50 ms more for late probe Data
+                // (finalized by the timer: with no in-record left it has expired).
+                let generation = self.pcct.generation_of(p);
+                self.timers
+                    .push(now + crate::strategy::asf::SATISFIED_GRACE, p, generation);
+            }
         }
         let congestion_mark = meta.congestion_mark;
         let out_meta = |token| LpMeta {

@@ -30,8 +30,11 @@
 //! Parameters (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2`,
 //! `retx-suppression-*`) are parsed in [`super::params`].
 //!
-//! Not as NFD: a PIT entry is removed as soon as Data satisfies it (NFD keeps it 50 ms
-//! more so a slower probe's Data is still measured); such late Data is unsolicited here.
+//! * As NFD, a satisfied entry stays [`SATISFIED_GRACE`] (50 ms) in the PIT, with no
+//!   downstream left, so the Data of a slower probe still finds its out-record and is
+//!   measured; the entry is then finalized. (NFD restarts the 50 ms at each late Data;
+//!   here they count from the first, since the timer queue cannot cancel a timer and
+//!   a PIT entry has no room for another deadline within its 256-byte budget.)
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -49,6 +52,9 @@ use crate::{Time, MS};
 
 /// How long measurements live after their last use (NFD: 5 minutes).
 pub const MEASUREMENTS_LIFETIME: Time = 300_000 * MS;
+/// How long a satisfied ASF entry stays for late probe Data (NFD `setExpiryTimer(50_ms)`
+/// in `AsfStrategy::beforeSatisfyInterest`).
+pub const SATISFIED_GRACE: Time = 50 * MS;
 /// Window of the first probe of a prefix (NFD: uniformly within 0..=5 s).
 pub const FIRST_PROBE_WINDOW_MS: u64 = 5_000;
 /// Interval of the sweep of expired measurements.
