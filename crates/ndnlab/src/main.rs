@@ -9,6 +9,10 @@ mod cmd;
 
 use clap::{Parser, Subcommand};
 
+// mimalloc: glibc's free of packet buffers was ~10% of the forwarding instructions in callgrind.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// NDN forwarder and performance laboratory.
 #[derive(Parser, Debug)]
 #[command(name = "ndnlab", version, about, propagate_version = true)]
