@@ -1,7 +1,7 @@
 //! The daemon: face I/O on tokio, forwarding shards on their own threads, management.
 //!
 //! ```text
-//!  socket ──reader task──▶ Router::deliver ──decode, dispatch──▶ shard queue (bounded, counted drops)
+//!  socket ──reader task──▶ Router::deliver ──decode, dispatch──▶ shard queue (bounded, lock-free, counted drops)
 //!                                  │                                   │ own thread: core Forwarder
 //!                                  └─ /localhost/nfd ──▶ Manager        ▼ drain_transmits, grouped per face
 //!  socket ◀──writer task◀── face send queue (bounded) ◀────────────────┘
@@ -15,10 +15,18 @@
 //! Interests go to the shard chosen by the Name Dispatch Table (hash of the first k
 //! components), Data and Nacks by the PIT token the core put on the Interest (or by
 //! name when the upstream app did not echo it). Management changes (FIB, strategy,
-//! CS) are sent to every shard on the same queues as packets, so a route is in place
-//! in every shard before the reply to the command leaves.
+//! CS) are sent to every shard on the same queues as packets (never dropped), so a
+//! route is in place in every shard before the reply to the command leaves.
+//!
+//! A shard queue ([`queue::ShardQueue`]) is a bounded lock-free array of bursts (one
+//! `Vec` of packets per reader burst and shard) and control messages, in order; the
+//! packet bound is counted in packets. The shard thread parks when its queue stays
+//! empty, and a reader unparks it only when it announced so. Emptied burst vectors
+//! go back to the readers through a small pool, so the hand-off allocates nothing in
+//! the steady state.
 
 pub mod listeners;
+pub mod queue;
 pub mod shard;
 
 use std::path::PathBuf;
@@ -41,13 +49,90 @@ use crate::face::{FaceEntry, FaceLimits, FaceTable, PktKind};
 use crate::mgmt::{Manager, MgmtMsg};
 use shard::{Inbound, ShardCore, ShardMsg, ShardReport};
 
+/// Emptied burst vectors kept for reuse, per shard.
+const SPARE_BATCHES: usize = 64;
+/// Burst vectors larger than this (in packets) are freed rather than kept.
+const SPARE_MAX_CAPACITY: usize = 4096;
+
+/// What a shard queue carries, in order.
+pub enum ShardItem {
+    /// A burst of packets (bounded, dropped when the queue is full).
+    Packets(Vec<Inbound>),
+    /// A control message (never dropped; boxed so that queue slots stay small).
+    Control(Box<ShardMsg>),
+}
+
 /// A shard's input queue.
 pub struct ShardHandle {
-    tx: std::sync::mpsc::Sender<ShardMsg>,
-    /// Packets waiting in the queue (the bound).
+    /// Packet bursts (bounded) and control messages (never dropped), in order.
+    queue: queue::ShardQueue<ShardItem>,
+    /// Packets waiting in the queue (the bound, in packets).
     queued: AtomicUsize,
+    /// Emptied burst vectors, back from the shard to the readers.
+    spare: crossbeam_queue::ArrayQueue<Vec<Inbound>>,
     /// Packets dropped because the queue was full.
     pub drops: AtomicU64,
+}
+
+impl ShardHandle {
+    fn new(capacity: usize) -> Self {
+        ShardHandle {
+            // Every burst holds at least one packet: `capacity` bursts never bind
+            // before `capacity` packets do.
+            queue: queue::ShardQueue::new(capacity),
+            queued: AtomicUsize::new(0),
+            spare: crossbeam_queue::ArrayQueue::new(SPARE_BATCHES),
+            drops: AtomicU64::new(0),
+        }
+    }
+
+    /// An empty burst vector (reused when one is spare).
+    fn take_spare(&self) -> Vec<Inbound> {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Gives an emptied burst vector back for reuse.
+    fn recycle(&self, mut v: Vec<Inbound>) {
+        if v.capacity() == 0 || v.capacity() > SPARE_MAX_CAPACITY {
+            return;
+        }
+        v.clear();
+        let _ = self.spare.push(v);
+    }
+
+    /// Enqueues as much of a burst as the bound allows (its head); returns how many
+    /// packets were dropped. Does not wake the shard.
+    fn enqueue(&self, mut batch: Vec<Inbound>, capacity: usize) -> usize {
+        let len = batch.len();
+        // Reserve first, so that concurrent readers never exceed the bound together.
+        let before = self.queued.fetch_add(len, Relaxed);
+        let room = capacity.saturating_sub(before);
+        if room < len {
+            self.queued.fetch_sub(len - room, Relaxed);
+            batch.truncate(room);
+        }
+        let accepted = batch.len();
+        if accepted == 0 {
+            self.recycle(batch);
+            return len;
+        }
+        match self.queue.push(ShardItem::Packets(batch)) {
+            Ok(()) => len - accepted,
+            Err(back) => {
+                self.queued.fetch_sub(accepted, Relaxed);
+                if let ShardItem::Packets(batch) = back {
+                    self.recycle(batch);
+                }
+                len
+            }
+        }
+    }
+
+    /// Queues a control message for the shard thread and wakes it (dropped only if
+    /// the shard thread has exited).
+    fn control(&self, msg: ShardMsg) {
+        let _ = self.queue.push_wait(ShardItem::Control(Box::new(msg)));
+    }
 }
 
 /// Counters of the runtime itself.
@@ -122,7 +207,7 @@ impl Shared {
             return;
         }
         for s in &self.shards {
-            let _ = s.tx.send(make());
+            s.control(make());
         }
     }
 
@@ -132,7 +217,7 @@ impl Shared {
             return;
         };
         if let Some(s) = self.shards.get(i) {
-            let _ = s.tx.send(msg);
+            s.control(msg);
         }
     }
 
@@ -146,9 +231,8 @@ impl Shared {
         }
         for s in self.shards.iter().filter(|_| !self.is_inline()) {
             let (tx, rx) = oneshot::channel();
-            if s.tx.send(ShardMsg::Query(tx)).is_ok() {
-                rxs.push(rx);
-            }
+            s.control(ShardMsg::Query(tx));
+            rxs.push(rx);
         }
         let mut out = Vec::new();
         for rx in rxs {
@@ -251,7 +335,11 @@ impl Ingress for Shared {
                 }
             };
             if let Some((shard, pkt, fields)) = decoded {
-                per[shard].push((FaceId(face.id), pkt, Self::meta(face, fields)));
+                let batch = &mut per[shard];
+                if batch.capacity() == 0 {
+                    *batch = self.shards[shard].take_spare();
+                }
+                batch.push((FaceId(face.id), pkt, Self::meta(face, fields)));
             }
         }
         if let Some(core) = &self.inline {
@@ -263,24 +351,22 @@ impl Ingress for Shared {
                 c.packets(now, &mut batch);
                 c.flush(now);
             }
+            self.shards[0].recycle(batch);
             return;
         }
         for (i, batch) in per.into_iter().enumerate() {
-            if batch.is_empty() {
-                continue;
-            }
             let h = &self.shards[i];
-            let len = batch.len();
-            if h.queued.load(Relaxed) + len > self.queue_capacity {
-                h.drops.fetch_add(len as u64, Relaxed);
-                self.counters.shard_drops.fetch_add(len as u64, Relaxed);
-                face.stats.shard_drops.fetch_add(len as u64, Relaxed);
+            if batch.is_empty() {
+                h.recycle(batch);
                 continue;
             }
-            h.queued.fetch_add(len, Relaxed);
-            if h.tx.send(ShardMsg::Packets(batch)).is_err() {
-                h.queued.fetch_sub(len, Relaxed);
+            let dropped = h.enqueue(batch, self.queue_capacity) as u64;
+            if dropped > 0 {
+                h.drops.fetch_add(dropped, Relaxed);
+                self.counters.shard_drops.fetch_add(dropped, Relaxed);
+                face.stats.shard_drops.fetch_add(dropped, Relaxed);
             }
+            h.queue.wake();
         }
     }
 
@@ -335,17 +421,13 @@ impl Daemon {
         // (kept for measuring the hand-off; see docs/BENCHMARKS.md).
         let inline = nshards == 1 && std::env::var("NDNLAB_FWD_INLINE").map_or(true, |v| v != "0");
         let (mgmt_tx, mgmt_rx) = mpsc::unbounded_channel();
-        let mut shard_rxs = Vec::new();
-        let mut shards = Vec::new();
-        for _ in 0..nshards {
-            let (tx, rx) = std::sync::mpsc::channel();
-            shards.push(ShardHandle {
-                tx,
-                queued: AtomicUsize::new(0),
-                drops: AtomicU64::new(0),
-            });
-            shard_rxs.push(rx);
-        }
+        // The inline shard has no queue to fill (only its pool of burst vectors).
+        let capacity = if inline {
+            1
+        } else {
+            cfg.forwarder.queue_capacity
+        };
+        let shards = (0..nshards).map(|_| ShardHandle::new(capacity)).collect();
         let limits = FaceLimits {
             queue_capacity: cfg.faces.queue_capacity,
             congestion_interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
@@ -383,11 +465,11 @@ impl Daemon {
                 })?;
             shard_threads.push(th);
         } else {
-            for (i, rx) in shard_rxs.into_iter().enumerate() {
+            for i in 0..nshards {
                 let sh = shared.clone();
                 let th = std::thread::Builder::new()
                     .name(format!("ndnlab-shard-{i}"))
-                    .spawn(move || shard::run(i, rx, sh))?;
+                    .spawn(move || shard::run(i, sh))?;
                 shard_threads.push(th);
             }
         }
@@ -557,5 +639,57 @@ impl Daemon {
         if let Some(p) = self.unix_path.take() {
             let _ = std::fs::remove_file(&p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn burst(n: usize) -> Vec<Inbound> {
+        (0..n)
+            .map(|i| {
+                let name = ndnlab_wire::Name::from_uri(&format!("/q/{i}")).unwrap();
+                let wire = Interest::builder(name).nonce(i as u32).build();
+                let interest = Interest::decode(wire).unwrap();
+                (FaceId(1), InPacket::Interest(interest), LpMeta::default())
+            })
+            .collect()
+    }
+
+    fn take(h: &ShardHandle) -> Vec<usize> {
+        let mut lens = Vec::new();
+        while let Some(item) = h.queue.pop() {
+            match item {
+                ShardItem::Packets(b) => {
+                    h.queued.fetch_sub(b.len(), Relaxed);
+                    lens.push(b.len());
+                    h.recycle(b);
+                }
+                ShardItem::Control(_) => lens.push(0),
+            }
+        }
+        lens
+    }
+
+    /// The bound is in packets: a burst that does not fit is cut to the room left,
+    /// the rest reported dropped; control messages pass a full queue, in order.
+    #[test]
+    fn shard_queue_bound_is_in_packets_and_control_is_never_dropped() {
+        let h = ShardHandle::new(5);
+        assert_eq!(h.enqueue(burst(3), 5), 0);
+        assert_eq!(h.enqueue(burst(4), 5), 2);
+        assert_eq!(h.queued.load(Relaxed), 5);
+        assert_eq!(h.enqueue(burst(1), 5), 1);
+        h.control(ShardMsg::RemoveFace(1));
+        assert_eq!(h.queued.load(Relaxed), 5);
+        assert_eq!(take(&h), vec![3, 2, 0]);
+        assert_eq!(h.queued.load(Relaxed), 0);
+        // Emptied bursts come back for reuse, with their capacity.
+        let spare = h.take_spare();
+        assert!(spare.is_empty() && spare.capacity() > 0);
+        assert_eq!(h.enqueue(burst(5), 5), 0);
+        assert_eq!(h.enqueue(Vec::new(), 5), 0);
+        assert_eq!(take(&h), vec![5]);
     }
 }

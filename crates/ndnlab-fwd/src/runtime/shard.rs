@@ -5,15 +5,15 @@
 //! timers, drain every transmit, hand them to the faces grouped into one burst per
 //! face). It runs in one of two ways:
 //!
-//! * **threaded** ([`run`]): the shard owns a thread that blocks on its queue until a
-//!   message arrives or the core's next timer is due, then takes every message
-//!   waiting (up to a burst) before it flushes;
+//! * **threaded** ([`run`]): the shard owns a thread that waits on its queue (spins
+//!   briefly, then parks) until something arrives or the core's next timer is due,
+//!   then takes the bursts and control messages waiting, in order (up to
+//!   [`BURST_MSGS`]), before it flushes;
 //! * **inline** ([`run_timers`]): with a single shard, the face reader that received a
 //!   burst runs it through the core itself, under a mutex, with no hand-off to
 //!   another thread; a small thread only fires timers while no packet arrives.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use ndnlab_core::{
 use ndnlab_wire::Name;
 use tokio::sync::oneshot;
 
-use super::Shared;
+use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
 use crate::face::lp::LpFields;
 use crate::face::{FaceEntry, OutItem, PktKind};
@@ -70,8 +70,8 @@ pub enum Flow {
     Stop,
 }
 
-/// Messages taken off the queue before a flush (threaded mode).
-const BURST_MSGS: usize = 64;
+/// Queue items taken before a flush (threaded mode).
+pub const BURST_MSGS: usize = 64;
 /// Longest sleep of the inline mode's timer thread (new timers armed by packets
 /// are also fired by the readers themselves, so this only bounds idle latency).
 const INLINE_TIMER_TICK: Duration = Duration::from_millis(10);
@@ -141,7 +141,9 @@ impl ShardCore {
                 for op in ops.iter() {
                     match op {
                         FibOp::AddNextHop { prefix, face, cost } => {
-                            fw.fib().add_nexthop(prefix, FaceId(*face), *cost)
+                            // Through the forwarder: a new next hop runs the strategies'
+                            // afterNewNextHop (multicast forwards pending Interests).
+                            fw.add_nexthop(now, prefix, FaceId(*face), *cost)
                         }
                         FibOp::RemoveNextHop { prefix, face } => {
                             fw.fib().remove_nexthop(prefix, FaceId(*face));
@@ -228,39 +230,47 @@ impl ShardCore {
 }
 
 /// The shard thread's main loop (threaded mode).
-pub fn run(index: usize, rx: Receiver<ShardMsg>, shared: Arc<Shared>) {
+pub fn run(index: usize, shared: Arc<Shared>) {
+    /// Tells producers that nothing drains the queue any more (also on a panic).
+    struct Exited<'a>(&'a super::ShardHandle);
+    impl Drop for Exited<'_> {
+        fn drop(&mut self) {
+            self.0.queue.consumer_exited();
+        }
+    }
     let mut core = ShardCore::new(index, shared.shards.len(), &shared.cfg);
     let handle = &shared.shards[index];
+    let _exited = Exited(handle);
+    handle.queue.register_consumer();
     loop {
         let now = shared.clock();
-        let first = match core.next_timer() {
-            Some(due) if due <= now => None,
-            Some(due) => match rx.recv_timeout(Duration::from_nanos(due - now)) {
-                Ok(m) => Some(m),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return,
-            },
-            None => match rx.recv() {
-                Ok(m) => Some(m),
-                Err(_) => return,
-            },
-        };
-        let now = shared.clock();
-        let mut next = first;
         let mut taken = 0;
-        while let Some(msg) = next.take() {
-            if let ShardMsg::Packets(batch) = &msg {
-                handle.queued.fetch_sub(batch.len(), Relaxed);
-            }
-            if core.handle(now, msg) == Flow::Stop {
-                return;
-            }
+        while taken < BURST_MSGS {
+            let Some(item) = handle.queue.pop() else {
+                break;
+            };
             taken += 1;
-            if taken < BURST_MSGS {
-                next = rx.try_recv().ok();
+            match item {
+                ShardItem::Packets(mut burst) => {
+                    handle.queued.fetch_sub(burst.len(), Relaxed);
+                    core.packets(now, &mut burst);
+                    handle.recycle(burst);
+                }
+                ShardItem::Control(msg) => {
+                    if core.handle(now, *msg) == Flow::Stop {
+                        return;
+                    }
+                }
             }
         }
         core.flush(now);
+        if taken == 0 {
+            let now = shared.clock();
+            let timeout = core
+                .next_timer()
+                .map(|due| Duration::from_nanos(due.saturating_sub(now)));
+            handle.queue.wait(timeout);
+        }
     }
 }
 
