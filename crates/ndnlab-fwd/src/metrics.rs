@@ -1,5 +1,6 @@
 //! Prometheus text-format metrics (`ndnlab fwd --metrics ADDR`): forwarder counters
-//! summed over shards, shard queue drops, and per-face counters.
+//! summed over shards, shard queue drops, per-face counters, and the NDNLPv2
+//! reliability counters of the faces that have reliability on.
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -9,7 +10,67 @@ use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+use crate::face::lp_reliability::ReliabilityCounters;
 use crate::runtime::Shared;
+
+/// An exported reliability counter: name (after `ndnlab_face_lp_`), help, value.
+type LpCounter = (&'static str, &'static str, fn(&ReliabilityCounters) -> u64);
+
+/// The NDNLPv2 reliability counters of a face, as exported (NFD's names in
+/// parentheses).
+const LP_COUNTERS: [LpCounter; 11] = [
+    (
+        "frames_sent_total",
+        "LP frames sent for the first time (each with a TxSequence)",
+        |c| c.frames_sent,
+    ),
+    (
+        "acknowledged_total",
+        "LP frames acknowledged by the peer (NFD nAcknowledged)",
+        |c| c.acknowledged,
+    ),
+    (
+        "retransmitted_total",
+        "LP frames sent again (NFD nRetransmitted)",
+        |c| c.retransmitted,
+    ),
+    (
+        "retx_exhausted_total",
+        "network packets given up after max_retx retransmissions (NFD nRetxExhausted)",
+        |c| c.retx_exhausted,
+    ),
+    (
+        "lost_by_gap_total",
+        "LP frames declared lost by the sequence-gap rule",
+        |c| c.lost_by_gap,
+    ),
+    (
+        "lost_by_timeout_total",
+        "LP frames declared lost by their retransmission timer",
+        |c| c.lost_by_timeout,
+    ),
+    (
+        "duplicate_sequence_total",
+        "received LP frames dropped as duplicates (NFD nDuplicateSequence)",
+        |c| c.duplicates,
+    ),
+    ("acks_sent_total", "LP acks sent", |c| c.acks_sent),
+    (
+        "acks_piggybacked_total",
+        "LP acks carried on frames with a packet",
+        |c| c.acks_piggybacked,
+    ),
+    (
+        "idle_ack_packets_total",
+        "IDLE LpPackets sent to carry acks alone",
+        |c| c.idle_ack_packets,
+    ),
+    (
+        "unknown_acks_total",
+        "LP acks received for a TxSequence not awaiting one",
+        |c| c.unknown_acks,
+    ),
+];
 
 /// Renders every counter in the Prometheus text exposition format.
 pub async fn render(shared: &Shared) -> String {
@@ -123,7 +184,44 @@ pub async fn render(shared: &Shared) -> String {
             );
         }
     }
+    render_lp(&mut s, &shared.faces.list());
     s
+}
+
+/// Appends the NDNLPv2 reliability counters of the faces that have reliability on
+/// (nothing when none has). Counters start from zero each time reliability is
+/// turned on (a counter reset, for Prometheus).
+fn render_lp(s: &mut String, faces: &[Arc<crate::face::FaceEntry>]) {
+    let lp: Vec<(u64, ReliabilityCounters, usize)> = faces
+        .iter()
+        .filter_map(|f| {
+            let r = &f.link.reliability;
+            r.counters().map(|c| (f.id, c, r.unacked()))
+        })
+        .collect();
+    if lp.is_empty() {
+        return;
+    }
+    for (name, help, get) in LP_COUNTERS {
+        let _ = writeln!(
+            s,
+            "# HELP ndnlab_face_lp_{name} {help}\n# TYPE ndnlab_face_lp_{name} counter"
+        );
+        for (id, c, _) in &lp {
+            let _ = writeln!(s, "ndnlab_face_lp_{name}{{face=\"{id}\"}} {}", get(c));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "# HELP ndnlab_face_lp_unacked_frames LP frames sent and not yet acknowledged\n\
+         # TYPE ndnlab_face_lp_unacked_frames gauge"
+    );
+    for (id, _, unacked) in &lp {
+        let _ = writeln!(
+            s,
+            "ndnlab_face_lp_unacked_frames{{face=\"{id}\"}} {unacked}"
+        );
+    }
 }
 
 /// Serves `GET /metrics` (any path) on `addr`.
