@@ -3,6 +3,8 @@
 //! face carry the link's counters, other faces have none, and turning reliability
 //! off removes them.
 
+mod common;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use ndnlab_fwd::face::uri::FaceUri;
 use ndnlab_fwd::face::{FaceEntry, Persistency};
 use ndnlab_fwd::runtime::listeners::create_face;
 use ndnlab_fwd::{Daemon, FwdConfig};
-use ndnlab_wire::{Data, Interest, LpPacket, Name, Packet};
+use ndnlab_wire::{Interest, Name, Packet};
 
 const NAMES: [&str; 11] = [
     "frames_sent_total",
@@ -122,34 +124,13 @@ async fn reliable_faces_export_their_lp_counters() {
     let ab = reliable_face(&a, udp_listener(&b)).await;
     let ba = reliable_face(&b, udp_listener(&a)).await;
 
-    let mut producer = b.app_face("producer");
+    let producer = b.app_face("producer");
     b.register_route(&Name::from_uri("/m").unwrap(), producer.id(), 0)
         .await;
     a.register_route(&Name::from_uri("/m").unwrap(), ab.id, 0)
         .await;
     let content = Bytes::from(vec![0x42; 2000]); // 2 frames at the 1452-byte MTU
-    tokio::spawn(async move {
-        while let Some(burst) = producer.recv_burst().await {
-            for p in burst {
-                let (i, token) = match Packet::decode(p) {
-                    Ok(Packet::Interest(i)) => (i, None),
-                    Ok(Packet::Lp(lp)) => match lp.fragment().map(Interest::decode) {
-                        Some(Ok(i)) => (i, lp.pit_token_bytes()),
-                        _ => continue,
-                    },
-                    _ => continue,
-                };
-                let d = Data::builder(i.name().clone())
-                    .content(content.clone())
-                    .sign_digest();
-                let mut lp = LpPacket::builder().fragment(d);
-                if let Some(t) = token {
-                    lp = lp.pit_token(t);
-                }
-                producer.send(lp.build());
-            }
-        }
-    });
+    common::spawn_echo_producer(producer, content);
 
     let mut consumer = a.app_face("consumer");
     const N: usize = 20;

@@ -2,6 +2,8 @@
 //! through a relay that drops every 7th datagram in each direction: each Interest
 //! is sent once and every Data still arrives, repaired by LP retransmissions.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -10,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use ndnlab_fwd::face::uri::FaceUri;
 use ndnlab_fwd::{Daemon, FwdConfig};
-use ndnlab_wire::{Data, Interest, LpPacket, Name, Packet};
+use ndnlab_wire::{Interest, Name, Packet};
 use tokio::net::UdpSocket;
 
 // NFD's maxRetx of 3 is raised to 6 in the configuration below: besides the
@@ -122,36 +124,11 @@ async fn reliability_repairs_a_lossy_udp_link_between_two_forwarders() {
         .unwrap();
     let dropped = relay(ra, rb, udp_listener(&b), 7).await;
 
-    let mut producer = b.app_face("producer");
+    let producer = b.app_face("producer");
     b.register_route(&Name::from_uri("/rel").unwrap(), producer.id(), 0)
         .await;
     let content = Bytes::from(vec![0x5A; 3000]); // 3 fragments at the 1452-byte MTU
-    let served = tokio::spawn(async move {
-        let mut served = 0;
-        while let Some(burst) = producer.recv_burst().await {
-            for p in burst {
-                // The forwarder's PIT token comes in an LpPacket; echo it.
-                let (i, token) = match Packet::decode(p) {
-                    Ok(Packet::Interest(i)) => (i, None),
-                    Ok(Packet::Lp(lp)) => match lp.fragment().map(Interest::decode) {
-                        Some(Ok(i)) => (i, lp.pit_token_bytes()),
-                        _ => continue,
-                    },
-                    _ => continue,
-                };
-                let d = Data::builder(i.name().clone())
-                    .content(content.clone())
-                    .sign_digest();
-                let mut lp = LpPacket::builder().fragment(d);
-                if let Some(t) = token {
-                    lp = lp.pit_token(t);
-                }
-                producer.send(lp.build());
-                served += 1;
-            }
-        }
-        served
-    });
+    let served = common::spawn_echo_producer(producer, content);
 
     // Give the peers' faces a first exchange (the relay learns A's address).
     let mut consumer = a.app_face("consumer");

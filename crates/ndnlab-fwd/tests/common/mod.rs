@@ -149,3 +149,37 @@ pub fn producer(
         served
     })
 }
+
+/// A producer on an in-process app face: answers every Interest with a DigestSha256
+/// Data carrying `content`, echoing the forwarder's PIT token when the Interest came
+/// in an LpPacket. The task ends when the face closes and returns how many it served.
+pub fn spawn_echo_producer(
+    mut producer: ndnlab_fwd::face::app::AppFace,
+    content: Bytes,
+) -> tokio::task::JoinHandle<usize> {
+    tokio::spawn(async move {
+        let mut served = 0;
+        while let Some(burst) = producer.recv_burst().await {
+            for p in burst {
+                let (i, token) = match Packet::decode(p) {
+                    Ok(Packet::Interest(i)) => (i, None),
+                    Ok(Packet::Lp(lp)) => match lp.fragment().map(Interest::decode) {
+                        Some(Ok(i)) => (i, lp.pit_token_bytes()),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                let d = Data::builder(i.name().clone())
+                    .content(content.clone())
+                    .sign_digest();
+                let mut lp = ndnlab_wire::LpPacket::builder().fragment(d);
+                if let Some(t) = token {
+                    lp = lp.pit_token(t);
+                }
+                producer.send(lp.build());
+                served += 1;
+            }
+        }
+        served
+    })
+}
