@@ -60,15 +60,6 @@ fn config(dir: &std::path::Path, tag: &str) -> FwdConfig {
     cfg
 }
 
-fn udp_listener(d: &Daemon) -> SocketAddr {
-    let l = d
-        .listening
-        .iter()
-        .find(|l| l.starts_with("udp4://"))
-        .unwrap();
-    l.trim_start_matches("udp4://").parse().unwrap()
-}
-
 /// A UDP face from `d` toward `to`, with LP reliability on.
 async fn reliable_face(d: &Daemon, to: SocketAddr) -> Arc<FaceEntry> {
     let sh = d.shared();
@@ -121,8 +112,8 @@ async fn reliable_faces_export_their_lp_counters() {
     // A and B each have a reliable face toward the other's UDP channel (datagrams
     // leave from the channel's socket, so each side's face is the one the peer's
     // datagrams arrive on).
-    let ab = reliable_face(&a, udp_listener(&b)).await;
-    let ba = reliable_face(&b, udp_listener(&a)).await;
+    let ab = reliable_face(&a, common::udp_listener(&b)).await;
+    let ba = reliable_face(&b, common::udp_listener(&a)).await;
 
     let producer = b.app_face("producer");
     b.register_route(&Name::from_uri("/m").unwrap(), producer.id(), 0)

@@ -89,15 +89,6 @@ fn config(dir: &std::path::Path, tag: &str, face_to: SocketAddr, route: Option<&
     cfg
 }
 
-fn udp_listener(d: &Daemon) -> SocketAddr {
-    let l = d
-        .listening
-        .iter()
-        .find(|l| l.starts_with("udp4://"))
-        .unwrap();
-    l.trim_start_matches("udp4://").parse().unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reliability_repairs_a_lossy_udp_link_between_two_forwarders() {
     let dir = std::env::temp_dir().join(format!("ndnlab-fwd-lprel-{}", std::process::id()));
@@ -122,7 +113,7 @@ async fn reliability_repairs_a_lossy_udp_link_between_two_forwarders() {
     let a = Daemon::start(config(&dir, "a", ra_addr, Some("/rel")))
         .await
         .unwrap();
-    let dropped = relay(ra, rb, udp_listener(&b), 7).await;
+    let dropped = relay(ra, rb, common::udp_listener(&b), 7).await;
 
     let producer = b.app_face("producer");
     b.register_route(&Name::from_uri("/rel").unwrap(), producer.id(), 0)

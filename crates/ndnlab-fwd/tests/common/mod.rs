@@ -183,3 +183,15 @@ pub fn spawn_echo_producer(
         served
     })
 }
+
+/// The address of a daemon's first UDP4 listener.
+pub fn udp_listener(d: &Daemon) -> std::net::SocketAddr {
+    let l = d
+        .listening
+        .iter()
+        .find(|l| l.starts_with("udp4://"))
+        .expect("a UDP4 listener");
+    l.trim_start_matches("udp4://")
+        .parse()
+        .expect("listener address")
+}
