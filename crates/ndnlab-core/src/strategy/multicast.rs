@@ -67,9 +67,13 @@ impl Forwarder {
     /// NFD `Forwarder::onNewNextHop`: the PIT entries under `prefix` whose name's
     /// longest FIB match is `prefix` itself (a longer FIB entry shadows the new next
     /// hop) go to their strategy's `afterNewNextHop`. Only multicast uses the trigger
-    /// (as in NFD), so nothing is scanned while no multicast entry is pending. The PCCT
-    /// has no name tree to enumerate, so this walks the PIT: route changes are rare.
+    /// (as in NFD), so while no StrategyChoice entry selects multicast nothing is
+    /// scanned (a route load into a large PIT stays cheap). Otherwise, as the PCCT has
+    /// no name tree to enumerate, this walks the PIT: route changes are rare.
     pub(crate) fn after_new_nexthop(&mut self, now: Time, prefix: &Name, face: FaceId) {
+        if !self.sc.iter().any(|(_, k)| k == StrategyKind::Multicast) {
+            return;
+        }
         let pbytes = prefix.value_bytes();
         let mut affected = Vec::new();
         for p in self.pcct.pit_ids() {
