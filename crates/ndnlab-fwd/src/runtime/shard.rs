@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use ndnlab_core::{
     CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
-    InPacket, LinkType, LpMeta, OutPacket, Transmit,
+    InPacket, LinkType, LpMeta, OutPacket,
 };
 use ndnlab_wire::Name;
 use tokio::sync::oneshot;
@@ -82,7 +82,6 @@ pub struct ShardCore {
     count: usize,
     fw: Forwarder,
     faces: std::collections::HashMap<u64, Arc<FaceEntry>>,
-    out: Vec<Transmit>,
     /// Transmits grouped per face for one flush (few faces per flush: linear search).
     per_face: Vec<(Arc<FaceEntry>, Vec<OutItem>)>,
 }
@@ -104,7 +103,6 @@ impl ShardCore {
             count,
             fw,
             faces: Default::default(),
-            out: Vec::with_capacity(256),
             per_face: Vec::new(),
         }
     }
@@ -199,24 +197,32 @@ impl ShardCore {
         if self.fw.poll_timeout().is_some_and(|due| due <= now) {
             self.fw.handle_timeout(now);
         }
-        self.fw.drain_transmits(&mut self.out);
-        if self.out.is_empty() {
+        let n = self.fw.pending_transmits();
+        if n == 0 {
             return;
         }
-        let n = self.out.len().min(1024);
-        for tx in self.out.drain(..) {
-            let Some(face) = self.faces.get(&tx.face.0) else {
-                continue;
-            };
-            let item = to_out_item(face, tx.packet, tx.meta);
-            match self.per_face.iter_mut().find(|(f, _)| f.id == face.id) {
-                Some((_, items)) => items.push(item),
-                None => {
-                    let mut items = Vec::with_capacity(n);
-                    items.push(item);
-                    self.per_face.push((face.clone(), items));
+        let n = n.min(1024);
+        // Straight from the core's queue into per-face bursts (one move per packet);
+        // consecutive packets usually go to the same face, so the last burst is
+        // checked before the face map.
+        while let Some(tx) = self.fw.poll_transmit() {
+            let to = tx.face.0;
+            if let Some((f, items)) = self.per_face.last_mut() {
+                if f.id == to {
+                    items.push(to_out_item(f, tx.packet, tx.meta));
+                    continue;
                 }
             }
+            if let Some((f, items)) = self.per_face.iter_mut().find(|(f, _)| f.id == to) {
+                items.push(to_out_item(f, tx.packet, tx.meta));
+                continue;
+            }
+            let Some(face) = self.faces.get(&to) else {
+                continue;
+            };
+            let mut items = Vec::with_capacity(n);
+            items.push(to_out_item(face, tx.packet, tx.meta));
+            self.per_face.push((face.clone(), items));
         }
         for (face, items) in self.per_face.drain(..) {
             face.send_batch(items);

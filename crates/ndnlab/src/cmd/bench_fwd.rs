@@ -38,17 +38,18 @@ pub struct FwdBenchArgs {
     /// Link between chained forwarders: tcp or udp.
     #[arg(long, default_value = "tcp")]
     pub link: String,
-    /// Interests in flight.
-    #[arg(long, default_value_t = 512)]
-    pub window: usize,
+    /// Interests in flight. Default: 4096 below 1 KB payloads (many small packets per
+    /// read and write, as a saturating load needs), 256 from 1 KB.
+    #[arg(long)]
+    pub window: Option<usize>,
     /// Forwarding threads per forwarder.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Data pool: the consumer cycles over N names (N >= window) and the producer
     /// signs each once, then answers from its cache; 0 = every Data signed afresh.
-    /// Default: on for payloads >= 1 KB (N = 64 MiB / payload, clamped to
-    /// window..=8192), off below. Interests are MustBeFresh and Data
-    /// FreshnessPeriod 0 either way, so forwarders' caches never answer.
+    /// Default: N = 64 MiB / payload, clamped to window..=8192, so that the producer's
+    /// SHA-256 does not take the forwarder's cores. Interests are MustBeFresh and
+    /// Data FreshnessPeriod 0 either way, so forwarders' caches never answer.
     #[arg(long)]
     pub data_pool: Option<usize>,
     /// Seconds measured (after 1 s of warm-up).
@@ -60,12 +61,20 @@ pub struct FwdBenchArgs {
 }
 
 impl FwdBenchArgs {
+    /// The window in effect.
+    pub fn window(&self) -> usize {
+        match self.window {
+            Some(w) => w,
+            None if self.payload < 1024 => 4096,
+            None => 256,
+        }
+    }
+
     /// The Data pool size in effect (0 = none).
     pub fn pool(&self) -> usize {
         match self.data_pool {
             Some(n) => n,
-            None if self.payload >= 1024 => ((64 << 20) / self.payload).clamp(self.window, 8192),
-            None => 0,
+            None => ((64 << 20) / self.payload.max(1)).clamp(self.window(), 8192.max(self.window())),
         }
     }
 }
@@ -153,7 +162,7 @@ pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("warning: debug build; figures are meaningless (use --release)");
     }
-    loadgen::check_pool(a.pool(), a.window).map_err(|e| anyhow::anyhow!("--data-pool: {e}"))?;
+    loadgen::check_pool(a.pool(), a.window()).map_err(|e| anyhow::anyhow!("--data-pool: {e}"))?;
     let warmup = Duration::from_secs(1);
     let duration = Duration::from_secs_f64(a.duration);
     let (m, cpu) = match a.transport.as_str() {
@@ -174,7 +183,7 @@ pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
             "{}",
             serde_json::json!({
                 "transport": a.transport, "payload": a.payload, "hops": a.hops, "link": a.link,
-                "window": a.window, "threads": a.threads, "data_pool": a.pool(), "seconds": m.seconds,
+                "window": a.window(), "threads": a.threads, "data_pool": a.pool(), "seconds": m.seconds,
                 "exchanges": m.exchanges, "exchanges_per_s": m.rate(), "goodput_gbps": m.gbits(),
                 "nacks": m.nacks, "cpu": cpu_json,
             })
@@ -186,7 +195,7 @@ pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
             a.payload,
             a.hops,
             a.link,
-            a.window,
+            a.window(),
             a.threads,
             match a.pool() {
                 0 => "off (every Data signed afresh)".to_string(),
@@ -228,7 +237,7 @@ fn run_inproc(
     let mut cfg = ndnlab_fwd::FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = a.threads;
-    let (payload, window, pool) = (a.payload, a.window, a.pool());
+    let (payload, window, pool) = (a.payload, a.window(), a.pool());
     rt.block_on(async move {
         let d = ndnlab_fwd::Daemon::start(cfg).await?;
         let (m, cpu) = loadgen::run_inproc(&d, payload, window, pool, warmup, duration).await;
@@ -302,7 +311,7 @@ fn run_procs(
         let s = stop.clone();
         producer = std::thread::spawn(move || loadgen::produce_stream(ps, answerer, s).map(|_| ()));
         let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
-        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
+        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window());
         consumer = std::thread::spawn(move || loadgen::consume_stream(cs, p, w, pool, c, s));
     } else {
         let last_udp: SocketAddr = last
@@ -342,7 +351,7 @@ fn run_procs(
         let s = stop.clone();
         producer = std::thread::spawn(move || loadgen::produce_udp(ps, answerer, s).map(|_| ()));
         let cs = loadgen::udp_to(first_udp)?;
-        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window);
+        let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window());
         consumer = std::thread::spawn(move || loadgen::consume_udp(cs, p, w, pool, c, s));
     }
     let me = std::process::id();
