@@ -120,7 +120,7 @@ impl Forwarder {
             let e = self.pcct.pit_mut(p).expect("live");
             let in_grace = e.flags.satisfied;
             e.flags.satisfied = true;
-            for mut r in e.in_records.drain(..) {
+            for r in e.in_records.iter_mut() {
                 if r.expiry <= now || (r.face == from && !ingress_adhoc) {
                     continue;
                 }
@@ -128,8 +128,16 @@ impl Forwarder {
                     downstreams.push((r.face, r.take_token()));
                 }
             }
-            e.out_records.retain(|o| o.face != from);
-            if strategy != StrategyKind::Asf {
+            // An entry finalized now is dropped whole: its in-records need no clearing,
+            // and its out-records matter only for the Dead Nonce List (MustBeFresh).
+            let kept = strategy == StrategyKind::Asf;
+            if kept {
+                e.in_records.clear();
+            }
+            if kept || e.flags.must_be_fresh {
+                e.out_records.retain(|o| o.face != from);
+            }
+            if !kept {
                 self.finalize(now, p);
             } else if !in_grace {
                 // NFD's ASF keeps the satisfied entry 50 ms more for late probe Data
