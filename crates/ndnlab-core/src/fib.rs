@@ -125,6 +125,13 @@ impl Fib {
         self.table.get(id)
     }
 
+    /// Map key of an entry id: `hash::key` of its prefix's hash and length (the
+    /// measurements key of the prefix).
+    #[inline]
+    pub fn entry_key(&self, id: EntryId) -> u64 {
+        self.table.key_of(id)
+    }
+
     /// Prefix of an entry id.
     pub fn prefix(&self, id: EntryId) -> &Name {
         self.table.name(id)

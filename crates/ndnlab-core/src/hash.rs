@@ -24,6 +24,48 @@ pub fn prefix_hashes(name: &Name) -> PrefixHashes {
     h
 }
 
+/// Names up to this many components hash into a stack buffer ([`PrefixHashBuf`]).
+pub const INLINE_HASHES: usize = 24;
+
+/// Stack room for a name's prefix hashes, filled by [`PrefixHashBuf::compute`]:
+/// unlike [`prefix_hashes`], the hashes are not returned by value (a 200-byte
+/// `SmallVec` move, a `memcpy` call per packet).
+pub struct PrefixHashBuf {
+    inline: [u64; INLINE_HASHES],
+    heap: Vec<u64>,
+}
+
+impl PrefixHashBuf {
+    /// An empty buffer (no allocation).
+    #[inline(always)]
+    pub fn new() -> Self {
+        PrefixHashBuf {
+            inline: [0; INLINE_HASHES],
+            heap: Vec::new(),
+        }
+    }
+
+    /// The prefix hashes of `name` (lengths `0..=name.len()`), computed in place.
+    #[inline(always)]
+    pub fn compute(&mut self, name: &Name) -> &[u64] {
+        let n = name.len() + 1;
+        let out: &mut [u64] = if n <= INLINE_HASHES {
+            &mut self.inline[..n]
+        } else {
+            self.heap.resize(n, 0);
+            &mut self.heap
+        };
+        name.prefix_hashes(out);
+        out
+    }
+}
+
+impl Default for PrefixHashBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Mixes a name hash with its prefix length into a map key (two prefixes of
 /// different lengths never share a key because of an accidental hash equality).
 #[inline]

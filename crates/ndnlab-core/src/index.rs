@@ -26,6 +26,13 @@ struct Bucket {
 
 const FREE: Bucket = Bucket { fp: 0, val: EMPTY };
 
+/// Where [`U64Index::probe_for_insert`] found (or would insert) a key.
+#[derive(Clone, Copy)]
+pub struct Probe {
+    i: usize,
+    fp: u32,
+}
+
 /// Map from (the 32-bit fingerprints of) 64-bit hash keys to `u32` values
 /// (`u32::MAX` is reserved).
 pub struct U64Index {
@@ -160,16 +167,74 @@ impl U64Index {
         None
     }
 
+    /// Look `k` up for an insertion that may follow (room for one more key is made
+    /// first): its value, and the probe to pass to [`U64Index::set`]. The probe is
+    /// valid until the index is next changed.
+    #[inline]
+    pub fn probe_for_insert(&mut self, k: u64) -> (Probe, Option<u32>) {
+        if self.len + 1 > Self::max_len(self.buckets.len()) {
+            self.reserve(1);
+        }
+        let fp = fingerprint(k);
+        let (i, found) = self.find(fp);
+        let v = found.then(|| self.buckets[i].val);
+        (Probe { i, fp }, v)
+    }
+
+    /// Set the value of the key probed by [`U64Index::probe_for_insert`] (inserting
+    /// it if it was absent): one probe for a lookup and an insert together.
+    #[inline]
+    pub fn set(&mut self, p: Probe, v: u32) {
+        assert!(v != EMPTY, "U64Index: u32::MAX is reserved");
+        let b = &mut self.buckets[p.i];
+        if b.val == EMPTY {
+            self.len += 1;
+        }
+        *b = Bucket { fp: p.fp, val: v };
+    }
+
+    /// Unlink `head` from the chain of `k` when it is the chain's head: the key then
+    /// maps to `next`, or is removed when `next` is `u32::MAX`. Returns the chain's
+    /// head when it is another value (the caller walks the chain), else `None`. One
+    /// probe instead of a lookup and a removal.
+    #[inline]
+    pub fn unlink_head(&mut self, k: u64, head: u32, next: u32) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let (i, found) = self.find(fingerprint(k));
+        if !found {
+            return None;
+        }
+        let v = self.buckets[i].val;
+        if v != head {
+            return Some(v);
+        }
+        if next == EMPTY {
+            self.remove_at(i);
+        } else {
+            self.buckets[i].val = next;
+        }
+        None
+    }
+
     /// Remove `k`; returns its value.
     pub fn remove(&mut self, k: u64) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
-        let (mut hole, found) = self.find(fingerprint(k));
+        let (hole, found) = self.find(fingerprint(k));
         if !found {
             return None;
         }
         let v = self.buckets[hole].val;
+        self.remove_at(hole);
+        Some(v)
+    }
+
+    /// Empty bucket `hole` and close the gap.
+    #[inline]
+    fn remove_at(&mut self, mut hole: usize) {
         self.buckets[hole] = FREE;
         self.len -= 1;
         // Backward-shift: move later members of the cluster into the hole when their
@@ -190,7 +255,6 @@ impl U64Index {
                 hole = j;
             }
         }
-        Some(v)
     }
 }
 
@@ -214,6 +278,31 @@ mod tests {
             match x % 4 {
                 0 | 1 => assert_eq!(idx.insert(k, step), reference.insert(fingerprint(k), step)),
                 2 => assert_eq!(idx.remove(k), reference.remove(&fingerprint(k))),
+                3 if step % 2 == 0 => {
+                    let (p, v) = idx.probe_for_insert(k);
+                    assert_eq!(v, reference.get(&fingerprint(k)).copied());
+                    idx.set(p, step);
+                    reference.insert(fingerprint(k), step);
+                }
+                3 if step % 3 == 0 => {
+                    // Unlink as the head (removing, or replacing by another value).
+                    let cur = reference.get(&fingerprint(k)).copied();
+                    let next = if step % 9 == 0 { u32::MAX } else { step };
+                    let head = if step % 5 == 0 { step ^ 1 } else { cur.unwrap_or(0) };
+                    let r = idx.unlink_head(k, head, next);
+                    match cur {
+                        None => assert_eq!(r, None),
+                        Some(c) if c != head => assert_eq!(r, Some(c)),
+                        Some(_) => {
+                            assert_eq!(r, None);
+                            if next == u32::MAX {
+                                reference.remove(&fingerprint(k));
+                            } else {
+                                reference.insert(fingerprint(k), next);
+                            }
+                        }
+                    }
+                }
                 _ => assert_eq!(idx.get(k), reference.get(&fingerprint(k)).copied()),
             }
             assert_eq!(idx.len(), reference.len());

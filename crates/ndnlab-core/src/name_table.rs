@@ -263,6 +263,15 @@ impl<T> NameTable<T> {
             .name
     }
 
+    /// The map key of an entry (`hash::key` of its name's hash and length).
+    #[inline]
+    pub fn key_of(&self, id: EntryId) -> u64 {
+        self.entries[id as usize]
+            .as_ref()
+            .expect("valid entry id")
+            .key
+    }
+
     /// The value of an entry.
     pub fn get(&self, id: EntryId) -> &T {
         &self.entries[id as usize]

@@ -308,11 +308,10 @@ impl Name {
     /// `prefix_hashes(..)[n]`. Deterministic across runs and machines.
     pub fn prefix_hash(&self, n: usize) -> u64 {
         let n = n.min(self.len());
-        let v = self.value_bytes();
+        let (tail, vlen) = self.hash_view();
         let mut h = PREFIX_HASH_SEED;
         for i in 0..n {
-            let r = self.offs[i] as usize..self.end_of(i + 1);
-            h = hash_component(h, v.get(r).unwrap_or(&[]));
+            h = hash_component_in(h, tail, self.offs[i] as usize, self.end_of(i + 1), vlen);
         }
         h
     }
@@ -325,19 +324,33 @@ impl Name {
         if n == 0 {
             return 0;
         }
-        let v = self.value_bytes();
+        let (tail, vlen) = self.hash_view();
         // Borrow the offsets once (indexing the `SmallVec` checks its inline/heap tag
-        // at every access).
+        // at every access); component k spans offs[k]..offs[k + 1] (the last one ends
+        // at the value's end).
         let offs: &[u16] = &self.offs;
         let mut h = PREFIX_HASH_SEED;
         out[0] = h;
-        for k in 1..n {
-            let start = offs[k - 1] as usize;
-            let end = offs.get(k).map_or(v.len(), |&o| o as usize);
-            h = hash_component(h, v.get(start..end).unwrap_or(&[]));
-            out[k] = h;
+        for (k, o) in out[1..n].iter_mut().enumerate() {
+            let start = offs[k] as usize;
+            let end = offs.get(k + 1).map_or(vlen, |&e| e as usize);
+            h = hash_component_in(h, tail, start, end, vlen);
+            *o = h;
         }
         n
+    }
+
+    /// What prefix hashing reads: the backing buffer from the value's start (the
+    /// value, then whatever follows it in the packet) and the value length (an empty
+    /// view when the value is out of range, which `value_bytes` reads as empty).
+    #[inline]
+    fn hash_view(&self) -> (&[u8], usize) {
+        let s = self.start as usize;
+        let vlen = self.vlen as usize;
+        match self.buf.get(s..) {
+            Some(tail) if vlen <= tail.len() => (tail, vlen),
+            _ => (&[], 0),
+        }
     }
 
     /// Size of the whole Name TLV.
@@ -432,6 +445,35 @@ fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
         h = fold_mul(h ^ load_tail(rem), K1);
     }
     fold_mul(h ^ tlv_bytes.len() as u64, K2)
+}
+
+/// Mixes component `start..end` of the name value `tail[..vlen]` into the running
+/// prefix hash: the same result as `hash_component` on its bytes. Components of 3 to
+/// 8 bytes (most of them) take one 8-byte load, masked, when the buffer extends 8
+/// bytes past the component's start (the rest of the packet usually follows the
+/// name), instead of the general chunk loop and tail assembly.
+#[inline(always)]
+fn hash_component_in(h: u64, tail: &[u8], start: usize, end: usize, vlen: usize) -> u64 {
+    let len = end.wrapping_sub(start);
+    if len.wrapping_sub(3) <= 5 && end <= vlen {
+        if let Some(w) = tail.get(start..start + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            // `load_tail` of 3..=7 bytes is their little-endian value, as is this.
+            let x = u64::from_le_bytes(a) & (u64::MAX >> (64 - 8 * len));
+            return fold_mul(fold_mul(h ^ x, K1) ^ len as u64, K2);
+        }
+    }
+    hash_component_slow(h, tail, start, end, vlen)
+}
+
+/// `hash_component_in` for other sizes, or at the end of the buffer (out of line: it
+/// would take registers from the fast loop).
+#[cold]
+#[inline(never)]
+fn hash_component_slow(h: u64, tail: &[u8], start: usize, end: usize, vlen: usize) -> u64 {
+    let v = tail.get(..vlen).unwrap_or(&[]);
+    hash_component(h, v.get(start..end).unwrap_or(&[]))
 }
 
 /// Little-endian value of 1..=7 bytes without a variable-length copy
@@ -711,6 +753,29 @@ mod tests {
         assert_ne!(n("/ab").prefix_hash(1), n("/a/b").prefix_hash(2));
         let mut small = [0u64; 2];
         assert_eq!(a.prefix_hashes(&mut small), 2);
+    }
+
+    #[test]
+    fn fast_component_hashing_matches_the_general_one() {
+        // Components of every TLV size from 2 (empty value) to 20 bytes, hashed both
+        // inside a longer buffer (fast path) and as a name whose buffer ends with it.
+        for vl in 0..18usize {
+            let value: Vec<u8> = (0..vl as u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+            let name = Name::from_uri("/pre")
+                .unwrap()
+                .append_generic(&value)
+                .append_generic(b"tail-component");
+            let mut out = [0u64; 4];
+            name.prefix_hashes(&mut out);
+            let v = name.value_bytes();
+            let mut h = PREFIX_HASH_SEED;
+            for (k, expect) in out.iter().enumerate().skip(1) {
+                let r = name.offs[k - 1] as usize..name.end_of(k);
+                h = hash_component(h, &v[r]);
+                assert_eq!(*expect, h, "value length {vl}, prefix {k}");
+                assert_eq!(name.prefix_hash(k), h);
+            }
+        }
     }
 
     #[test]

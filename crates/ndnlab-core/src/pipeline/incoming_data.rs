@@ -73,13 +73,16 @@ impl Forwarder {
 
         let mut cands: SmallVec<[u32; 4]> = SmallVec::new();
         self.pcct.pit_candidates(name, &hashes, exact, &mut cands);
-        // Entries that require a digest.
-        cands.retain(
-            |p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
-                None => true,
-                Some(d) => &data.implicit_digest() == d,
-            },
-        );
+        // Entries that require a digest (rare: skip the retain pass when none does).
+        let needs_digest = |p: &u32| self.pcct.pit(*p).is_some_and(|e| e.digest.is_some());
+        if cands.iter().any(needs_digest) {
+            cands.retain(
+                |p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
+                    None => true,
+                    Some(d) => &data.implicit_digest() == d,
+                },
+            );
+        }
 
         if cands.is_empty() {
             let h = full.unwrap_or_else(|| full_hash(&hashes));
@@ -117,7 +120,7 @@ impl Forwarder {
             let e = self.pcct.pit_mut(p).expect("live");
             let in_grace = e.flags.satisfied;
             e.flags.satisfied = true;
-            for mut r in e.in_records.drain(..) {
+            for r in e.in_records.iter_mut() {
                 if r.expiry <= now || (r.face == from && !ingress_adhoc) {
                     continue;
                 }
@@ -125,8 +128,16 @@ impl Forwarder {
                     downstreams.push((r.face, r.take_token()));
                 }
             }
-            e.out_records.retain(|o| o.face != from);
-            if strategy != StrategyKind::Asf {
+            // An entry finalized now is dropped whole: its in-records need no clearing,
+            // and its out-records matter only for the Dead Nonce List (MustBeFresh).
+            let kept = strategy == StrategyKind::Asf;
+            if kept {
+                e.in_records.clear();
+            }
+            if kept || e.flags.must_be_fresh {
+                e.out_records.retain(|o| o.face != from);
+            }
+            if !kept {
                 self.finalize(now, p);
             } else if !in_grace {
                 // NFD's ASF keeps the satisfied entry 50 ms more for late probe Data
@@ -144,15 +155,17 @@ impl Forwarder {
             ..Default::default()
         };
         // The last downstream gets the incoming bytes themselves (a clone costs a
-        // refcount on a cold line).
+        // refcount on a cold line). Draining in place: moving the `SmallVec` into an
+        // owning iterator cost a `memcpy` call per Data.
         let localhost = is_localhost(data.name());
-        let mut downstreams = downstreams.into_iter();
-        let last = downstreams.next_back();
-        for (to, token) in downstreams {
-            self.outgoing_data(to, data.wire().clone(), localhost, out_meta(token));
-        }
-        if let Some((to, token)) = last {
-            self.outgoing_data(to, data.into_wire(), localhost, out_meta(token));
+        let wire = data.into_wire();
+        let mut downstreams = downstreams.drain(..);
+        while let Some((to, token)) = downstreams.next() {
+            if downstreams.len() == 0 {
+                self.outgoing_data(to, wire, localhost, out_meta(token));
+                break;
+            }
+            self.outgoing_data(to, wire.clone(), localhost, out_meta(token));
         }
     }
 

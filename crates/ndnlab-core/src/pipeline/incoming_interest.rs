@@ -18,7 +18,7 @@ use crate::counters::DropReason;
 use crate::dispatch::len_without_digest;
 use crate::face::{FaceId, LinkType};
 use crate::forwarder::{Forwarder, LpMeta};
-use crate::hash::{key, prefix_hashes};
+use crate::hash::{key, PrefixHashBuf};
 use crate::pit::{PitFlags, DUP_IN_SAME};
 use crate::Time;
 
@@ -70,12 +70,12 @@ impl Forwarder {
 
         let name = interest.name();
         let len = name.len();
-        let computed;
+        let mut computed;
         let hashes: &[u64] = match pre {
             Some(h) => h,
             None => {
-                computed = prefix_hashes(name);
-                &computed
+                computed = PrefixHashBuf::new();
+                computed.compute(name)
             }
         };
         // The slot is the name without a trailing implicit digest; its key is also the

@@ -28,6 +28,7 @@ use smallvec::SmallVec;
 use crate::face::{FaceId, LinkType};
 use crate::fib::NextHop;
 use crate::forwarder::Forwarder;
+use crate::name_table::EntryId;
 use crate::pipeline::scope::would_violate_scope;
 use crate::pit::PitEntry;
 use crate::Time;
@@ -211,34 +212,39 @@ impl Forwarder {
     /// FIB lookup for an Interest (NFD `Strategy::lookupFib`): without a ForwardingHint
     /// (or in the producer region, see [`NetworkRegionTable`](crate::network_region::NetworkRegionTable)),
     /// by name; else the first delegation whose longest-prefix match has next hops (the
-    /// default route included), else nothing. Returns the next hops and the
-    /// measurements key of the matched prefix.
-    pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u32) {
+    /// default route included), else nothing. Returns the matched FIB entry.
+    pub(crate) fn fib_match(&self, interest: &Interest, hashes: &[u64]) -> Option<EntryId> {
         let hints = interest.forwarding_hint();
         if !hints.is_empty() && !self.config.network_region.is_in_producer_region(hints) {
-            for hint in hints {
+            return hints.iter().find_map(|hint| {
                 let h = crate::hash::prefix_hashes(hint);
-                if let Some(id) = self.fib.lpm_with(hint, &h) {
-                    let hops = self.fib.nexthops(id);
-                    if !hops.is_empty() {
-                        let l = self.fib.prefix(id).len();
-                        return (
-                            hops.iter().copied().collect(),
-                            crate::hash::key(h[l], l) as u32,
-                        );
-                    }
-                }
-            }
-            return (Hops::new(), 0);
+                self.fib
+                    .lpm_with(hint, &h)
+                    .filter(|&id| !self.fib.nexthops(id).is_empty())
+            });
         }
-        match self.fib.lpm_with(interest.name(), hashes) {
-            Some(id) => {
-                let l = self.fib.prefix(id).len();
-                (
-                    self.fib.nexthops(id).iter().copied().collect(),
-                    crate::hash::key(hashes[l], l) as u32,
-                )
-            }
+        self.fib.lpm_with(interest.name(), hashes)
+    }
+
+    /// The next hops of [`Forwarder::fib_match`], borrowed from the FIB (empty if
+    /// nothing matches): for strategies that pick a face before mutating anything.
+    #[inline]
+    pub(crate) fn fib_nexthops(&self, interest: &Interest, hashes: &[u64]) -> &[NextHop] {
+        match self.fib_match(interest, hashes) {
+            Some(id) => self.fib.nexthops(id),
+            None => &[],
+        }
+    }
+
+    /// [`Forwarder::fib_match`] as a copy of the next hops (strategies mutate the
+    /// forwarder while iterating) and the measurements key of the matched prefix
+    /// (0 when nothing matches).
+    pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u32) {
+        match self.fib_match(interest, hashes) {
+            Some(id) => (
+                Hops::from_slice(self.fib.nexthops(id)),
+                self.fib.entry_key(id) as u32,
+            ),
             None => (Hops::new(), 0),
         }
     }
@@ -278,7 +284,7 @@ impl Forwarder {
         &self,
         from: FaceId,
         p: u32,
-        hops: &Hops,
+        hops: &[NextHop],
         name: &Name,
         now: Time,
     ) -> Option<FaceId> {
