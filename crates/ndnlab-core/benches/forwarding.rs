@@ -8,6 +8,10 @@
 //! * `miss_fib/<n>`: the miss path with 10^3 .. 10^6 FIB prefixes.
 //! * `miss_burst/*`, `hit_burst/cs/<n>`: the same through `handle_burst` (64 packets,
 //!   two-pass group prefetching) and `drain_transmits`.
+//! * `hit_cs_hot/<2^k>`, `hit_burst_cs_hot/<2^k>`, `miss_fib_hot/<n>`: table size alone
+//!   (seed 001's factor A): the same 1,024 cached names / 1,000 FIB prefixes requested
+//!   at every CS capacity / FIB size, where the rows above let the requested set grow
+//!   with the table.
 //!
 //! Packets are built and decoded outside the timed region (`iter_custom` times only
 //! the forwarding calls). FIB: `n` prefixes of 1, 2 or 3 components; names hit them
@@ -77,6 +81,8 @@ impl Rng {
 struct Setup {
     fw: Forwarder,
     fib_size: u64,
+    /// Names fall under the first `hot` prefixes only (fixed workload), not all.
+    hot: Option<u64>,
     comps: usize,
     next_id: u64,
     rng: Rng,
@@ -109,6 +115,7 @@ impl Setup {
         let mut s = Setup {
             fw,
             fib_size,
+            hot: None,
             comps,
             next_id: 0,
             rng: Rng(0x9E37_79B9_7F4A_7C15),
@@ -127,7 +134,7 @@ impl Setup {
     }
 
     fn name(&mut self) -> String {
-        let p = self.rng.next() % self.fib_size;
+        let p = self.rng.next() % self.hot.unwrap_or(self.fib_size);
         let id = self.next_id;
         self.next_id += 1;
         let mut uri = format!("/p{p}/x/y/o{id}");
@@ -251,7 +258,19 @@ struct HitSetup {
 }
 
 impl HitSetup {
+    /// `pool` Interests for names drawn across the whole CS (the working set grows
+    /// with the capacity, up to `pool` names).
     fn new(cs_capacity: usize, pool: usize) -> Self {
+        Self::build(cs_capacity, pool, None)
+    }
+
+    /// `pool` Interests for the `hot` names cached last (content diversity held fixed
+    /// while the capacity grows: seed 001's factor A alone).
+    fn hot(cs_capacity: usize, pool: usize, hot: usize) -> Self {
+        Self::build(cs_capacity, pool, Some(hot))
+    }
+
+    fn build(cs_capacity: usize, pool: usize, hot: Option<usize>) -> Self {
         let mut s = Setup::new(100_000, 0, 4);
         s.fw.cs().set_capacity(cs_capacity, 0);
         s.fw.cs().reserve(cs_capacity);
@@ -266,6 +285,8 @@ impl HitSetup {
             filled += n;
         }
         assert_eq!(s.fw.cs_ref().len(), cs_capacity);
+        let from = names.len() - hot.unwrap_or(names.len()).min(names.len());
+        let names = &names[from..];
         let pool = (0..pool)
             .map(|k| {
                 let name = names[(s.rng.next() % names.len() as u64) as usize].clone();
@@ -446,6 +467,54 @@ fn cs_capacity_sweep(c: &mut Criterion) {
     g.finish();
 }
 
+/// Content diversity for the fixed-workload sweeps: hits go to this many names (all
+/// cached at every capacity)...
+const HOT: usize = 1024;
+/// ... and misses fall under this many FIB prefixes (present at every FIB size).
+const HOT_PREFIXES: u64 = 1000;
+
+/// Table size alone (seed 001's factor A: the workload held fixed while the table
+/// grows): CS hits for the same `HOT` names at every capacity, and misses under the
+/// same `HOT` prefixes with 10^3 .. 10^6 prefixes in the FIB. The CS is full and the
+/// FIB holds all its prefixes in every case; LPM probes for absent prefix lengths
+/// still land anywhere in the index.
+fn table_size_sweep(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hit_cs_hot");
+    g.throughput(Throughput::Elements(1));
+    for cap in cs_sizes() {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::hot(cap, 65_536, HOT));
+            b.iter_custom(|iters| h.time_hits(iters))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("hit_burst_cs_hot");
+    g.throughput(Throughput::Elements(1));
+    for cap in cs_sizes() {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::hot(cap, 65_536, HOT));
+            b.iter_custom(|iters| h.time_hits_burst(iters))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("miss_fib_hot");
+    g.throughput(Throughput::Elements(1));
+    for n in [1_000u64, 10_000, 100_000, 1_000_000] {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let s = s.get_or_insert_with(|| {
+                let mut s = Setup::new(n, 65_536, 4);
+                s.hot = Some(HOT_PREFIXES);
+                s
+            });
+            b.iter_custom(|iters| s.time_misses(iters))
+        });
+    }
+    g.finish();
+}
+
 fn fib_size_sweep(c: &mut Criterion) {
     let mut g = c.benchmark_group("miss_fib");
     g.throughput(Throughput::Elements(1));
@@ -462,6 +531,6 @@ fn fib_size_sweep(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep, burst_paths
+    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep, burst_paths, table_size_sweep
 }
 criterion_main!(benches);
