@@ -5,8 +5,14 @@
 //! places, so a successful probe costs two cache misses in a table larger than the
 //! cache. Here a bucket is `(fingerprint, value)` in 8 bytes (8 per cache line) and a
 //! probe is a linear scan from the fingerprint's home bucket, so a lookup usually
-//! touches one cache line. Deletion shifts the following cluster back (no tombstones).
-//! The table grows at 80% load.
+//! touches one cache line. Buckets are kept in Robin Hood order (along a cluster, no
+//! key sits further from its home bucket than the next key does plus one), so a
+//! lookup of an absent key stops at the first key closer to its home than the probe
+//! is: at 76% load that is ~2 buckets instead of the ~9 a plain linear-probing miss
+//! scans (the FIB's longest-prefix match misses at every populated length longer
+//! than the match; a new Interest's PCCT probe misses). Insertion shifts the rest of
+//! the cluster forward by one, deletion shifts it back (no tombstones). The table
+//! grows at 80% load.
 //!
 //! The map is exact on 32-bit **fingerprints** ([`fingerprint`]) of the 64-bit keys,
 //! not on the keys: two keys with the same fingerprint share one bucket. That is
@@ -31,6 +37,7 @@ const FREE: Bucket = Bucket { fp: 0, val: EMPTY };
 pub struct Probe {
     i: usize,
     fp: u32,
+    found: bool,
 }
 
 /// Map from (the 32-bit fingerprints of) 64-bit hash keys to `u32` values
@@ -102,31 +109,59 @@ impl U64Index {
     fn rehash(&mut self, cap: usize) {
         let old = std::mem::replace(&mut self.buckets, vec![FREE; cap]);
         self.mask = cap - 1;
+        self.len = 0;
         for b in old {
             if b.val != EMPTY {
-                let mut i = b.fp as usize & self.mask;
-                while self.buckets[i].val != EMPTY {
-                    i = (i + 1) & self.mask;
-                }
-                self.buckets[i] = b;
+                let (i, _) = self.find(b.fp);
+                self.insert_at(i, b);
             }
         }
     }
 
-    /// Bucket index holding fingerprint `fp`, or the free bucket where it would go.
+    /// Distance of the key in bucket `i` (fingerprint `fp`) from its home bucket.
     #[inline]
-    fn find(&self, fp: u32) -> (usize, bool) {
-        let mut i = fp as usize & self.mask;
+    fn dist(&self, i: usize, fp: u32) -> usize {
+        i.wrapping_sub(fp as usize) & self.mask
+    }
+
+    /// Bucket index holding fingerprint `fp` and its value, or the bucket where it
+    /// would be inserted (free, or the first whose key is closer to its home: Robin
+    /// Hood order puts `fp` there, so it is not further on) and `EMPTY`.
+    #[inline]
+    fn find(&self, fp: u32) -> (usize, u32) {
+        let mask = self.mask;
+        // Every index below is masked: one bounds check here, none in the loop.
+        let buckets = &self.buckets[..=mask];
+        let mut i = fp as usize & mask;
+        let mut d = 0;
         loop {
-            let b = self.buckets[i];
+            let b = buckets[i];
             if b.val == EMPTY {
-                return (i, false);
+                return (i, EMPTY);
             }
             if b.fp == fp {
-                return (i, true);
+                return (i, b.val);
+            }
+            if i.wrapping_sub(b.fp as usize) & mask < d {
+                return (i, EMPTY);
+            }
+            i = (i + 1) & mask;
+            d += 1;
+        }
+    }
+
+    /// Put `b` (absent) into bucket `i` found by [`U64Index::find`], shifting the
+    /// rest of the cluster forward by one bucket.
+    #[inline]
+    fn insert_at(&mut self, mut i: usize, mut b: Bucket) {
+        loop {
+            b = std::mem::replace(&mut self.buckets[i], b);
+            if b.val == EMPTY {
+                break;
             }
             i = (i + 1) & self.mask;
         }
+        self.len += 1;
     }
 
     /// The value of `k`.
@@ -136,8 +171,8 @@ impl U64Index {
             return None;
         }
         match self.find(fingerprint(k)) {
-            (i, true) => Some(self.buckets[i].val),
-            _ => None,
+            (_, EMPTY) => None,
+            (_, v) => Some(v),
         }
     }
 
@@ -157,13 +192,12 @@ impl U64Index {
             self.reserve(1);
         }
         let fp = fingerprint(k);
-        let (i, found) = self.find(fp);
-        let b = &mut self.buckets[i];
-        if found {
-            return Some(std::mem::replace(&mut b.val, v));
+        let (i, old) = self.find(fp);
+        if old != EMPTY {
+            self.buckets[i].val = v;
+            return Some(old);
         }
-        *b = Bucket { fp, val: v };
-        self.len += 1;
+        self.insert_at(i, Bucket { fp, val: v });
         None
     }
 
@@ -176,9 +210,9 @@ impl U64Index {
             self.reserve(1);
         }
         let fp = fingerprint(k);
-        let (i, found) = self.find(fp);
-        let v = found.then(|| self.buckets[i].val);
-        (Probe { i, fp }, v)
+        let (i, v) = self.find(fp);
+        let found = v != EMPTY;
+        (Probe { i, fp, found }, found.then_some(v))
     }
 
     /// Set the value of the key probed by [`U64Index::probe_for_insert`] (inserting
@@ -186,11 +220,11 @@ impl U64Index {
     #[inline]
     pub fn set(&mut self, p: Probe, v: u32) {
         assert!(v != EMPTY, "U64Index: u32::MAX is reserved");
-        let b = &mut self.buckets[p.i];
-        if b.val == EMPTY {
-            self.len += 1;
+        if p.found {
+            self.buckets[p.i].val = v;
+        } else {
+            self.insert_at(p.i, Bucket { fp: p.fp, val: v });
         }
-        *b = Bucket { fp: p.fp, val: v };
     }
 
     /// Unlink `head` from the chain of `k` when it is the chain's head: the key then
@@ -202,11 +236,10 @@ impl U64Index {
         if self.len == 0 {
             return None;
         }
-        let (i, found) = self.find(fingerprint(k));
-        if !found {
+        let (i, v) = self.find(fingerprint(k));
+        if v == EMPTY {
             return None;
         }
-        let v = self.buckets[i].val;
         if v != head {
             return Some(v);
         }
@@ -223,38 +256,29 @@ impl U64Index {
         if self.len == 0 {
             return None;
         }
-        let (hole, found) = self.find(fingerprint(k));
-        if !found {
+        let (hole, v) = self.find(fingerprint(k));
+        if v == EMPTY {
             return None;
         }
-        let v = self.buckets[hole].val;
         self.remove_at(hole);
         Some(v)
     }
 
-    /// Empty bucket `hole` and close the gap.
+    /// Empty bucket `hole` and close the gap: the following keys not in their home
+    /// bucket move back by one (which keeps the Robin Hood order).
     #[inline]
     fn remove_at(&mut self, mut hole: usize) {
-        self.buckets[hole] = FREE;
         self.len -= 1;
-        // Backward-shift: move later members of the cluster into the hole when their
-        // home bucket is not between the hole and their position (cyclically).
-        let mut j = hole;
         loop {
-            j = (j + 1) & self.mask;
+            let j = (hole + 1) & self.mask;
             let b = self.buckets[j];
-            if b.val == EMPTY {
+            if b.val == EMPTY || self.dist(j, b.fp) == 0 {
                 break;
             }
-            let home = b.fp as usize & self.mask;
-            let dist_j = j.wrapping_sub(home) & self.mask;
-            let dist_hole = j.wrapping_sub(hole) & self.mask;
-            if dist_j >= dist_hole {
-                self.buckets[hole] = b;
-                self.buckets[j] = FREE;
-                hole = j;
-            }
+            self.buckets[hole] = b;
+            hole = j;
         }
+        self.buckets[hole] = FREE;
     }
 }
 
@@ -262,6 +286,33 @@ impl U64Index {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    impl U64Index {
+        /// Assert the Robin Hood order and the count.
+        fn check_order(&self) {
+            let n = self.buckets.len();
+            let mut len = 0;
+            for i in 0..n {
+                let b = self.buckets[i];
+                if b.val == EMPTY {
+                    continue;
+                }
+                len += 1;
+                let next = self.buckets[(i + 1) & self.mask];
+                if next.val != EMPTY {
+                    assert!(self.dist((i + 1) & self.mask, next.fp) <= self.dist(i, b.fp) + 1);
+                }
+                // Every bucket from home to here is occupied.
+                let home = b.fp as usize & self.mask;
+                let mut j = home;
+                while j != i {
+                    assert!(self.buckets[j].val != EMPTY);
+                    j = (j + 1) & self.mask;
+                }
+            }
+            assert_eq!(len, self.len);
+        }
+    }
 
     #[test]
     fn matches_hashmap_under_random_ops() {
@@ -306,7 +357,11 @@ mod tests {
                 _ => assert_eq!(idx.get(k), reference.get(&fingerprint(k)).copied()),
             }
             assert_eq!(idx.len(), reference.len());
+            if step % 1024 == 0 {
+                idx.check_order();
+            }
         }
+        idx.check_order();
         for k in (0..5_000u64).flat_map(|k| [k, k << 1, k << 2]) {
             assert_eq!(idx.get(k), reference.get(&fingerprint(k)).copied());
         }
