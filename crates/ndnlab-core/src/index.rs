@@ -339,7 +339,11 @@ mod tests {
                     // Unlink as the head (removing, or replacing by another value).
                     let cur = reference.get(&fingerprint(k)).copied();
                     let next = if step % 9 == 0 { u32::MAX } else { step };
-                    let head = if step % 5 == 0 { step ^ 1 } else { cur.unwrap_or(0) };
+                    let head = if step % 5 == 0 {
+                        step ^ 1
+                    } else {
+                        cur.unwrap_or(0)
+                    };
                     let r = idx.unlink_head(k, head, next);
                     match cur {
                         None => assert_eq!(r, None),

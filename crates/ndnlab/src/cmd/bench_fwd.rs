@@ -74,7 +74,9 @@ impl FwdBenchArgs {
     pub fn pool(&self) -> usize {
         match self.data_pool {
             Some(n) => n,
-            None => ((64 << 20) / self.payload.max(1)).clamp(self.window(), 8192.max(self.window())),
+            None => {
+                ((64 << 20) / self.payload.max(1)).clamp(self.window(), 8192.max(self.window()))
+            }
         }
     }
 }
