@@ -31,10 +31,36 @@ struct RemovedEntry {
 /// TinyLFU frequency key is the slot's map key.
 pub(crate) struct CsEntry {
     pub(crate) wire: Bytes,
-    pub(crate) fresh_until: Time,
+    /// Freshness deadline ([`CsEntry::fresh_until`]); the top bit marks a `wire`
+    /// copied into a buffer of its own ([`ContentStore::set_own_buffers`]), which
+    /// keeps the entry at 48 bytes.
+    fresh: Time,
     pub(crate) slot: u32,
     /// Slot holding an indirect (CanBePrefix) reference to this entry.
     pub(crate) indirect_from: u32,
+}
+
+impl CsEntry {
+    const OWN: Time = 1 << 63;
+
+    fn new(wire: Bytes, fresh_until: Time, own: bool, slot: u32) -> Self {
+        CsEntry {
+            wire,
+            fresh: fresh_until.min(Self::OWN - 1) | if own { Self::OWN } else { 0 },
+            slot,
+            indirect_from: NONE,
+        }
+    }
+
+    /// Until when the Data is fresh.
+    #[inline]
+    pub(crate) fn fresh_until(&self) -> Time {
+        self.fresh & !Self::OWN
+    }
+
+    fn owns_buffer(&self) -> bool {
+        self.fresh & Self::OWN != 0
+    }
 }
 
 /// NFD `cs/info`.
@@ -75,6 +101,16 @@ pub(crate) struct CsState {
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
+    /// Cache a copy of each Data in its own buffer ([`Pcct::set_own_buffers`]).
+    own_buffers: bool,
+}
+
+/// The Name TLV-VALUE of `data` inside `wire`, which holds the same bytes as
+/// `data.wire()` (the Data's own buffer or a copy of it).
+fn name_in(wire: &Bytes, data: &Data) -> Bytes {
+    let name = data.name().value();
+    let at = name.as_ptr() as usize - data.wire().as_ptr() as usize;
+    wire.slice(at..at + name.len())
 }
 
 /// How many cached names under a prefix a CanBePrefix lookup examines at most (for
@@ -96,12 +132,28 @@ impl CsState {
             hits: 0,
             misses: 0,
             prefix_index: None,
+            own_buffers: false,
         }
     }
 
     pub(crate) fn reserve(&mut self, n: usize) {
         self.entries.reserve(n);
         self.policy.reserve(n);
+    }
+
+    /// The bytes a new entry keeps, and whether they are a copy in a buffer of their
+    /// own: with [`ContentStore::set_own_buffers`], an entry that may outlive the
+    /// entries cached after it is copied. Under priority-FIFO that is fresh Data (stale
+    /// and unsolicited entries leave in arrival order); under LRU and TinyLFU entries
+    /// leave in arrival order until they are hit, and are copied then
+    /// ([`Pcct::cs_own_on_hit`]).
+    #[inline]
+    fn stored_wire(&self, data: &Data, fresh: bool) -> (Bytes, bool) {
+        if self.own_buffers && fresh && self.policy.kind() == CsPolicyKind::PriorityFifo {
+            (Bytes::copy_from_slice(data.wire()), true)
+        } else {
+            (data.wire().clone(), false)
+        }
     }
 
     /// The next victim (`fresh_until` comes from the entries, not a policy copy).
@@ -185,14 +237,14 @@ fn fresh_of(entries: &[Option<CsEntry>], i: u32) -> Time {
     entries
         .get(i as usize)
         .and_then(|e| e.as_ref())
-        .map_or(0, |e| e.fresh_until)
+        .map_or(0, |e| e.fresh_until())
 }
 
 /// Whether `data` can serve an Interest with these selectors, given the name
 /// relation already checked by the caller.
 #[inline]
 fn usable(e: &CsEntry, mbf: bool, now: Time) -> bool {
-    !mbf || now < e.fresh_until
+    !mbf || now < e.fresh_until()
 }
 
 impl Pcct {
@@ -243,6 +295,9 @@ impl Pcct {
             Some(i) => {
                 self.cs.hits += 1;
                 self.cs.policy.on_hit(i);
+                if self.cs.own_buffers {
+                    self.cs_own_on_hit(i);
+                }
             }
             None => self.cs.misses += 1,
         }
@@ -329,14 +384,17 @@ impl Pcct {
         let existing = self.slots[s as usize].cs;
         if existing != NONE {
             // Refresh in place: new copy, new freshness.
+            let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
             let e = self.cs.entries[existing as usize]
                 .as_mut()
                 .expect("live CS entry");
             self.cs.bytes = self.cs.bytes - e.wire.len() + size;
-            e.wire = data.wire().clone();
-            e.fresh_until = fresh_until;
+            self.slots[s as usize].name.repoint(|| name_in(&wire, data));
+            *e = CsEntry {
+                indirect_from: e.indirect_from,
+                ..CsEntry::new(wire, fresh_until, own, s)
+            };
             self.cs.policy.on_refresh(existing, fresh_until);
-            self.slots[s as usize].name.repoint(|| data.name().value());
             self.cs_enforce_limits(now, existing);
             return Some(existing);
         }
@@ -353,12 +411,10 @@ impl Pcct {
             }
             self.cs_remove(v);
         }
-        let entry = CsEntry {
-            wire: data.wire().clone(),
-            fresh_until,
-            slot: s,
-            indirect_from: NONE,
-        };
+        let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
+        // Keep the cached buffer alive rather than the Interest's.
+        self.slots[s as usize].name.repoint(|| name_in(&wire, data));
+        let entry = CsEntry::new(wire, fresh_until, own, s);
         let i = match self.cs.free.pop() {
             Some(i) => {
                 self.cs.entries[i as usize] = Some(entry);
@@ -375,11 +431,29 @@ impl Pcct {
         if let Some(index) = self.cs.prefix_index.as_mut() {
             index.insert(data.name().value(), i);
         }
-        let slot = &mut self.slots[s as usize];
-        slot.cs = i;
-        // Keep the Data's buffer alive rather than the Interest's.
-        slot.name.repoint(|| data.name().value());
+        self.slots[s as usize].cs = i;
         Some(i)
+    }
+
+    /// Under LRU and TinyLFU a hit moves entry `i` behind every entry cached after it:
+    /// from now on it may outlive them, so it gets a buffer of its own (once).
+    #[cold]
+    fn cs_own_on_hit(&mut self, i: u32) {
+        if self.cs.policy.kind() == CsPolicyKind::PriorityFifo {
+            return; // hits do not reorder: arrival order still holds
+        }
+        let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
+        if e.owns_buffer() {
+            return;
+        }
+        let copy = Bytes::copy_from_slice(&e.wire);
+        let slot = e.slot as usize;
+        e.wire = copy.clone();
+        e.fresh |= CsEntry::OWN;
+        // The slot's name, if kept out of line, points into the old buffer too.
+        if let Ok(d) = Data::decode(copy) {
+            self.slots[slot].name.repoint(|| d.name().value());
+        }
     }
 
     /// Make CS entry `i` (in a longer-named slot) reachable from slot `prefix` for
@@ -483,7 +557,7 @@ impl Pcct {
         let order = self.cs.policy.eviction_order(now, |i| fresh_of(entries, i));
         self.cs.policy = Policy::new(kind, self.cs.capacity);
         for i in order {
-            let fu = self.cs.entry(i).fresh_until;
+            let fu = self.cs.entry(i).fresh_until();
             self.cs.policy.on_insert(i, fu, false);
         }
     }
@@ -496,6 +570,22 @@ impl Pcct {
     /// Admit flag: whether new Data is cached.
     pub fn admit(&self) -> bool {
         self.cs.admit
+    }
+
+    /// Whether the CS caches a copy of each Data in a buffer of its own (off by
+    /// default: it keeps the Data's bytes). A runtime that reads many packets into one
+    /// large buffer and hands the core slices of it turns this on: a cached slice
+    /// keeps its whole read buffer alive (a 100-byte Data pinned a 256 KiB stream read
+    /// buffer in `ndnlab fwd`), so the CS's real memory would be unbounded by its
+    /// capacity in bytes. With copies each entry holds exactly its wire bytes, at one
+    /// allocation and copy per cached Data.
+    pub fn set_own_buffers(&mut self, on: bool) {
+        self.cs.own_buffers = on;
+    }
+
+    /// See [`ContentStore::set_own_buffers`].
+    pub fn own_buffers(&self) -> bool {
+        self.cs.own_buffers
     }
 
     /// Set the admit flag.

@@ -2,6 +2,7 @@
 
 mod common;
 
+use bytes::Bytes;
 use common::*;
 use ndnlab_core::{CsPolicyKind, ForwarderConfig, UnsolicitedDataPolicy};
 
@@ -141,4 +142,89 @@ fn capacity_in_bytes_and_runtime_reconfiguration() {
     assert!(lab.fw.cs_ref().is_empty());
     lab.send_data(A, data("/b/9"), None);
     assert!(lab.fw.cs_ref().is_empty(), "capacity 0 caches nothing");
+}
+
+/// Data back to back in one large "read buffer", as a stream face hands them over:
+/// the buffer, and views over slices of it.
+fn read_buffer_with(packets: &[ndnlab_wire::Data]) -> (Bytes, Vec<ndnlab_wire::Data>) {
+    let mut buf = Vec::new();
+    let mut spans = Vec::new();
+    for d in packets {
+        let at = buf.len();
+        buf.extend_from_slice(d.wire());
+        spans.push(at..buf.len());
+    }
+    buf.resize(256 * 1024, 0); // the rest of the read buffer
+    let buf = Bytes::from(buf);
+    let views = spans
+        .into_iter()
+        .map(|r| ndnlab_wire::Data::decode(buf.slice(r)).expect("Data"))
+        .collect();
+    (buf, views)
+}
+
+/// Caches `packets` (unsolicited) from one read buffer; returns the buffer and the
+/// bytes of each packet.
+fn cache_from_one_buffer(lab: &mut Lab, packets: &[ndnlab_wire::Data]) -> (Bytes, Vec<Vec<u8>>) {
+    let (buf, views) = read_buffer_with(packets);
+    let bytes = views.iter().map(|d| d.wire().to_vec()).collect();
+    for d in views {
+        lab.send_data(A, d, None);
+    }
+    lab.take();
+    (buf, bytes)
+}
+
+fn hit_with_bytes(lab: &mut Lab, uri: &str, nonce: u32, bytes: &[u8]) {
+    lab.send_interest(B, interest(uri, nonce));
+    let out = lab.take();
+    assert_eq!(summary(&out), vec![(B.0, "D".into())], "{uri} hit");
+    assert_eq!(out[0].packet.wire().to_vec(), bytes, "{uri} bytes");
+}
+
+/// A long name (> 30 bytes) is kept out of the PCCT slot, in a packet buffer.
+const LONG: &str = "/a-long-name-component-that-is-not-inline/and-another-one/x";
+
+/// With own buffers, an LRU entry keeps its slice of the read buffer while it would
+/// leave in arrival order, and gets a buffer of its own when a hit moves it behind
+/// newer entries: then nothing but the reader holds the read buffer, and hits serve
+/// the same bytes. Without, a cached slice keeps the whole 256 KiB buffer alive.
+#[test]
+fn own_buffers_lru_copies_entries_when_hit() {
+    for own in [true, false] {
+        let mut lab = lab(CsPolicyKind::Lru, 10);
+        lab.fw.cs().set_own_buffers(own);
+        assert_eq!(lab.fw.cs_ref().own_buffers(), own);
+        let (mut buf, bytes) = cache_from_one_buffer(&mut lab, &[data("/short"), data(LONG)]);
+        assert!(!buf.is_unique(), "not hit yet: arrival order, no copy");
+        for (k, uri) in ["/short", LONG].into_iter().enumerate() {
+            hit_with_bytes(&mut lab, uri, 10 + k as u32, &bytes[k]);
+        }
+        assert_eq!(buf.is_unique(), own, "own_buffers={own}");
+        // Still served, from the copies, after the read buffer is gone.
+        drop(buf);
+        for (k, uri) in ["/short", LONG].into_iter().enumerate() {
+            hit_with_bytes(&mut lab, uri, 20 + k as u32, &bytes[k]);
+        }
+    }
+}
+
+/// Under priority-FIFO (hits do not reorder) fresh Data is copied when cached, since
+/// it outlives the stale and unsolicited entries cached after it; stale Data leaves
+/// in arrival order and keeps its slice.
+#[test]
+fn own_buffers_priority_fifo_copies_fresh_data() {
+    let mut lab = lab(CsPolicyKind::PriorityFifo, 10);
+    lab.fw.cs().set_own_buffers(true);
+    let fresh = [
+        data_fresh("/f", Some(10_000)),
+        data_fresh(LONG, Some(10_000)),
+    ];
+    let (mut fresh_buf, fresh_bytes) = cache_from_one_buffer(&mut lab, &fresh);
+    assert!(fresh_buf.is_unique(), "fresh Data copied");
+    let (mut stale_buf, stale_bytes) = cache_from_one_buffer(&mut lab, &[data_fresh("/s", None)]);
+    assert!(!stale_buf.is_unique(), "stale Data keeps its slice");
+    hit_with_bytes(&mut lab, "/f", 1, &fresh_bytes[0]);
+    hit_with_bytes(&mut lab, LONG, 2, &fresh_bytes[1]);
+    hit_with_bytes(&mut lab, "/s", 3, &stale_bytes[0]);
 }

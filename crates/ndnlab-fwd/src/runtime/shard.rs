@@ -98,6 +98,9 @@ impl ShardCore {
         });
         fw.cs().set_admit(cfg.cs.admit);
         fw.cs().set_serve(cfg.cs.serve);
+        // Packets are slices of 256 KiB read buffers: cache copies, so that a cached
+        // Data does not keep its whole read buffer alive (ContentStore::set_own_buffers).
+        fw.cs().set_own_buffers(true);
         ShardCore {
             index,
             count,
