@@ -195,7 +195,7 @@ fn own_buffers_lru_copies_entries_when_hit() {
         let mut lab = lab(CsPolicyKind::Lru, 10);
         lab.fw.cs().set_own_buffers(own);
         assert_eq!(lab.fw.cs_ref().own_buffers(), own);
-        let (mut buf, bytes) = cache_from_one_buffer(&mut lab, &[data("/short"), data(LONG)]);
+        let (buf, bytes) = cache_from_one_buffer(&mut lab, &[data("/short"), data(LONG)]);
         assert!(!buf.is_unique(), "not hit yet: arrival order, no copy");
         for (k, uri) in ["/short", LONG].into_iter().enumerate() {
             hit_with_bytes(&mut lab, uri, 10 + k as u32, &bytes[k]);
@@ -220,9 +220,9 @@ fn own_buffers_priority_fifo_copies_fresh_data() {
         data_fresh("/f", Some(10_000)),
         data_fresh(LONG, Some(10_000)),
     ];
-    let (mut fresh_buf, fresh_bytes) = cache_from_one_buffer(&mut lab, &fresh);
+    let (fresh_buf, fresh_bytes) = cache_from_one_buffer(&mut lab, &fresh);
     assert!(fresh_buf.is_unique(), "fresh Data copied");
-    let (mut stale_buf, stale_bytes) = cache_from_one_buffer(&mut lab, &[data_fresh("/s", None)]);
+    let (stale_buf, stale_bytes) = cache_from_one_buffer(&mut lab, &[data_fresh("/s", None)]);
     assert!(!stale_buf.is_unique(), "stale Data keeps its slice");
     hit_with_bytes(&mut lab, "/f", 1, &fresh_bytes[0]);
     hit_with_bytes(&mut lab, LONG, 2, &fresh_bytes[1]);
