@@ -500,10 +500,16 @@ impl Forwarder {
                 self.pcct.prefetch_slot_contents(b.slot);
             }
         }
-        for ((face, pkt, meta), b) in burst.drain(..).zip(st.iter()) {
-            let hashes = b.hashes(&arena);
+        // Each packet moves once, straight from the burst into its pipeline (a zip
+        // over `drain` copied every 288-byte entry twice more, measured in callgrind).
+        for (k, (face, pkt, meta)) in burst.drain(..).enumerate() {
+            let hashes = st[k].hashes(&arena);
             let pre = (!hashes.is_empty()).then_some(hashes);
-            self.dispatch_one(now, face, pkt, meta, pre);
+            match pkt {
+                InPacket::Interest(i) => self.handle_interest_hashed(now, face, i, meta, pre),
+                InPacket::Data(d) => self.handle_data(now, face, d, meta),
+                InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
+            }
         }
         self.burst_state = st;
         self.burst_hashes = arena;
@@ -558,7 +564,16 @@ impl Forwarder {
 
     /// Move every pending output into `out` (burst equivalent of `poll_transmit`).
     pub fn drain_transmits(&mut self, out: &mut Vec<Transmit>) {
-        out.extend(self.out.drain(..));
+        if out.is_empty() {
+            // Hand over the queue's buffer instead of moving each 136-byte `Transmit`:
+            // both conversions are O(1) when the ring starts at its buffer's start (as
+            // it does after a full drain), one bulk move otherwise.
+            let mut full = Vec::from(std::mem::take(&mut self.out));
+            std::mem::swap(out, &mut full);
+            self.out = VecDeque::from(full);
+        } else {
+            out.extend(self.out.drain(..));
+        }
     }
 
     /// Number of armed timers (stale ones of finished PIT entries included).
