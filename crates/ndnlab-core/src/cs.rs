@@ -101,7 +101,7 @@ pub(crate) struct CsState {
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
-    /// Cache a copy of each Data in its own buffer ([`Pcct::set_own_buffers`]).
+    /// Copy entries that may outlive arrival order ([`Pcct::set_own_buffers`]).
     own_buffers: bool,
 }
 
@@ -572,13 +572,15 @@ impl Pcct {
         self.cs.admit
     }
 
-    /// Whether the CS caches a copy of each Data in a buffer of its own (off by
-    /// default: it keeps the Data's bytes). A runtime that reads many packets into one
-    /// large buffer and hands the core slices of it turns this on: a cached slice
-    /// keeps its whole read buffer alive (a 100-byte Data pinned a 256 KiB stream read
-    /// buffer in `ndnlab fwd`), so the CS's real memory would be unbounded by its
-    /// capacity in bytes. With copies each entry holds exactly its wire bytes, at one
-    /// allocation and copy per cached Data.
+    /// Whether the CS copies an entry into a buffer of its own once it may outlive the
+    /// entries cached after it (off by default: entries keep the Data's bytes). A
+    /// runtime that reads many packets into one large buffer and hands the core slices
+    /// of it turns this on: a cached slice keeps its whole read buffer alive (a
+    /// 100-byte Data pinned a 256 KiB stream read buffer in `ndnlab fwd`), so the CS's
+    /// real memory would not be bounded by its capacity. Entries that leave in arrival
+    /// order release their buffers in order and keep their slices; the others are
+    /// copied: under LRU and TinyLFU at their first hit, under priority-FIFO fresh
+    /// Data when cached. One allocation and copy per such entry.
     pub fn set_own_buffers(&mut self, on: bool) {
         self.cs.own_buffers = on;
     }

@@ -505,18 +505,14 @@ impl Forwarder {
         for (k, (face, pkt, meta)) in burst.drain(..).enumerate() {
             let hashes = st[k].hashes(&arena);
             let pre = (!hashes.is_empty()).then_some(hashes);
-            match pkt {
-                InPacket::Interest(i) => self.handle_interest_hashed(now, face, i, meta, pre),
-                InPacket::Data(d) => self.handle_data(now, face, d, meta),
-                InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
-            }
+            self.dispatch_one(now, face, pkt, meta, pre);
         }
         self.burst_state = st;
         self.burst_hashes = arena;
         self.burst_victims = (victims, vslots);
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch_one(
         &mut self,
         now: Time,

@@ -98,8 +98,9 @@ impl ShardCore {
         });
         fw.cs().set_admit(cfg.cs.admit);
         fw.cs().set_serve(cfg.cs.serve);
-        // Packets are slices of 256 KiB read buffers: cache copies, so that a cached
-        // Data does not keep its whole read buffer alive (ContentStore::set_own_buffers).
+        // Packets are slices of 256 KiB read buffers: the CS copies the entries that may
+        // outlive arrival order, so that no cached Data keeps its read buffer alive
+        // beyond that (ContentStore::set_own_buffers).
         fw.cs().set_own_buffers(true);
         ShardCore {
             index,
