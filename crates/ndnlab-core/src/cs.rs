@@ -105,12 +105,17 @@ pub(crate) struct CsState {
     own_buffers: bool,
 }
 
-/// The Name TLV-VALUE of `data` inside `wire`, which holds the same bytes as
-/// `data.wire()` (the Data's own buffer or a copy of it).
+/// `part` (bytes inside `orig`) at the same place in `copy`, which holds the same
+/// bytes as `orig`; `None` if `part` is not inside `orig`.
+fn same_place(part: &[u8], orig: &[u8], copy: &Bytes) -> Option<Bytes> {
+    let at = (part.as_ptr() as usize).checked_sub(orig.as_ptr() as usize)?;
+    (at + part.len() <= orig.len()).then(|| copy.slice(at..at + part.len()))
+}
+
+/// The Name TLV-VALUE of `data` inside `wire` (the Data's own buffer or a copy of it).
 fn name_in(wire: &Bytes, data: &Data) -> Bytes {
     let name = data.name().value();
-    let at = name.as_ptr() as usize - data.wire().as_ptr() as usize;
-    wire.slice(at..at + name.len())
+    same_place(&name, data.wire(), wire).unwrap_or(name)
 }
 
 /// How many cached names under a prefix a CanBePrefix lookup examines at most (for
@@ -447,12 +452,12 @@ impl Pcct {
             return;
         }
         let copy = Bytes::copy_from_slice(&e.wire);
-        let slot = e.slot as usize;
-        e.wire = copy.clone();
+        let old = std::mem::replace(&mut e.wire, copy.clone());
         e.fresh |= CsEntry::OWN;
         // The slot's name, if kept out of line, points into the old buffer too.
-        if let Ok(d) = Data::decode(copy) {
-            self.slots[slot].name.repoint(|| d.name().value());
+        let name = &mut self.slots[e.slot as usize].name;
+        if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
+            name.repoint(|| moved);
         }
     }
 
