@@ -41,7 +41,12 @@ use ndnlab_wire::{Data, Interest, Name};
 
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
-const BATCH: u64 = 8192;
+fn batch_len() -> u64 {
+    std::env::var("NDNLAB_BENCH_BATCH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8192)
+}
 
 /// A stopwatch on thread CPU time (default) or wall time.
 #[derive(Clone, Copy)]
@@ -189,7 +194,7 @@ impl Setup {
         let mut total = Duration::ZERO;
         let mut left = iters;
         while left > 0 {
-            let n = left.min(BATCH);
+            let n = left.min(batch_len());
             let batch = self.packets(n as usize);
             let clock = Clock::from_env();
             let start = clock.now();
@@ -215,7 +220,7 @@ impl Setup {
         let mut ins = Vec::with_capacity(BURST);
         let mut outs = Vec::with_capacity(BURST);
         while left > 0 {
-            let n = left.min(BATCH);
+            let n = left.min(batch_len());
             let batch = self.packets(n as usize);
             let clock = Clock::from_env();
             let start = clock.now();
@@ -304,7 +309,7 @@ impl HitSetup {
         let mut total = Duration::ZERO;
         let mut left = iters;
         while left > 0 {
-            let n = left.min(BATCH) as usize;
+            let n = left.min(batch_len()) as usize;
             let batch: Vec<Interest> = (0..n)
                 .map(|_| {
                     self.at = (self.at + 1) % self.pool.len();
@@ -340,7 +345,7 @@ impl HitSetup {
         let mut ins = Vec::with_capacity(BURST);
         let mut outs = Vec::with_capacity(BURST);
         while left > 0 {
-            let n = left.min(BATCH) as usize;
+            let n = left.min(batch_len()) as usize;
             let batch: Vec<Interest> = (0..n)
                 .map(|_| {
                     self.at = (self.at + 1) % self.pool.len();

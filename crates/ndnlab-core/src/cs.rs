@@ -179,12 +179,22 @@ impl CsState {
         self.admit && self.count >= self.capacity && self.capacity > 0
     }
 
-    /// Prefetch the CS entry of the next victim.
+    /// The next three victims (`u32::MAX` where none), when the next insertion evicts.
     #[inline]
-    pub(crate) fn prefetch_next_victim(&self) {
-        if let Some(v) = self.policy.peek_victim() {
-            crate::prefetch::prefetch_at(&self.entries, v as usize);
-        }
+    pub(crate) fn next_victims(&self) -> Option<[u32; 3]> {
+        self.full().then(|| self.policy.peek_victims3())
+    }
+
+    /// The live CS entry `i`, if any.
+    #[inline]
+    pub(crate) fn get(&self, i: u32) -> Option<&CsEntry> {
+        self.entries.get(i as usize).and_then(Option::as_ref)
+    }
+
+    /// Prefetch CS entry `i`.
+    #[inline]
+    pub(crate) fn prefetch_entry(&self, i: u32) {
+        crate::prefetch::prefetch_at(&self.entries, i as usize);
     }
 
     /// Stage 1 of the eviction prefetch for a burst carrying `n_data` Data: the CS

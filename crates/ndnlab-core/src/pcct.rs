@@ -218,11 +218,30 @@ impl Pcct {
         }
     }
 
-    /// Prefetch the CS entry the next insertion would evict (single-packet path).
+    /// One step of the single-packet eviction prefetch, run once per incoming Data
+    /// while the CS is full. An eviction reads the victim's CS entry, then its name
+    /// slot and packet buffer, then the slot's index bucket: a chain of dependent
+    /// cold lines when the CS is large. Each step runs that chain one link further
+    /// for the next three victims (in eviction order): the third's CS entry, the
+    /// second's slot and buffer (its entry came in one step ago), and the next one's
+    /// index bucket (its slot came in one step ago). In steady state the victim this
+    /// Data evicts is in cache by the time `cs_insert` reaches it.
     #[inline]
-    pub(crate) fn prefetch_next_victim(&self) {
-        if self.cs.full() {
-            self.cs.prefetch_next_victim();
+    pub(crate) fn prefetch_next_victims(&self) {
+        let Some([v1, v2, v3]) = self.cs.next_victims() else {
+            return;
+        };
+        self.cs.prefetch_entry(v3);
+        if let Some(e) = self.cs.get(v2) {
+            crate::prefetch::prefetch_at(&self.slots, e.slot as usize);
+            crate::prefetch::prefetch(e.wire.as_ptr());
+        }
+        if let Some(slot) = self
+            .cs
+            .get(v1)
+            .and_then(|e| self.slots.get(e.slot as usize))
+        {
+            self.map.prefetch(slot.key);
         }
     }
 

@@ -18,10 +18,10 @@ impl Lru {
     pub(crate) fn on_insert(&mut self, i: u32) {
         self.list.push_back(0, i);
     }
-    /// The next victim (a prefetch hint).
+    /// The next three victims (`NIL` where none; a prefetch hint).
     #[inline]
-    pub(crate) fn peek_victim(&self) -> Option<u32> {
-        self.list.front(0)
+    pub(crate) fn peek_victims3(&self) -> [u32; 3] {
+        self.list.first3(&[0])
     }
     /// The next `k` victims (a prefetch hint).
     pub(crate) fn peek_victims(&self, k: usize, out: &mut Vec<u32>) {

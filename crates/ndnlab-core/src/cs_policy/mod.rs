@@ -140,12 +140,13 @@ impl Policy {
         }
     }
 
-    /// The next victim without changing any state (a prefetch hint).
+    /// The next three victims (`lists::NIL` where none), without changing any state
+    /// (the single-packet eviction prefetch).
     #[inline]
-    pub(crate) fn peek_victim(&self) -> Option<u32> {
+    pub(crate) fn peek_victims3(&self) -> [u32; 3] {
         match self {
-            Policy::Lru(l) | Policy::TinyLfu(l, _) => l.peek_victim(),
-            Policy::PriorityFifo(p) => p.peek_victim(),
+            Policy::Lru(l) | Policy::TinyLfu(l, _) => l.peek_victims3(),
+            Policy::PriorityFifo(p) => p.peek_victims3(),
         }
     }
 

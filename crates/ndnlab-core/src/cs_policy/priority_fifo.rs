@@ -79,13 +79,10 @@ impl PriorityFifo {
             .or_else(|| self.queues.front(FRESH))
     }
 
-    /// The next victim, without migrating newly stale entries (a prefetch hint).
+    /// The next three victims (`NIL` where none), as [`PriorityFifo::peek_victims`].
     #[inline]
-    pub(crate) fn peek_victim(&self) -> Option<u32> {
-        self.queues
-            .front(UNSOLICITED)
-            .or_else(|| self.queues.front(STALE))
-            .or_else(|| self.queues.front(FRESH))
+    pub(crate) fn peek_victims3(&self) -> [u32; 3] {
+        self.queues.first3(&[UNSOLICITED, STALE, FRESH])
     }
 
     /// The next `k` victims as of now, without migrating fresh entries that went stale

@@ -34,8 +34,8 @@ impl Forwarder {
             self.drop_packet(DropReason::LocalhostViolation);
             return;
         }
-        // Start loading the CS entry this Data will evict while the PIT match runs.
-        self.pcct.prefetch_next_victim();
+        // Start loading what this Data's eviction (and the next two) will read.
+        self.pcct.prefetch_next_victims();
         let name = data.name();
         let len = name.len();
 
