@@ -13,6 +13,13 @@
 //!   at every CS capacity / FIB size, where the rows above let the requested set grow
 //!   with the table.
 //!
+//! * `miss_fresh/*`, `hit_fresh/*`: the same paths with packets built just before
+//!   they are forwarded (256 exchanges at a time, still in cache, as a runtime hands
+//!   over packets it has just received and decoded); the rows above build 8,192 at a
+//!   time, so each packet is out of L2 when forwarded.
+//! * `hit_zipf/<n>`, `hit_zipf/burst/<n>`: CS hits, names requested with Zipf(1.0)
+//!   popularity over a full CS of `n` entries.
+//!
 //! Packets are built and decoded outside the timed region (`iter_custom` times only
 //! the forwarding calls). FIB: `n` prefixes of 1, 2 or 3 components; names hit them
 //! uniformly.
@@ -41,12 +48,14 @@ use ndnlab_wire::{Data, Interest, Name};
 
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
-fn batch_len() -> u64 {
-    std::env::var("NDNLAB_BENCH_BATCH")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(8192)
-}
+/// Packets built ahead of each timed stretch: by default 8,192 exchanges' worth (~8 MB,
+/// so a packet is out of L2 by the time it is forwarded: the pessimistic case) ...
+const BATCH: u64 = 8192;
+/// ... and for the `*_fresh` rows 256 (~256 KB): each stretch forwards packets built
+/// just before, still in cache, as a runtime hands the core the packets it has just
+/// received and decoded. Two thread-CPU clock reads (~0.5 us each here) per stretch
+/// add <= 4 ns per exchange to these rows.
+const FRESH_BATCH: u64 = 256;
 
 /// A stopwatch on thread CPU time (default) or wall time.
 #[derive(Clone, Copy)]
@@ -92,6 +101,8 @@ struct Setup {
     next_id: u64,
     rng: Rng,
     now: u64,
+    /// Exchanges built ahead of each timed stretch (`BATCH` or `FRESH_BATCH`).
+    batch: u64,
 }
 
 fn prefix_uri(i: u64) -> String {
@@ -125,6 +136,7 @@ impl Setup {
             next_id: 0,
             rng: Rng(0x9E37_79B9_7F4A_7C15),
             now: 1,
+            batch: BATCH,
         };
         // Fill the CS to capacity (unsolicited Data, admitted by policy).
         let mut filled = 0;
@@ -194,7 +206,7 @@ impl Setup {
         let mut total = Duration::ZERO;
         let mut left = iters;
         while left > 0 {
-            let n = left.min(batch_len());
+            let n = left.min(self.batch);
             let batch = self.packets(n as usize);
             let clock = Clock::from_env();
             let start = clock.now();
@@ -220,7 +232,7 @@ impl Setup {
         let mut ins = Vec::with_capacity(BURST);
         let mut outs = Vec::with_capacity(BURST);
         while left > 0 {
-            let n = left.min(batch_len());
+            let n = left.min(self.batch);
             let batch = self.packets(n as usize);
             let clock = Clock::from_env();
             let start = clock.now();
@@ -262,20 +274,59 @@ struct HitSetup {
     at: usize,
 }
 
+/// Which cached names the hit pool requests.
+#[derive(Clone, Copy)]
+enum Draw {
+    /// Uniformly over the whole CS (the working set grows with the capacity).
+    Uniform,
+    /// Uniformly over the `n` names cached last (content diversity held fixed).
+    Hot(usize),
+    /// Zipf popularity with exponent `alpha` over every cached name (rank 1 = a random
+    /// name), the request mix the seed papers' caching experiments use.
+    Zipf(f64),
+}
+
+/// Ranks `0..n` drawn with probability proportional to `1 / (rank + 1)^alpha`
+/// (inverse-CDF sampling over a precomputed table).
+struct Zipf {
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize, alpha: f64) -> Self {
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = (1..=n)
+            .map(|r| {
+                acc += 1.0 / (r as f64).powf(alpha);
+                acc
+            })
+            .collect();
+        for c in &mut cdf {
+            *c /= acc;
+        }
+        Zipf { cdf }
+    }
+
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1)
+    }
+}
+
 impl HitSetup {
     /// `pool` Interests for names drawn across the whole CS (the working set grows
     /// with the capacity, up to `pool` names).
     fn new(cs_capacity: usize, pool: usize) -> Self {
-        Self::build(cs_capacity, pool, None)
+        Self::build(cs_capacity, pool, Draw::Uniform)
     }
 
     /// `pool` Interests for the `hot` names cached last (content diversity held fixed
     /// while the capacity grows: seed 001's factor A alone).
     fn hot(cs_capacity: usize, pool: usize, hot: usize) -> Self {
-        Self::build(cs_capacity, pool, Some(hot))
+        Self::build(cs_capacity, pool, Draw::Hot(hot))
     }
 
-    fn build(cs_capacity: usize, pool: usize, hot: Option<usize>) -> Self {
+    fn build(cs_capacity: usize, pool: usize, draw: Draw) -> Self {
         let mut s = Setup::new(100_000, 0, 4);
         s.fw.cs().set_capacity(cs_capacity, 0);
         s.fw.cs().reserve(cs_capacity);
@@ -290,12 +341,28 @@ impl HitSetup {
             filled += n;
         }
         assert_eq!(s.fw.cs_ref().len(), cs_capacity);
-        let from = names.len() - hot.unwrap_or(names.len()).min(names.len());
-        let names = &names[from..];
+        let hot = match draw {
+            Draw::Hot(h) => h.min(names.len()),
+            _ => names.len(),
+        };
+        let names = &names[names.len() - hot..];
+        // Popularity rank -> name: a fixed random permutation, so that popular names
+        // are spread over the table rather than cached next to each other.
+        let mut by_rank: Vec<usize> = (0..names.len()).collect();
+        for k in (1..by_rank.len()).rev() {
+            by_rank.swap(k, (s.rng.next() % (k as u64 + 1)) as usize);
+        }
+        let zipf = match draw {
+            Draw::Zipf(alpha) => Some(Zipf::new(names.len(), alpha)),
+            _ => None,
+        };
         let pool = (0..pool)
             .map(|k| {
-                let name = names[(s.rng.next() % names.len() as u64) as usize].clone();
-                Interest::builder(name)
+                let at = match &zipf {
+                    Some(z) => by_rank[z.sample(&mut s.rng)],
+                    None => (s.rng.next() % names.len() as u64) as usize,
+                };
+                Interest::builder(names[at].clone())
                     .nonce(k as u32)
                     .lifetime_ms(4000)
                     .build_view()
@@ -305,17 +372,24 @@ impl HitSetup {
         HitSetup { s, pool, at: 0 }
     }
 
+    /// The next Interest of the pool: shared with the pool (`BATCH`), or decoded from a
+    /// copy of its bytes just now (`FRESH_BATCH`), as a face hands one over.
+    fn next_interest(&mut self) -> Interest {
+        self.at = (self.at + 1) % self.pool.len();
+        let i = &self.pool[self.at];
+        if self.s.batch == FRESH_BATCH {
+            Interest::decode(Bytes::copy_from_slice(i.wire())).unwrap()
+        } else {
+            i.clone()
+        }
+    }
+
     fn time_hits(&mut self, iters: u64) -> Duration {
         let mut total = Duration::ZERO;
         let mut left = iters;
         while left > 0 {
-            let n = left.min(batch_len()) as usize;
-            let batch: Vec<Interest> = (0..n)
-                .map(|_| {
-                    self.at = (self.at + 1) % self.pool.len();
-                    self.pool[self.at].clone()
-                })
-                .collect();
+            let n = left.min(self.s.batch) as usize;
+            let batch: Vec<Interest> = (0..n).map(|_| self.next_interest()).collect();
             let fw = &mut self.s.fw;
             let now = self.s.now;
             let clock = Clock::from_env();
@@ -345,13 +419,8 @@ impl HitSetup {
         let mut ins = Vec::with_capacity(BURST);
         let mut outs = Vec::with_capacity(BURST);
         while left > 0 {
-            let n = left.min(batch_len()) as usize;
-            let batch: Vec<Interest> = (0..n)
-                .map(|_| {
-                    self.at = (self.at + 1) % self.pool.len();
-                    self.pool[self.at].clone()
-                })
-                .collect();
+            let n = left.min(self.s.batch) as usize;
+            let batch: Vec<Interest> = (0..n).map(|_| self.next_interest()).collect();
             let fw = &mut self.s.fw;
             let now = self.s.now;
             let clock = Clock::from_env();
@@ -533,9 +602,76 @@ fn fib_size_sweep(c: &mut Criterion) {
     g.finish();
 }
 
+/// Zipf exponent of the `hit_zipf` rows.
+const ZIPF_ALPHA: f64 = 1.0;
+
+/// The same paths with packets that are still in cache when they are forwarded
+/// (`FRESH_BATCH`), and CS hits under Zipf popularity.
+fn fresh_and_zipf(c: &mut Criterion) {
+    let mut g = c.benchmark_group("miss_fresh");
+    g.throughput(Throughput::Elements(1));
+    for comps in [4, 16] {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::from_parameter(format!("{comps}comp")), |b| {
+            let s = s.get_or_insert_with(|| {
+                let mut s = Setup::new(100_000, 65_536, comps);
+                s.batch = FRESH_BATCH;
+                s
+            });
+            b.iter_custom(|iters| s.time_misses(iters))
+        });
+    }
+    let mut s: Option<Setup> = None;
+    g.bench_function("burst_4comp", |b| {
+        let s = s.get_or_insert_with(|| {
+            let mut s = Setup::new(100_000, 65_536, 4);
+            s.batch = FRESH_BATCH;
+            s
+        });
+        b.iter_custom(|iters| s.time_misses_burst(iters))
+    });
+    g.finish();
+    let mut g = c.benchmark_group("hit_fresh");
+    g.throughput(Throughput::Elements(1));
+    let mut h: Option<HitSetup> = None;
+    g.bench_function("4comp", |b| {
+        let h = h.get_or_insert_with(|| {
+            let mut h = HitSetup::new(65_536, 65_536);
+            h.s.batch = FRESH_BATCH;
+            h
+        });
+        b.iter_custom(|iters| h.time_hits(iters))
+    });
+    let mut h: Option<HitSetup> = None;
+    g.bench_function("burst_4comp", |b| {
+        let h = h.get_or_insert_with(|| {
+            let mut h = HitSetup::new(65_536, 65_536);
+            h.s.batch = FRESH_BATCH;
+            h
+        });
+        b.iter_custom(|iters| h.time_hits_burst(iters))
+    });
+    g.finish();
+    let mut g = c.benchmark_group("hit_zipf");
+    g.throughput(Throughput::Elements(1));
+    for cap in [65_536usize, 1 << 21] {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::build(cap, 65_536, Draw::Zipf(ZIPF_ALPHA)));
+            b.iter_custom(|iters| h.time_hits(iters))
+        });
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::new("burst", cap), |b| {
+            let h = h.get_or_insert_with(|| HitSetup::build(cap, 65_536, Draw::Zipf(ZIPF_ALPHA)));
+            b.iter_custom(|iters| h.time_hits_burst(iters))
+        });
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep, burst_paths, table_size_sweep
+    targets = miss_path, hit_path, cs_capacity_sweep, fib_size_sweep, burst_paths, table_size_sweep, fresh_and_zipf
 }
 criterion_main!(benches);
