@@ -8,10 +8,12 @@
 //! bench: 100,000 FIB prefixes, best-route, full priority-FIFO CS, PIT tokens echoed.
 //!
 //! Run: `cargo bench -p ndnlab-core --bench hotpath -- <miss|hit|burst-miss|burst-hit> [cs_capacity] [n] [comps] [prefix]`
-//! (`burst-*`: the same packets through `handle_burst` in bursts of 64)
+//! (`burst-*`: the same packets through `handle_burst` in bursts of 64; `fresh-*`: packets
+//! built 256 at a time just before they are forwarded, instead of all `n` beforehand)
 //! (defaults: miss 1024 100000 4; `prefix` enables the CS's NFD-style CanBePrefix index).
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use bytes::Bytes;
 use ndnlab_core::{
@@ -23,6 +25,8 @@ use ndnlab_wire::{Data, Interest, Name};
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
 const FIB: u64 = 100_000;
+/// Packets built at a time in the `fresh-*` modes.
+const FRESH_CHUNK: usize = 256;
 
 mod support;
 use support::thread_cpu;
@@ -198,17 +202,25 @@ fn main() {
         fw.handle_data(now, PRODUCER, d, LpMeta::default());
     }
     assert_eq!(fw.cs_ref().len(), cs);
-    let burst = mode.starts_with("burst-");
-    let (ops, elapsed) = match mode.trim_start_matches("burst-") {
+    // `fresh-<mode>`: packets built 256 at a time just before they are forwarded (still
+    // in cache, as a runtime hands them over), not all `n` beforehand.
+    let fresh = mode.starts_with("fresh-");
+    let path = mode.trim_start_matches("fresh-");
+    let burst = path.starts_with("burst-");
+    let (ops, elapsed) = match path.trim_start_matches("burst-") {
         "miss" => {
             // Warm up (timers, pools, slabs at steady state), then measure.
             let run = if burst { run_burst_misses } else { run_misses };
             let warm: Vec<_> = (0..n.min(20_000)).map(|_| g.pair()).collect();
             run(&mut fw, warm, &mut now);
-            let pkts: Vec<_> = (0..n).map(|_| g.pair()).collect();
-            let t0 = thread_cpu();
-            run(&mut fw, pkts, &mut now);
-            let el = thread_cpu() - t0;
+            let chunk = if fresh { FRESH_CHUNK } else { n };
+            let mut el = Duration::ZERO;
+            for at in (0..n).step_by(chunk) {
+                let pkts: Vec<_> = (at..n.min(at + chunk)).map(|_| g.pair()).collect();
+                let t0 = thread_cpu();
+                run(&mut fw, pkts, &mut now);
+                el += thread_cpu() - t0;
+            }
             assert_eq!(fw.pit_len(), 0);
             (n, el)
         }
@@ -226,14 +238,20 @@ fn main() {
             let run = if burst { run_burst_hits } else { run_hits };
             let warm: Vec<_> = (0..n.min(20_000)).map(|_| mk(&mut g)).collect();
             run(&mut fw, warm, now);
-            let pkts: Vec<_> = (0..n).map(|_| mk(&mut g)).collect();
-            let t0 = thread_cpu();
-            run(&mut fw, pkts, now);
-            let el = thread_cpu() - t0;
+            let chunk = if fresh { FRESH_CHUNK } else { n };
+            let mut el = Duration::ZERO;
+            for at in (0..n).step_by(chunk) {
+                let pkts: Vec<_> = (at..n.min(at + chunk)).map(|_| mk(&mut g)).collect();
+                let t0 = thread_cpu();
+                run(&mut fw, pkts, now);
+                el += thread_cpu() - t0;
+            }
             assert_eq!(fw.counters().n_cs_misses, 0);
             (n, el)
         }
-        other => panic!("unknown mode {other:?}: use miss, hit, burst-miss or burst-hit"),
+        other => panic!(
+            "unknown mode {other:?}: use miss, hit, burst-miss or burst-hit, each optionally prefixed by fresh-"
+        ),
     };
     println!(
         "{mode} cs={cs} comps={comps}: {ops} ops, {:.1} ns/op (thread CPU)",
