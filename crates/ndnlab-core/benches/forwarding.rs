@@ -384,6 +384,14 @@ impl HitSetup {
         }
     }
 
+    /// Hits one by one, or through `handle_burst`.
+    fn time(&mut self, iters: u64, burst: bool) -> Duration {
+        match burst {
+            true => self.time_hits_burst(iters),
+            false => self.time_hits(iters),
+        }
+    }
+
     fn time_hits(&mut self, iters: u64) -> Duration {
         let mut total = Duration::ZERO;
         let mut left = iters;
@@ -608,63 +616,57 @@ const ZIPF_ALPHA: f64 = 1.0;
 /// The same paths with packets that are still in cache when they are forwarded
 /// (`FRESH_BATCH`), and CS hits under Zipf popularity.
 fn fresh_and_zipf(c: &mut Criterion) {
+    let fresh_misses = |comps| {
+        let mut s = Setup::new(100_000, 65_536, comps);
+        s.batch = FRESH_BATCH;
+        s
+    };
     let mut g = c.benchmark_group("miss_fresh");
     g.throughput(Throughput::Elements(1));
-    for comps in [4, 16] {
+    for (id, comps, burst) in [
+        ("4comp", 4, false),
+        ("16comp", 16, false),
+        ("burst_4comp", 4, true),
+    ] {
         let mut s: Option<Setup> = None;
-        g.bench_function(BenchmarkId::from_parameter(format!("{comps}comp")), |b| {
-            let s = s.get_or_insert_with(|| {
-                let mut s = Setup::new(100_000, 65_536, comps);
-                s.batch = FRESH_BATCH;
-                s
-            });
-            b.iter_custom(|iters| s.time_misses(iters))
+        g.bench_function(id, |b| {
+            let s = s.get_or_insert_with(|| fresh_misses(comps));
+            b.iter_custom(|iters| match burst {
+                true => s.time_misses_burst(iters),
+                false => s.time_misses(iters),
+            })
         });
     }
-    let mut s: Option<Setup> = None;
-    g.bench_function("burst_4comp", |b| {
-        let s = s.get_or_insert_with(|| {
-            let mut s = Setup::new(100_000, 65_536, 4);
-            s.batch = FRESH_BATCH;
-            s
-        });
-        b.iter_custom(|iters| s.time_misses_burst(iters))
-    });
     g.finish();
     let mut g = c.benchmark_group("hit_fresh");
     g.throughput(Throughput::Elements(1));
-    let mut h: Option<HitSetup> = None;
-    g.bench_function("4comp", |b| {
-        let h = h.get_or_insert_with(|| {
-            let mut h = HitSetup::new(65_536, 65_536);
-            h.s.batch = FRESH_BATCH;
-            h
+    for (id, burst) in [("4comp", false), ("burst_4comp", true)] {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(id, |b| {
+            let h = h.get_or_insert_with(|| {
+                let mut h = HitSetup::new(65_536, 65_536);
+                h.s.batch = FRESH_BATCH;
+                h
+            });
+            b.iter_custom(|iters| h.time(iters, burst))
         });
-        b.iter_custom(|iters| h.time_hits(iters))
-    });
-    let mut h: Option<HitSetup> = None;
-    g.bench_function("burst_4comp", |b| {
-        let h = h.get_or_insert_with(|| {
-            let mut h = HitSetup::new(65_536, 65_536);
-            h.s.batch = FRESH_BATCH;
-            h
-        });
-        b.iter_custom(|iters| h.time_hits_burst(iters))
-    });
+    }
     g.finish();
     let mut g = c.benchmark_group("hit_zipf");
     g.throughput(Throughput::Elements(1));
     for cap in [65_536usize, 1 << 21] {
-        let mut h: Option<HitSetup> = None;
-        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
-            let h = h.get_or_insert_with(|| HitSetup::build(cap, 65_536, Draw::Zipf(ZIPF_ALPHA)));
-            b.iter_custom(|iters| h.time_hits(iters))
-        });
-        let mut h: Option<HitSetup> = None;
-        g.bench_function(BenchmarkId::new("burst", cap), |b| {
-            let h = h.get_or_insert_with(|| HitSetup::build(cap, 65_536, Draw::Zipf(ZIPF_ALPHA)));
-            b.iter_custom(|iters| h.time_hits_burst(iters))
-        });
+        for burst in [false, true] {
+            let id = match burst {
+                true => BenchmarkId::new("burst", cap),
+                false => BenchmarkId::from_parameter(cap),
+            };
+            let mut h: Option<HitSetup> = None;
+            g.bench_function(id, |b| {
+                let h =
+                    h.get_or_insert_with(|| HitSetup::build(cap, 65_536, Draw::Zipf(ZIPF_ALPHA)));
+                b.iter_custom(|iters| h.time(iters, burst))
+            });
+        }
     }
     g.finish();
 }
