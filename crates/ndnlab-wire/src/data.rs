@@ -475,9 +475,13 @@ impl Data {
         self.name.backing()
     }
 
-    /// Consumes the view, returning the wire bytes.
-    pub fn into_wire(mut self) -> Bytes {
-        self.name.take_backing()
+    /// Consumes the view, returning the wire bytes. Inlined, and moving the buffer
+    /// out without writing to the view: the forwarder calls it on a view it received
+    /// behind a pointer, and a call that took the view by value first copied all
+    /// 200 bytes of it (a `memcpy` call per forwarded Data, measured with callgrind).
+    #[inline]
+    pub fn into_wire(self) -> Bytes {
+        self.name.into_backing()
     }
 }
 

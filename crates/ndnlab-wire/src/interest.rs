@@ -396,9 +396,11 @@ impl Interest {
         self.name.backing()
     }
 
-    /// Consumes the view, returning the wire bytes.
-    pub fn into_wire(mut self) -> Bytes {
-        self.name.take_backing()
+    /// Consumes the view, returning the wire bytes (inlined and without writes to
+    /// the view, like `Data::into_wire`).
+    #[inline]
+    pub fn into_wire(self) -> Bytes {
+        self.name.into_backing()
     }
 
     /// Sets the Nonce: in place when present, else the Interest is re-encoded.
