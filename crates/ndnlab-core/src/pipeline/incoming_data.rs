@@ -30,7 +30,9 @@ impl Forwarder {
         face.counters.n_in_data += 1;
         self.counters.n_in_data += 1;
         let is_local = face.is_local();
-        if !is_local && is_localhost(data.name()) {
+        // Computed once: the scope check here and the egress check below both need it.
+        let localhost = is_localhost(data.name());
+        if !is_local && localhost {
             self.drop_packet(DropReason::LocalhostViolation);
             return;
         }
@@ -157,7 +159,6 @@ impl Forwarder {
         // The last downstream gets the incoming bytes themselves (a clone costs a
         // refcount on a cold line). Draining in place: moving the `SmallVec` into an
         // owning iterator cost a `memcpy` call per Data.
-        let localhost = is_localhost(data.name());
         let wire = data.into_wire();
         let mut downstreams = downstreams.drain(..);
         while let Some((to, token)) = downstreams.next() {
