@@ -38,8 +38,8 @@ pub struct LpMeta {
 }
 
 /// A packet to send, as wire bytes: what a face writes. No decoded view travels
-/// with it (a `Data` view was 200 bytes then; moving views through the output queue and
-/// rebuilding one for every CS hit cost ~30% of a hit, measured with callgrind).
+/// with it (moving views, then 200 bytes, through the output queue and rebuilding
+/// one for every CS hit cost ~30% of a hit, measured with callgrind).
 /// [`OutPacket::to_interest`] and friends decode when a caller wants the fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutPacket {
@@ -514,7 +514,7 @@ impl Forwarder {
             }
         }
         // Each packet moves once, straight from the burst into its pipeline (a zip
-        // over `drain` copied every 288-byte entry of then twice more, measured in callgrind).
+        // over `drain` copied every entry twice more, measured in callgrind).
         for (k, (face, pkt, meta)) in burst.drain(..).enumerate() {
             let hashes = st[k].hashes(&arena);
             let pre = (!hashes.is_empty()).then_some(hashes);
