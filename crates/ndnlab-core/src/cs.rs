@@ -25,7 +25,7 @@ struct RemovedEntry {
 }
 
 /// A cached Data: its wire bytes and the few fields a lookup needs (40 B). The
-/// decoded `Data` view (200 B) is not kept: a hit re-decodes the wire (measured in
+/// decoded `Data` view (128 B) is not kept: a hit re-decodes the wire (measured in
 /// docs/BENCHMARKS.md), so the CS costs <= 128 B per entry beyond the packet. The
 /// name is the slot's (a slice of this same buffer), the size is `wire.len()` and the
 /// TinyLFU frequency key is the slot's map key.

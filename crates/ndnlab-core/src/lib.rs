@@ -119,7 +119,8 @@ pub use dispatch::{dispatch_by_token, dispatch_interest};
 pub use face::{FaceId, FaceScope, LinkType};
 pub use fib::{Fib, NextHop};
 pub use forwarder::{
-    Forwarder, ForwarderConfig, InPacket, LpMeta, OutPacket, Transmit, UnsolicitedDataPolicy,
+    Forwarder, ForwarderConfig, InPacket, LpMeta, OutNack, OutPacket, Transmit,
+    UnsolicitedDataPolicy,
 };
 pub use network_region::NetworkRegionTable;
 pub use strategy::{StrategyInstance, StrategyKind};

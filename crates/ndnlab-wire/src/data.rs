@@ -26,31 +26,44 @@ pub mod content_type {
 }
 
 /// A decoded Data packet. Accessors never fail.
+///
+/// The view records where its elements start and re-reads their (already
+/// validated) headers on access, to stay at 128 bytes: views are moved by value
+/// (into the forwarder, through bursts), and the compiler moves up to 128 bytes
+/// inline but calls `memcpy` for more (~35 instructions per move of the former
+/// 200-byte view, measured with callgrind).
 #[derive(Debug, Clone)]
 pub struct Data {
     /// the name; its backing buffer is the whole Data wire
     name: Name,
-    /// offset of the Name TLV (start of the signed portion)
-    signed_start: u32,
-    /// end of the SignatureInfo TLV (end of the signed portion)
-    signed_end: u32,
-    content_type: u64,
-    /// a ContentType element is present
-    has_content_type: bool,
-    /// a MetaInfo element is present (possibly empty)
-    has_meta_info: bool,
-    freshness_ms: Option<u64>,
-    /// whole FinalBlockId component TLV (empty: absent)
-    final_block: Range<u32>,
-    /// Content TLV-VALUE
-    content: Range<u32>,
-    has_content: bool,
-    sig_type: u64,
-    /// whole SignatureInfo TLV-VALUE; parsed on first use
-    sig_info_value: Range<u32>,
-    sig_info: OnceLock<Box<SignatureInfo>>,
-    sig_value: Range<u32>,
-    digest: OnceLock<Box<[u8; 32]>>,
+    /// offset of the MetaInfo TLV; 0 = absent
+    meta_at: u32,
+    /// offset of the Content TLV; 0 = absent
+    content_at: u32,
+    /// offset of the SignatureInfo TLV (its end is the end of the signed portion;
+    /// SignatureValue is the next element of that type)
+    sig_info_at: u32,
+    /// FreshnessPeriod (read on every CS insert, so kept decoded)
+    freshness_ms: u64,
+    has_freshness: bool,
+    /// SignatureInfo and implicit digest, computed on first use
+    lazy: OnceLock<Box<Lazy>>,
+}
+
+/// What a [`Data`] computes on first use (one box for both, to keep the view small).
+#[derive(Debug, Clone, Default)]
+struct Lazy {
+    sig_info: OnceLock<SignatureInfo>,
+    digest: OnceLock<[u8; 32]>,
+}
+
+/// What the decoders record, as in [`Data`].
+#[derive(Default)]
+struct ElementOffsets {
+    meta: u32,
+    content: u32,
+    sig_info: u32,
+    freshness: Option<u64>,
 }
 
 fn order(typ: u64) -> Option<u8> {
@@ -102,15 +115,9 @@ impl Data {
         }
         let name_offs = Name::scan(&wire, ne.value.clone())?;
         pos = ne.end();
-        let mut content_type = content_type::BLOB;
-        let mut has_content_type = false;
-        let mut has_meta_info = false;
-        let mut freshness_ms = None;
-        let mut final_block = 0..0;
-        let mut content = None;
-        let mut sig_info: Option<(u64, Range<usize>)> = None;
-        let mut sig_value = None;
-        let mut signed_end = 0;
+        let mut at = ElementOffsets::default();
+        let mut has_sig_info = false;
+        let mut has_sig_value = false;
         let mut last = 0u8;
         while pos < end {
             let e = tlv::read_element(&wire, pos, end)?;
@@ -133,7 +140,7 @@ impl Data {
             last = ord;
             match e.typ {
                 types::META_INFO => {
-                    has_meta_info = true;
+                    at.meta = e.offset as u32;
                     let mut mlast = 0u8;
                     for m in tlv::Elements::new(&wire, e.value.clone()) {
                         let m = m?;
@@ -159,10 +166,9 @@ impl Data {
                         let v = &wire[m.value.clone()];
                         match mord {
                             1 => {
-                                content_type = tlv::read_nni_at(v, m.value.start)?;
-                                has_content_type = true;
+                                tlv::read_nni_at(v, m.value.start)?;
                             }
-                            2 => freshness_ms = Some(tlv::read_nni_at(v, m.value.start)?),
+                            2 => at.freshness = Some(tlv::read_nni_at(v, m.value.start)?),
                             _ => {
                                 let c = tlv::read_element(&wire, m.value.start, m.value.end)?;
                                 if c.end() != m.value.end {
@@ -170,43 +176,45 @@ impl Data {
                                 }
                                 // validate as a one-component name
                                 Name::scan(&wire, m.value.clone())?;
-                                final_block = c.offset as u32..c.end() as u32;
                             }
                         }
                     }
                 }
-                types::CONTENT => content = Some(e.value.start as u32..e.value.end as u32),
+                types::CONTENT => at.content = e.offset as u32,
                 types::SIGNATURE_INFO => {
-                    let t = SignatureInfo::validate(&wire, e.value.clone())?;
-                    sig_info = Some((t, e.value.clone()));
-                    signed_end = e.end() as u32;
+                    SignatureInfo::validate(&wire, e.value.clone())?;
+                    at.sig_info = e.offset as u32;
+                    has_sig_info = true;
                 }
-                _ => sig_value = Some(e.value.start as u32..e.value.end as u32),
+                _ => has_sig_value = true,
             }
         }
-        let (sig_type, sig_info_value) = sig_info.ok_or(DecodeError::Missing {
-            field: "SignatureInfo",
-        })?;
-        let sig_value = sig_value.ok_or(DecodeError::Missing {
-            field: "SignatureValue",
-        })?;
-        Ok(Data {
-            signed_start: ne.offset as u32,
-            signed_end,
-            name: Name::from_backing(wire, ne.value, name_offs),
-            content_type,
-            has_content_type,
-            has_meta_info,
-            freshness_ms,
-            final_block,
-            has_content: content.is_some(),
-            content: content.unwrap_or(0..0),
-            sig_type,
-            sig_info_value: sig_info_value.start as u32..sig_info_value.end as u32,
-            sig_info: OnceLock::new(),
-            sig_value,
-            digest: OnceLock::new(),
-        })
+        if !has_sig_info {
+            return Err(DecodeError::Missing {
+                field: "SignatureInfo",
+            });
+        }
+        if !has_sig_value {
+            return Err(DecodeError::Missing {
+                field: "SignatureValue",
+            });
+        }
+        Ok(Data::from_parts(
+            Name::from_backing(wire, ne.value, name_offs),
+            at,
+        ))
+    }
+
+    fn from_parts(name: Name, at: ElementOffsets) -> Data {
+        Data {
+            name,
+            meta_at: at.meta,
+            content_at: at.content,
+            sig_info_at: at.sig_info,
+            freshness_ms: at.freshness.unwrap_or(0),
+            has_freshness: at.freshness.is_some(),
+            lazy: OnceLock::new(),
+        }
     }
 
     /// A cheaper decode for bytes that an earlier [`Data::decode`] accepted (a
@@ -237,30 +245,24 @@ impl Data {
         }
         let name_offs = Name::scan_with_hint(&wire, ne.value.clone(), name_hint)?;
         let mut pos = ne.end();
-        let mut content_type = content_type::BLOB;
-        let mut has_content_type = false;
-        let mut has_meta_info = false;
-        let mut freshness_ms = None;
-        let mut final_block = 0..0;
-        let mut content = None;
-        let mut sig_info: Option<(u64, Range<usize>, usize)> = None;
-        let mut sig_value = None;
+        let mut at = ElementOffsets::default();
+        let mut has_sig_info = false;
+        let mut has_sig_value = false;
         while pos < end {
             let e = tlv::read_element(&wire, pos, end)?;
             pos = e.end();
             match e.typ {
                 types::META_INFO => {
-                    has_meta_info = true;
+                    at.meta = e.offset as u32;
                     for m in tlv::Elements::new(&wire, e.value.clone()) {
                         let m = m?;
                         let v = &wire[m.value.clone()];
                         match m.typ {
                             types::CONTENT_TYPE => {
-                                content_type = tlv::read_nni_at(v, m.value.start)?;
-                                has_content_type = true;
+                                tlv::read_nni_at(v, m.value.start)?;
                             }
                             types::FRESHNESS_PERIOD => {
-                                freshness_ms = Some(tlv::read_nni_at(v, m.value.start)?)
+                                at.freshness = Some(tlv::read_nni_at(v, m.value.start)?)
                             }
                             types::FINAL_BLOCK_ID => {
                                 // rare, and what `final_block_id` hands out: checked as in `decode`
@@ -269,13 +271,12 @@ impl Data {
                                     return Err(DecodeError::BadLength { offset: m.offset });
                                 }
                                 Name::scan(&wire, m.value.clone())?;
-                                final_block = c.offset as u32..c.end() as u32;
                             }
                             _ => {}
                         }
                     }
                 }
-                types::CONTENT => content = Some(e.value.start as u32..e.value.end as u32),
+                types::CONTENT => at.content = e.offset as u32,
                 types::SIGNATURE_INFO => {
                     let t = tlv::read_element(&wire, e.value.start, e.value.end)?;
                     if t.typ != types::SIGNATURE_TYPE {
@@ -283,38 +284,69 @@ impl Data {
                             field: "SignatureType",
                         });
                     }
-                    let st = tlv::read_nni_at(&wire[t.value.clone()], t.value.start)?;
-                    sig_info = Some((st, e.value.clone(), e.end()));
+                    tlv::read_nni_at(&wire[t.value.clone()], t.value.start)?;
+                    at.sig_info = e.offset as u32;
+                    has_sig_info = true;
                 }
-                types::SIGNATURE_VALUE => {
-                    sig_value = Some(e.value.start as u32..e.value.end as u32)
-                }
+                types::SIGNATURE_VALUE => has_sig_value = true,
                 _ => {}
             }
         }
-        let (sig_type, sig_info_value, signed_end) = sig_info.ok_or(DecodeError::Missing {
-            field: "SignatureInfo",
-        })?;
-        let sig_value = sig_value.ok_or(DecodeError::Missing {
-            field: "SignatureValue",
-        })?;
-        Ok(Data {
-            signed_start: ne.offset as u32,
-            signed_end: signed_end as u32,
-            name: Name::from_backing(wire, ne.value, name_offs),
-            content_type,
-            has_content_type,
-            has_meta_info,
-            freshness_ms,
-            final_block,
-            has_content: content.is_some(),
-            content: content.unwrap_or(0..0),
-            sig_type,
-            sig_info_value: sig_info_value.start as u32..sig_info_value.end as u32,
-            sig_info: OnceLock::new(),
-            sig_value,
-            digest: OnceLock::new(),
-        })
+        if !has_sig_info {
+            return Err(DecodeError::Missing {
+                field: "SignatureInfo",
+            });
+        }
+        if !has_sig_value {
+            return Err(DecodeError::Missing {
+                field: "SignatureValue",
+            });
+        }
+        Ok(Data::from_parts(
+            Name::from_backing(wire, ne.value, name_offs),
+            at,
+        ))
+    }
+
+    /// The element whose TLV starts at `at` (recorded by a decoder, so it reads;
+    /// `None` only for bytes `decode_prevalidated` took on trust).
+    #[inline]
+    fn element_at(&self, at: u32) -> Option<tlv::Element> {
+        let w = self.name.backing();
+        tlv::read_element(w, at as usize, w.len()).ok()
+    }
+
+    /// TLV-VALUE range of the element at `at`, if recorded (`at != 0`).
+    #[inline]
+    fn value_at(&self, at: u32) -> Option<Range<usize>> {
+        if at == 0 {
+            return None;
+        }
+        self.element_at(at).map(|e| e.value)
+    }
+
+    /// The MetaInfo element of type `typ` (first one), as a TLV-VALUE range.
+    fn meta_field(&self, typ: u64) -> Option<Range<usize>> {
+        let meta = self.value_at(self.meta_at)?;
+        tlv::Elements::new(self.name.backing(), meta)
+            .map_while(Result::ok)
+            .find(|m| m.typ == typ)
+            .map(|m| m.value)
+    }
+
+    /// A non-negative integer at `r` in the wire (0 if it does not read).
+    #[inline]
+    fn nni(&self, r: Range<usize>) -> u64 {
+        let start = r.start;
+        self.name
+            .backing()
+            .get(r)
+            .and_then(|v| tlv::read_nni_at(v, start).ok())
+            .unwrap_or(0)
+    }
+
+    fn lazy(&self) -> &Lazy {
+        self.lazy.get_or_init(Default::default)
     }
 
     /// The name.
@@ -326,17 +358,17 @@ impl Data {
     /// ContentType (BLOB when absent).
     #[inline]
     pub fn content_type(&self) -> u64 {
-        self.content_type
+        self.content_type_field().unwrap_or(content_type::BLOB)
     }
 
     /// ContentType as written: `None` when the element is absent.
     pub fn content_type_field(&self) -> Option<u64> {
-        self.has_content_type.then_some(self.content_type)
+        self.meta_field(types::CONTENT_TYPE).map(|r| self.nni(r))
     }
 
     /// Whether a MetaInfo element is present (possibly with no field).
     pub fn has_meta_info(&self) -> bool {
-        self.has_meta_info
+        self.meta_at != 0
     }
 
     /// A builder holding every field of this Data as written (ContentType only
@@ -344,36 +376,39 @@ impl Data {
     /// non-critical elements are dropped), to re-encode or re-sign it.
     pub fn to_builder(&self) -> DataBuilder {
         let mut b = DataBuilder::new(self.name.clone())
-            .empty_meta_info(self.has_meta_info)
+            .empty_meta_info(self.has_meta_info())
             .signature_info(self.signature_info().clone());
         if let Some(t) = self.content_type_field() {
             b = b.content_type(t);
         }
-        if let Some(f) = self.freshness_ms {
+        if let Some(f) = self.freshness_ms() {
             b = b.freshness_ms(f);
         }
         if let Some(c) = self.final_block_id() {
             b = b.final_block_id(c);
         }
-        if self.has_content {
+        if self.has_content() {
             b = b.content(self.content());
         }
         b
     }
 
+    /// FreshnessPeriod in milliseconds, if present.
+    #[inline]
+    fn freshness_ms(&self) -> Option<u64> {
+        self.has_freshness.then_some(self.freshness_ms)
+    }
+
     /// FreshnessPeriod, if present.
     #[inline]
     pub fn freshness_period(&self) -> Option<Duration> {
-        self.freshness_ms.map(Duration::from_millis)
+        self.freshness_ms().map(Duration::from_millis)
     }
 
     /// FinalBlockId component.
     pub fn final_block_id(&self) -> Option<Component<'_>> {
-        let r = &self.final_block;
-        if r.is_empty() {
-            return None;
-        }
-        let b = self.name.backing().get(r.start as usize..r.end as usize)?;
+        let r = self.meta_field(types::FINAL_BLOCK_ID)?;
+        let b = self.name.backing().get(r)?;
         let mut p = 0;
         let typ = tlv::read_varnum(b, &mut p).ok()?;
         tlv::read_varnum(b, &mut p).ok()?;
@@ -388,60 +423,76 @@ impl Data {
     /// Content TLV-VALUE, zero-copy (empty if absent).
     #[inline]
     pub fn content(&self) -> Bytes {
-        let r = &self.content;
-        self.name.backing().slice(r.start as usize..r.end as usize)
+        match self.value_at(self.content_at) {
+            Some(r) => self.name.backing().slice(r),
+            None => Bytes::new(),
+        }
     }
 
     /// Content TLV-VALUE as a slice (empty if absent).
     #[inline]
     pub fn content_slice(&self) -> &[u8] {
-        let r = &self.content;
-        self.name
-            .backing()
-            .get(r.start as usize..r.end as usize)
+        self.value_at(self.content_at)
+            .and_then(|r| self.name.backing().get(r))
             .unwrap_or(&[])
     }
 
     /// Whether a Content element is present.
     pub fn has_content(&self) -> bool {
-        self.has_content
+        self.content_at != 0
     }
 
     /// SignatureInfo (parsed on first call; validated by `decode`).
     pub fn signature_info(&self) -> &SignatureInfo {
-        self.sig_info.get_or_init(|| {
-            let r = self.sig_info_value.start as usize..self.sig_info_value.end as usize;
+        self.lazy().sig_info.get_or_init(|| {
             // cannot fail: `decode` validated the same bytes with the same code
-            Box::new(
-                SignatureInfo::parse(self.name.backing(), r)
-                    .unwrap_or_else(|_| SignatureInfo::new(self.sig_type)),
-            )
+            self.element_at(self.sig_info_at)
+                .and_then(|e| SignatureInfo::parse(self.name.backing(), e.value).ok())
+                .unwrap_or_else(|| SignatureInfo::new(self.signature_type()))
         })
     }
 
     /// SignatureType.
     #[inline]
     pub fn signature_type(&self) -> u64 {
-        self.sig_type
+        // The first element of SignatureInfo (both decoders check it).
+        let w = self.name.backing();
+        self.element_at(self.sig_info_at)
+            .and_then(|e| tlv::read_element(w, e.value.start, e.value.end).ok())
+            .map_or(0, |t| self.nni(t.value))
     }
 
     /// SignatureValue TLV-VALUE.
     #[inline]
     pub fn signature_value(&self) -> &[u8] {
-        &self.name.backing()[self.sig_value.start as usize..self.sig_value.end as usize]
+        // After SignatureInfo (only unknown non-critical elements may come between).
+        let w = self.name.backing();
+        self.element_at(self.sig_info_at)
+            .and_then(|si| {
+                tlv::Elements::new(w, si.end()..w.len())
+                    .map_while(Result::ok)
+                    .find(|e| e.typ == types::SIGNATURE_VALUE)
+            })
+            .and_then(|e| w.get(e.value))
+            .unwrap_or(&[])
     }
 
     /// The signed portion: from the Name TLV to the end of SignatureInfo.
     #[inline]
     pub fn signed_portion(&self) -> &[u8] {
-        &self.name.backing()[self.signed_start as usize..self.signed_end as usize]
+        let w = self.name.backing();
+        // The Name TLV is the Data's first element.
+        let start = tlv::read_element(w, 0, w.len()).map_or(0, |outer| outer.value.start);
+        let end = self.element_at(self.sig_info_at).map_or(0, |e| e.end());
+        w.get(start..end).unwrap_or(&[])
     }
 
     /// SHA-256 of the whole Data TLV (computed once, then cached).
     pub fn implicit_digest(&self) -> [u8; 32] {
-        **self
+        *self
+            .lazy()
             .digest
-            .get_or_init(|| Box::new(Sha256::digest(self.name.backing()).into()))
+            .get_or_init(|| Sha256::digest(self.name.backing()).into())
     }
 
     /// The name with the implicit digest component appended.
@@ -475,9 +526,13 @@ impl Data {
         self.name.backing()
     }
 
-    /// Consumes the view, returning the wire bytes.
-    pub fn into_wire(mut self) -> Bytes {
-        self.name.take_backing()
+    /// Consumes the view, returning the wire bytes. Inlined, and moving the buffer
+    /// out without writing to the view: the forwarder calls it on a view it received
+    /// behind a pointer, and a call that took the view by value first copied the
+    /// whole view (a `memcpy` call per forwarded Data, measured with callgrind).
+    #[inline]
+    pub fn into_wire(self) -> Bytes {
+        self.name.into_backing()
     }
 }
 
@@ -488,3 +543,39 @@ impl PartialEq for Data {
 }
 
 impl Eq for Data {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The view re-reads its elements from the recorded offsets: check every
+    /// accessor, with an unknown non-critical element before SignatureValue.
+    #[test]
+    fn accessors_read_recorded_elements() {
+        let wire: &[u8] = &[
+            0x06, 0x1a, // Data
+            0x07, 0x03, 0x08, 0x01, b'a', // Name /a
+            0x14, 0x03, 0x19, 0x01, 0x05, // MetaInfo: FreshnessPeriod 5
+            0x15, 0x02, b'h', b'i', // Content
+            0x16, 0x03, 0x1b, 0x01, 0x00, // SignatureInfo: DigestSha256
+            0xfc, 0x01, 0x00, // unknown non-critical
+            0x17, 0x02, 0xaa, 0xbb, // SignatureValue
+        ];
+        let strict = Data::decode(Bytes::copy_from_slice(wire)).expect("valid");
+        let trusted = Data::decode_prevalidated(Bytes::copy_from_slice(wire), None).expect("valid");
+        for d in [strict, trusted] {
+            assert_eq!(d.freshness_period(), Some(Duration::from_millis(5)));
+            assert_eq!(&d.content()[..], b"hi");
+            assert_eq!(d.content_slice(), b"hi");
+            assert!(d.has_content() && d.has_meta_info());
+            assert_eq!(d.content_type(), content_type::BLOB);
+            assert_eq!(d.content_type_field(), None);
+            assert!(d.final_block_id().is_none());
+            assert_eq!(d.signature_type(), 0);
+            assert_eq!(d.signature_info().sig_type, 0);
+            assert_eq!(d.signature_value(), &[0xaa, 0xbb]);
+            assert_eq!(d.signed_portion(), &wire[2..21]);
+            assert_eq!(d.implicit_digest(), <[u8; 32]>::from(Sha256::digest(wire)));
+        }
+    }
+}

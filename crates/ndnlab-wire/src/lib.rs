@@ -65,7 +65,8 @@ mod size_tests {
             ("LpPacket", core::mem::size_of::<crate::LpPacket>()),
         ];
         println!("{sizes:?}");
-        assert!(sizes[1].1 <= 136, "{sizes:?}");
-        assert!(sizes[2].1 <= 200, "{sizes:?}");
+        // <= 128 bytes: moved inline rather than by a `memcpy` call
+        assert!(sizes[1].1 <= 128, "{sizes:?}");
+        assert!(sizes[2].1 <= 128, "{sizes:?}");
     }
 }

@@ -93,6 +93,14 @@ impl Name {
         core::mem::take(&mut self.buf)
     }
 
+    /// Consumes the name, returning its backing buffer. Moves the buffer out
+    /// without writing to the name, so that an inlined caller that owns a packet
+    /// view behind a pointer reads the buffer there instead of copying the view.
+    #[inline]
+    pub(crate) fn into_backing(self) -> Bytes {
+        self.buf
+    }
+
     /// Puts back a buffer with the same layout as the one taken.
     pub(crate) fn set_backing(&mut self, b: Bytes) {
         self.buf = b;

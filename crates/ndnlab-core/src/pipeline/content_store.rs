@@ -34,6 +34,7 @@ impl Forwarder {
     }
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
+    /// `expiry`: when the Interest's lifetime ends, if the caller computed it already.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn content_store_miss(
         &mut self,
@@ -43,10 +44,10 @@ impl Forwarder {
         interest: Interest,
         nonce: u32,
         meta: LpMeta,
+        expiry: Option<Time>,
         hashes: &[u64],
     ) {
-        let lifetime = interest.lifetime().as_nanos() as u64;
-        let expiry = now.saturating_add(lifetime);
+        let expiry = expiry.unwrap_or_else(|| now.saturating_add(interest.lifetime_ns()));
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
         e.flags.satisfied = false;

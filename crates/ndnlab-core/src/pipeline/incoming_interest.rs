@@ -107,6 +107,8 @@ impl Forwarder {
         } else {
             self.pcct.pit_find_in_slot(s, cbp, mbf, digest.as_ref())
         };
+        // The Interest's deadline, when already computed (for a new entry's timer).
+        let mut expiry = None;
         let p = match existing {
             Some(p) => {
                 let e = self.pcct.pit(p).expect("found PIT entry");
@@ -153,8 +155,9 @@ impl Forwarder {
                     .pcct
                     .pit_insert(s, klen, flags, digest, strategy, Bytes::new());
                 let generation = self.pcct.generation_of(p);
-                let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
-                self.timers.push(expiry, p, generation);
+                let deadline = now.saturating_add(interest.lifetime_ns());
+                expiry = Some(deadline);
+                self.timers.push(deadline, p, generation);
                 if self.timers.len() > 4 * self.pcct.pit_len() + 4096 {
                     let pcct = &self.pcct;
                     self.timers.retain(|i, g| pcct.pit_live(i, g));
@@ -162,7 +165,7 @@ impl Forwarder {
                 p
             }
         };
-        self.content_store_miss(now, from, p, interest, nonce, meta, hashes);
+        self.content_store_miss(now, from, p, interest, nonce, meta, expiry, hashes);
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.

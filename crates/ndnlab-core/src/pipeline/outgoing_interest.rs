@@ -31,7 +31,7 @@ impl Forwarder {
         let to_local = out_face.is_local();
         self.counters.n_out_interests += 1;
         let nonce = interest.nonce().unwrap_or(0);
-        let expiry = now.saturating_add(interest.lifetime().as_nanos() as u64);
+        let expiry = now.saturating_add(interest.lifetime_ns());
         let token = self
             .config
             .pit_tokens

@@ -3,7 +3,7 @@
 use ndnlab_wire::{Nack, NackReason};
 
 use crate::face::{FaceId, LinkType};
-use crate::forwarder::{Forwarder, LpMeta, OutPacket, Transmit};
+use crate::forwarder::{Forwarder, LpMeta, OutNack, OutPacket, Transmit};
 
 impl Forwarder {
     /// Nack the downstream `to` of PIT entry `p` (its in-record is erased). No Nack
@@ -42,7 +42,10 @@ impl Forwarder {
         self.counters.n_out_nacks += 1;
         self.out.push_back(Transmit {
             face: to,
-            packet: OutPacket::Nack(nack.interest.into_wire(), nack.reason),
+            packet: OutPacket::Nack(Box::new(OutNack {
+                wire: nack.interest.into_wire(),
+                reason: nack.reason,
+            })),
             meta,
         });
     }

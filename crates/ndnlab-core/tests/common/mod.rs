@@ -171,7 +171,7 @@ pub fn summary(ts: &[Transmit]) -> Vec<(u64, String)> {
             let k = match &t.packet {
                 OutPacket::Interest(_) => "I".to_string(),
                 OutPacket::Data(_) => "D".to_string(),
-                OutPacket::Nack(_, reason) => format!("N:{}", reason.as_str()),
+                OutPacket::Nack(n) => format!("N:{}", n.reason.as_str()),
             };
             (t.face.0, k)
         })

@@ -317,9 +317,9 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
     let (pkt, kind) = match packet {
         OutPacket::Interest(w) => (w, PktKind::Interest),
         OutPacket::Data(w) => (w, PktKind::Data),
-        OutPacket::Nack(w, reason) => {
-            fields.nack = Some(reason.code());
-            (w, PktKind::Nack)
+        OutPacket::Nack(n) => {
+            fields.nack = Some(n.reason.code());
+            (n.wire, PktKind::Nack)
         }
     };
     OutItem { pkt, fields, kind }
