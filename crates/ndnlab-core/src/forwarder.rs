@@ -436,7 +436,7 @@ impl Forwarder {
     pub fn handle_burst(&mut self, now: Time, burst: &mut Vec<(FaceId, InPacket, LpMeta)>) {
         if burst.len() <= 1 {
             for (face, pkt, meta) in burst.drain(..) {
-                self.dispatch_one(now, face, pkt, meta, None);
+                self.dispatch_one(now, face, pkt, meta, None, false);
             }
             return;
         }
@@ -518,7 +518,7 @@ impl Forwarder {
         for (k, (face, pkt, meta)) in burst.drain(..).enumerate() {
             let hashes = st[k].hashes(&arena);
             let pre = (!hashes.is_empty()).then_some(hashes);
-            self.dispatch_one(now, face, pkt, meta, pre);
+            self.dispatch_one(now, face, pkt, meta, pre, true);
         }
         self.burst_state = st;
         self.burst_hashes = arena;
@@ -533,10 +533,11 @@ impl Forwarder {
         pkt: InPacket,
         meta: LpMeta,
         hashes: Option<&[u64]>,
+        staged: bool,
     ) {
         match pkt {
             InPacket::Interest(i) => self.handle_interest_hashed(now, face, i, meta, hashes),
-            InPacket::Data(d) => self.handle_data(now, face, d, meta),
+            InPacket::Data(d) => self.handle_data_staged(now, face, d, meta, staged),
             InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
         }
     }

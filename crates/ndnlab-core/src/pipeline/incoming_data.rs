@@ -23,6 +23,20 @@ use crate::Time;
 impl Forwarder {
     /// Incoming Data from `from`.
     pub fn handle_data(&mut self, now: Time, from: FaceId, data: Data, meta: LpMeta) {
+        self.handle_data_staged(now, from, data, meta, false);
+    }
+
+    /// [`Forwarder::handle_data`]; `staged`: the burst pipeline already prefetched
+    /// this burst's eviction victims, so the per-Data eviction prefetch is skipped.
+    #[inline]
+    pub(crate) fn handle_data_staged(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        data: Data,
+        meta: LpMeta,
+        staged: bool,
+    ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;
@@ -38,7 +52,9 @@ impl Forwarder {
             return;
         }
         // Start loading what this Data's eviction (and the next two) will read.
-        self.pcct.prefetch_next_victims();
+        if !staged {
+            self.pcct.prefetch_next_victims();
+        }
         let name = data.name();
         let len = name.len();
 
