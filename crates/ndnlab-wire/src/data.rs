@@ -64,6 +64,8 @@ struct ElementOffsets {
     content: u32,
     sig_info: u32,
     freshness: Option<u64>,
+    has_sig_info: bool,
+    has_sig_value: bool,
 }
 
 fn order(typ: u64) -> Option<u8> {
@@ -116,8 +118,6 @@ impl Data {
         let name_offs = Name::scan(&wire, ne.value.clone())?;
         pos = ne.end();
         let mut at = ElementOffsets::default();
-        let mut has_sig_info = false;
-        let mut has_sig_value = false;
         let mut last = 0u8;
         while pos < end {
             let e = tlv::read_element(&wire, pos, end)?;
@@ -184,29 +184,27 @@ impl Data {
                 types::SIGNATURE_INFO => {
                     SignatureInfo::validate(&wire, e.value.clone())?;
                     at.sig_info = e.offset as u32;
-                    has_sig_info = true;
+                    at.has_sig_info = true;
                 }
-                _ => has_sig_value = true,
+                _ => at.has_sig_value = true,
             }
         }
-        if !has_sig_info {
+        Data::from_parts(Name::from_backing(wire, ne.value, name_offs), at)
+    }
+
+    /// The view over what a decoder recorded; both signature elements are required.
+    fn from_parts(name: Name, at: ElementOffsets) -> Result<Data, DecodeError> {
+        if !at.has_sig_info {
             return Err(DecodeError::Missing {
                 field: "SignatureInfo",
             });
         }
-        if !has_sig_value {
+        if !at.has_sig_value {
             return Err(DecodeError::Missing {
                 field: "SignatureValue",
             });
         }
-        Ok(Data::from_parts(
-            Name::from_backing(wire, ne.value, name_offs),
-            at,
-        ))
-    }
-
-    fn from_parts(name: Name, at: ElementOffsets) -> Data {
-        Data {
+        Ok(Data {
             name,
             meta_at: at.meta,
             content_at: at.content,
@@ -214,7 +212,7 @@ impl Data {
             freshness_ms: at.freshness.unwrap_or(0),
             has_freshness: at.freshness.is_some(),
             lazy: OnceLock::new(),
-        }
+        })
     }
 
     /// A cheaper decode for bytes that an earlier [`Data::decode`] accepted (a
@@ -246,8 +244,6 @@ impl Data {
         let name_offs = Name::scan_with_hint(&wire, ne.value.clone(), name_hint)?;
         let mut pos = ne.end();
         let mut at = ElementOffsets::default();
-        let mut has_sig_info = false;
-        let mut has_sig_value = false;
         while pos < end {
             let e = tlv::read_element(&wire, pos, end)?;
             pos = e.end();
@@ -286,26 +282,13 @@ impl Data {
                     }
                     tlv::read_nni_at(&wire[t.value.clone()], t.value.start)?;
                     at.sig_info = e.offset as u32;
-                    has_sig_info = true;
+                    at.has_sig_info = true;
                 }
-                types::SIGNATURE_VALUE => has_sig_value = true,
+                types::SIGNATURE_VALUE => at.has_sig_value = true,
                 _ => {}
             }
         }
-        if !has_sig_info {
-            return Err(DecodeError::Missing {
-                field: "SignatureInfo",
-            });
-        }
-        if !has_sig_value {
-            return Err(DecodeError::Missing {
-                field: "SignatureValue",
-            });
-        }
-        Ok(Data::from_parts(
-            Name::from_backing(wire, ne.value, name_offs),
-            at,
-        ))
+        Data::from_parts(Name::from_backing(wire, ne.value, name_offs), at)
     }
 
     /// The element whose TLV starts at `at` (recorded by a decoder, so it reads;
