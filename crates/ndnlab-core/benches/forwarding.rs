@@ -561,26 +561,18 @@ const HOT_PREFIXES: u64 = 1000;
 /// FIB holds all its prefixes in every case; LPM probes for absent prefix lengths
 /// still land anywhere in the index.
 fn table_size_sweep(c: &mut Criterion) {
-    let mut g = c.benchmark_group("hit_cs_hot");
-    g.throughput(Throughput::Elements(1));
-    for cap in cs_sizes() {
-        let mut h: Option<HitSetup> = None;
-        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
-            let h = h.get_or_insert_with(|| HitSetup::hot(cap, 65_536, HOT));
-            b.iter_custom(|iters| h.time_hits(iters))
-        });
+    for (group, burst) in [("hit_cs_hot", false), ("hit_burst_cs_hot", true)] {
+        let mut g = c.benchmark_group(group);
+        g.throughput(Throughput::Elements(1));
+        for cap in cs_sizes() {
+            let mut h: Option<HitSetup> = None;
+            g.bench_function(BenchmarkId::from_parameter(cap), |b| {
+                let h = h.get_or_insert_with(|| HitSetup::hot(cap, 65_536, HOT));
+                b.iter_custom(|iters| h.time(iters, burst))
+            });
+        }
+        g.finish();
     }
-    g.finish();
-    let mut g = c.benchmark_group("hit_burst_cs_hot");
-    g.throughput(Throughput::Elements(1));
-    for cap in cs_sizes() {
-        let mut h: Option<HitSetup> = None;
-        g.bench_function(BenchmarkId::from_parameter(cap), |b| {
-            let h = h.get_or_insert_with(|| HitSetup::hot(cap, 65_536, HOT));
-            b.iter_custom(|iters| h.time_hits_burst(iters))
-        });
-    }
-    g.finish();
     let mut g = c.benchmark_group("miss_fib_hot");
     g.throughput(Throughput::Elements(1));
     for n in [1_000u64, 10_000, 100_000, 1_000_000] {

@@ -393,21 +393,19 @@ impl Pcct {
         if cell.is_some() {
             *cell = None;
         }
-        {
-            *cell = Some(PitEntry {
-                slot: s,
-                next_in_slot: head,
-                flags,
-                strategy,
-                slot_len,
-                measure_key: 0,
-                digest: digest.map(Box::new),
-                suppression_interval: 0,
-                interest,
-                in_records: Default::default(),
-                out_records: Default::default(),
-            });
-        }
+        *cell = Some(PitEntry {
+            slot: s,
+            next_in_slot: head,
+            flags,
+            strategy,
+            slot_len,
+            measure_key: 0,
+            digest: digest.map(Box::new),
+            suppression_interval: 0,
+            interest,
+            in_records: Default::default(),
+            out_records: Default::default(),
+        });
         self.slots[s as usize].pit_head = idx;
         if flags.can_be_prefix {
             let l = slot_len as usize;
