@@ -305,10 +305,18 @@ impl Pcct {
         if slot.pit_head != NONE
             || slot.cs != NONE
             || slot.indirect != NONE
-            || slot.name.is_empty() && slot.key == 0
+            || slot.key == 0 && slot.name.is_empty()
         {
             return;
         }
+        self.free_slot(s);
+    }
+
+    /// Free slot `s`, which nothing uses any more. Out of line: the callers that find
+    /// the slot still in use (most) then pay no call.
+    #[inline(never)]
+    fn free_slot(&mut self, s: u32) {
+        let slot = &self.slots[s as usize];
         let k = slot.key;
         let next = slot.next;
         // Unlink from the head of the chain (one index probe), or walk it.
@@ -334,6 +342,7 @@ impl Pcct {
     }
 
     /// Name bytes of slot `s`.
+    #[inline]
     pub(crate) fn slot_name(&self, s: u32) -> &[u8] {
         self.slots[s as usize].name.as_bytes()
     }

@@ -40,7 +40,7 @@ impl SlotName {
     pub(crate) fn new(value: &[u8], shared: impl FnOnce() -> Bytes) -> Self {
         if value.len() <= INLINE {
             let mut bytes = [0u8; INLINE];
-            bytes[..value.len()].copy_from_slice(value);
+            copy_short(&mut bytes, value);
             SlotName::Inline {
                 len: value.len() as u8,
                 bytes,
@@ -95,6 +95,27 @@ impl SlotName {
     }
 }
 
+/// `out[..v.len()] = v` for `v.len() <= INLINE`, as two overlapping fixed-size copies
+/// (a variable-length `copy_from_slice` is a `memcpy` call).
+#[inline(always)]
+fn copy_short(out: &mut [u8; INLINE], v: &[u8]) {
+    let n = v.len();
+    if n >= 16 {
+        out[..16].copy_from_slice(&v[..16]);
+        out[n - 16..n].copy_from_slice(&v[n - 16..]);
+    } else if n >= 8 {
+        out[..8].copy_from_slice(&v[..8]);
+        out[n - 8..n].copy_from_slice(&v[n - 8..]);
+    } else if n >= 4 {
+        out[..4].copy_from_slice(&v[..4]);
+        out[n - 4..n].copy_from_slice(&v[n - 4..]);
+    } else {
+        for (o, b) in out.iter_mut().zip(v) {
+            *o = *b;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,7 +124,7 @@ mod tests {
     fn short_names_inline_long_names_shared() {
         assert_eq!(std::mem::size_of::<SlotName>(), 32);
         assert_eq!(std::mem::size_of::<crate::pcct::Slot>(), 56);
-        for n in [0usize, 1, INLINE - 1, INLINE, INLINE + 1, 300] {
+        for n in (0..=INLINE + 1).chain([300]) {
             let buf = Bytes::from((0..n).map(|i| i as u8).collect::<Vec<_>>());
             let s = SlotName::new(&buf, || buf.clone());
             assert_eq!(s.as_bytes(), &buf[..]);

@@ -63,7 +63,7 @@ impl PriorityFifo {
             }
         }
         // Bound the heap: stale timers of removed entries are dropped when it grows large.
-        if self.stale_at.len() > 2 * self.queues.len(FRESH) + 1024 {
+        if self.heap_too_large() {
             let q = &self.queues;
             self.stale_at
                 .retain(|Reverse((t, i))| q.queue_of(*i) == Some(FRESH) && fresh_until(*i) == *t);
@@ -71,8 +71,18 @@ impl PriorityFifo {
     }
 
     #[inline]
+    fn heap_too_large(&self) -> bool {
+        self.stale_at.len() > 2 * self.queues.len(FRESH) + 1024
+    }
+
+    #[inline]
     pub(crate) fn victim(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Option<u32> {
-        self.migrate(now, fresh_until);
+        // No `migrate` call when it has nothing to do (the common case).
+        if self.stale_at.peek().is_some_and(|Reverse((t, _))| *t <= now)
+            || self.heap_too_large()
+        {
+            self.migrate(now, fresh_until);
+        }
         self.queues
             .front(UNSOLICITED)
             .or_else(|| self.queues.front(STALE))
