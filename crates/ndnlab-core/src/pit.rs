@@ -155,6 +155,7 @@ impl PitEntry {
     }
 
     /// Insert or refresh the in-record of `face`.
+    #[inline]
     pub fn insert_in_record(
         &mut self,
         face: FaceId,
@@ -178,6 +179,7 @@ impl PitEntry {
     }
 
     /// Insert or refresh the out-record of `face`.
+    #[inline]
     pub fn insert_out_record(
         &mut self,
         face: FaceId,
@@ -185,28 +187,23 @@ impl PitEntry {
         now: Time,
         expiry: Time,
     ) -> &mut OutRecord {
-        let i = match self.out_records.iter().position(|r| r.face == face) {
-            Some(i) => {
-                let r = &mut self.out_records[i];
-                r.nonce = nonce;
-                r.last_renewed = now;
-                r.expiry = expiry;
-                r.nack = 0;
-                i
-            }
-            None => {
-                self.out_records.push(OutRecord {
-                    face,
-                    nonce,
-                    last_renewed: now,
-                    expiry,
-                    nack: 0,
-                    suppression_interval: 0,
-                });
-                self.out_records.len() - 1
-            }
-        };
-        &mut self.out_records[i]
+        if let Some(i) = self.out_records.iter().position(|r| r.face == face) {
+            let r = &mut self.out_records[i];
+            r.nonce = nonce;
+            r.last_renewed = now;
+            r.expiry = expiry;
+            r.nack = 0;
+            return r;
+        }
+        self.out_records.push(OutRecord {
+            face,
+            nonce,
+            last_renewed: now,
+            expiry,
+            nack: 0,
+            suppression_interval: 0,
+        });
+        self.out_records.last_mut().expect("just pushed")
     }
 
     /// NFD `hasPendingOutRecords`: an out-record not expired and not Nacked.

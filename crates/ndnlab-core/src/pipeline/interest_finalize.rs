@@ -11,12 +11,12 @@ impl Forwarder {
         let Some(e) = self.pcct.pit(p) else {
             return;
         };
-        let name_key = self.pcct.slot_key(e.slot);
         if e.flags.satisfied {
             self.counters.n_satisfied_interests += 1;
             // NFD: the Dead Nonce List needs the Nonces unless the entry was satisfied
             // without MustBeFresh (then a looping copy would hit the CS).
             if e.flags.must_be_fresh {
+                let name_key = self.pcct.slot_key(e.slot);
                 for r in &e.out_records {
                     self.dnl.add(now, name_key, r.nonce);
                 }
@@ -24,6 +24,7 @@ impl Forwarder {
             self.pcct.pit_discard(p);
             return;
         }
+        let name_key = self.pcct.slot_key(e.slot);
         let Some(e) = self.pcct.pit_remove(p) else {
             return;
         };
