@@ -548,21 +548,21 @@ impl Pcct {
         hashes: &[u64],
         exact: Option<u32>,
         out: &mut smallvec::SmallVec<[u32; 4]>,
-    ) {
+    ) -> Candidates {
+        let mut found = Candidates::default();
         if let Some(s) = exact {
             // A plain loop: `extend` from the iterator (no size hint) cost ~50 more
             // instructions per Data.
             let mut p = self.slots[s as usize].pit_head;
             while p != NONE {
                 out.push(p);
-                p = self.pit[p as usize]
-                    .as_ref()
-                    .expect("linked PIT entry")
-                    .next_in_slot;
+                let e = self.pit[p as usize].as_ref().expect("linked PIT entry");
+                found.need_digest |= e.digest.is_some();
+                p = e.next_in_slot;
             }
         }
         if self.n_cbp == 0 {
-            return;
+            return found;
         }
         let n = name.len();
         for (l, &count) in self.cbp_lengths.iter().enumerate().take(n) {
@@ -571,16 +571,27 @@ impl Pcct {
             }
             if let Some(s) = self.find_slot(name, l, hashes[l]) {
                 for p in self.pit_in_slot(s) {
-                    if self.pit[p as usize]
-                        .as_ref()
-                        .is_some_and(|e| e.flags.can_be_prefix)
-                    {
-                        out.push(p);
+                    if let Some(e) = self.pit[p as usize].as_ref() {
+                        if e.flags.can_be_prefix {
+                            out.push(p);
+                            found.need_digest |= e.digest.is_some();
+                            found.shorter = true;
+                        }
                     }
                 }
             }
         }
+        found
     }
+}
+
+/// What [`Pcct::pit_candidates`] found besides the entries.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Candidates {
+    /// Some entry requires an implicit digest.
+    pub(crate) need_digest: bool,
+    /// Some entry is in a slot of a shorter name (CanBePrefix); else all are in `exact`.
+    pub(crate) shorter: bool,
 }
 
 fn alloc_slot(

@@ -91,10 +91,9 @@ impl Forwarder {
         }
 
         let mut cands: SmallVec<[u32; 4]> = SmallVec::new();
-        self.pcct.pit_candidates(name, &hashes, exact, &mut cands);
+        let found = self.pcct.pit_candidates(name, &hashes, exact, &mut cands);
         // Entries that require a digest (rare: skip the retain pass when none does).
-        let needs_digest = |p: &u32| self.pcct.pit(*p).is_some_and(|e| e.digest.is_some());
-        if cands.iter().any(needs_digest) {
+        if found.need_digest {
             cands.retain(
                 |p| match self.pcct.pit(*p).and_then(|e| e.digest.as_deref()) {
                     None => true,
@@ -118,24 +117,34 @@ impl Forwarder {
                     self.pcct.slot_get_or_insert(name, len, h).slot
                 }
             };
-            if let Some(c) = self.pcct.cs_insert(s, &data, now, false) {
-                for &p in &cands {
-                    let ps = self.pcct.pit(p).expect("live").slot;
-                    if ps != s {
-                        self.pcct.cs_set_indirect(ps, c);
+            match self.pcct.cs_insert(s, &data, now, false) {
+                // Entries of shorter names (CanBePrefix) reach the Data indirectly;
+                // all others are in slot `s`.
+                Some(c) if found.shorter => {
+                    for &p in &cands {
+                        let ps = self.pcct.pit(p).expect("live").slot;
+                        if ps != s {
+                            self.pcct.cs_set_indirect(ps, c);
+                        }
                     }
                 }
-            } else {
-                self.pcct.maybe_free_slot(s);
+                Some(_) => {}
+                None => self.pcct.maybe_free_slot(s),
             }
         }
 
         // Satisfy every matched entry; each pending downstream gets the Data once.
         let mut downstreams: SmallVec<[(FaceId, Option<Bytes>); 4]> = SmallVec::new();
         for &p in &cands {
-            let strategy = self.pcct.pit(p).expect("live").strategy;
-            self.before_satisfy(strategy, now, from, p);
             let e = self.pcct.pit_mut(p).expect("live");
+            let strategy = e.strategy;
+            // Only ASF acts before satisfying (on the entry: looked up again after).
+            let e = if strategy == StrategyKind::Asf {
+                self.before_satisfy(strategy, now, from, p);
+                self.pcct.pit_mut(p).expect("live")
+            } else {
+                e
+            };
             let in_grace = e.flags.satisfied;
             e.flags.satisfied = true;
             for r in e.in_records.iter_mut() {

@@ -121,14 +121,14 @@ impl Forwarder {
         now: Time,
         from: FaceId,
         p: u32,
-        interest: Interest,
+        mut interest: Interest,
         hashes: &[u64],
     ) {
-        let interest = if interest.forwarding_hint().is_empty() {
-            interest
-        } else {
-            self.strip_hint_in_producer_region(interest)
-        };
+        // Replaced in place only when there is a hint (a conditional rebinding copied
+        // the 128-byte view on every Interest).
+        if !interest.forwarding_hint().is_empty() {
+            interest = self.strip_hint_in_producer_region(interest);
+        }
         let prm = self.strategy_params(interest.name(), hashes);
         match kind {
             StrategyKind::BestRoute => {
