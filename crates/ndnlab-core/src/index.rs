@@ -120,8 +120,8 @@ impl U64Index {
 
     /// Distance of the key in bucket `i` (fingerprint `fp`) from its home bucket.
     #[inline]
-    fn dist(&self, i: usize, fp: u32) -> usize {
-        i.wrapping_sub(fp as usize) & self.mask
+    fn dist(mask: usize, i: usize, fp: u32) -> usize {
+        i.wrapping_sub(fp as usize) & mask
     }
 
     /// Bucket index holding fingerprint `fp` and its value, or the bucket where it
@@ -269,16 +269,20 @@ impl U64Index {
     #[inline]
     fn remove_at(&mut self, mut hole: usize) {
         self.len -= 1;
+        let mask = self.mask;
+        // Every index below is masked: one bounds check here, none in the loop.
+        let buckets = &mut self.buckets[..=mask];
+        hole &= mask;
         loop {
-            let j = (hole + 1) & self.mask;
-            let b = self.buckets[j];
-            if b.val == EMPTY || self.dist(j, b.fp) == 0 {
+            let j = (hole + 1) & mask;
+            let b = buckets[j];
+            if b.val == EMPTY || Self::dist(mask, j, b.fp) == 0 {
                 break;
             }
-            self.buckets[hole] = b;
+            buckets[hole] = b;
             hole = j;
         }
-        self.buckets[hole] = FREE;
+        buckets[hole] = FREE;
     }
 }
 
@@ -300,7 +304,10 @@ mod tests {
                 len += 1;
                 let next = self.buckets[(i + 1) & self.mask];
                 if next.val != EMPTY {
-                    assert!(self.dist((i + 1) & self.mask, next.fp) <= self.dist(i, b.fp) + 1);
+                    assert!(
+                        Self::dist(self.mask, (i + 1) & self.mask, next.fp)
+                            <= Self::dist(self.mask, i, b.fp) + 1
+                    );
                 }
                 // Every bucket from home to here is occupied.
                 let home = b.fp as usize & self.mask;
