@@ -43,9 +43,9 @@ struct Chunk {
 /// A timer queue of PIT entry deadlines.
 pub struct TimerQueue {
     /// First chunk of the bucket of tick `t` (`t & MASK`), for `cursor < t < cursor + SLOTS`.
-    heads: Vec<u32>,
+    heads: Box<[u32; SLOTS]>,
     /// Earliest deadline in each bucket (`Time::MAX` when empty).
-    bucket_min: Vec<Time>,
+    bucket_min: Box<[Time; SLOTS]>,
     /// Non-empty buckets.
     occupied: [u64; WORDS],
     chunks: Vec<Chunk>,
@@ -63,8 +63,9 @@ pub struct TimerQueue {
 impl Default for TimerQueue {
     fn default() -> Self {
         TimerQueue {
-            heads: vec![NIL; SLOTS],
-            bucket_min: vec![Time::MAX; SLOTS],
+            // Fixed-size arrays: a masked bucket index needs no bounds check.
+            heads: Box::new([NIL; SLOTS]),
+            bucket_min: Box::new([Time::MAX; SLOTS]),
             occupied: [0; WORDS],
             chunks: Vec::new(),
             free_chunk: NIL,
@@ -105,14 +106,15 @@ impl TimerQueue {
     #[inline]
     fn bucket_push(&mut self, b: usize, t: Timer) {
         let h = self.heads[b];
-        let c = if h != NIL && (self.chunks[h as usize].len as usize) < CHUNK {
-            h
-        } else {
-            let c = self.new_chunk(h);
-            self.heads[b] = c;
-            c
+        // `h` is `NIL` (no chunk) or a chunk index.
+        let chunk = match self.chunks.get_mut(h as usize) {
+            Some(chunk) if (chunk.len as usize) < CHUNK => chunk,
+            _ => {
+                let c = self.new_chunk(h);
+                self.heads[b] = c;
+                &mut self.chunks[c as usize]
+            }
         };
-        let chunk = &mut self.chunks[c as usize];
         chunk.items[chunk.len as usize] = t;
         chunk.len += 1;
         if t.0 < self.bucket_min[b] {
