@@ -185,13 +185,18 @@ impl Forwarder {
         // refcount on a cold line). Draining in place: moving the `SmallVec` into an
         // owning iterator cost a `memcpy` call per Data.
         let wire = data.into_wire();
-        let mut downstreams = downstreams.drain(..);
-        while let Some((to, token)) = downstreams.next() {
-            if downstreams.len() == 0 {
+        let mut drain = downstreams.drain(..);
+        while let Some((to, token)) = drain.next() {
+            if drain.len() == 0 {
                 self.outgoing_data(to, wire, localhost, out_meta(token));
                 break;
             }
             self.outgoing_data(to, wire.clone(), localhost, out_meta(token));
+        }
+        drop(drain);
+        // Drained and inline: nothing to free (skips the out-of-line `SmallVec` drop).
+        if downstreams.is_empty() && !downstreams.spilled() {
+            std::mem::forget(downstreams);
         }
     }
 
