@@ -65,7 +65,7 @@ impl<T> Entry<T> {
             return false;
         }
         if self.short_len != LONG {
-            return &self.short[..self.short_len as usize] == bytes;
+            return crate::slot_name::name_eq(&self.short[..self.short_len as usize], bytes);
         }
         self.name.value_bytes() == bytes
     }

@@ -116,9 +116,42 @@ fn copy_short(out: &mut [u8; INLINE], v: &[u8]) {
     }
 }
 
+/// `a == b` for name bytes: 8 to 32 bytes as two overlapping fixed-size compares (a
+/// slice `==` is a `bcmp` call, and names are short), other lengths with `==`.
+#[inline(always)]
+pub(crate) fn name_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if (16..=32).contains(&n) {
+        let w = |s: &[u8], at: usize| u128::from_ne_bytes(s[at..at + 16].try_into().expect("16"));
+        return w(a, 0) == w(b, 0) && w(a, n - 16) == w(b, n - 16);
+    }
+    if (8..16).contains(&n) {
+        let w = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().expect("8"));
+        return w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8);
+    }
+    a == b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_eq_is_slice_eq() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| i as u8 ^ 0x5a).collect();
+            assert!(name_eq(&a, &a.clone()));
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 1;
+                assert!(!name_eq(&a, &b), "length {n}, byte {i}");
+            }
+            assert!(!name_eq(&a, &a[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
 
     #[test]
     fn short_names_inline_long_names_shared() {

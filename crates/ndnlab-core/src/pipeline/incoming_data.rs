@@ -66,7 +66,7 @@ impl Forwarder {
             .and_then(|t| self.pcct.pit_by_token(t))
         {
             let s = self.pcct.pit(p).expect("live").slot;
-            if self.pcct.slot_name(s) == name.value_bytes() {
+            if crate::slot_name::name_eq(self.pcct.slot_name(s), name.value_bytes()) {
                 exact = Some(s);
             }
         }
