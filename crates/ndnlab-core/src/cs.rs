@@ -319,6 +319,25 @@ impl Pcct {
         hit
     }
 
+    /// [`Pcct::cs_lookup`] for slot `s` just created (so with no CS entry, direct or
+    /// indirect): only the opt-in prefix index can hit; without it, a counted miss.
+    #[inline]
+    pub(crate) fn cs_lookup_created(
+        &mut self,
+        s: u32,
+        cbp: bool,
+        mbf: bool,
+        digest: Option<&[u8; 32]>,
+        now: Time,
+    ) -> Option<u32> {
+        if self.cs.prefix_index.is_some() {
+            return self.cs_lookup(s, cbp, mbf, digest, now);
+        }
+        self.cs.policy.on_lookup(self.slots[s as usize].key);
+        self.cs.misses += 1;
+        None
+    }
+
     /// Any cached Data under slot `s`'s name (opt-in prefix index): the first one in
     /// bytewise name order that is usable, among the first [`PREFIX_SCAN_LIMIT`].
     fn cs_prefix_lookup(&self, s: u32, mbf: bool, now: Time) -> Option<u32> {

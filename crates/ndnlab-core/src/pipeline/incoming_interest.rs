@@ -135,7 +135,13 @@ impl Forwarder {
             None => {
                 // A new slot has no CS entry of its own; it can still hit through the
                 // opt-in CanBePrefix prefix index (then the slot is released).
-                if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
+                let hit = if sref.created {
+                    self.pcct
+                        .cs_lookup_created(s, cbp, mbf, digest.as_ref(), now)
+                } else {
+                    self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now)
+                };
+                if let Some(c) = hit {
                     self.counters.n_cs_hits += 1;
                     self.counters.n_satisfied_interests += 1;
                     self.content_store_hit(now, from, c, meta, interest.name());
