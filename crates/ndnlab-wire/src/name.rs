@@ -339,11 +339,15 @@ impl Name {
         let offs: &[u16] = &self.offs;
         let mut h = PREFIX_HASH_SEED;
         out[0] = h;
-        for (k, o) in out[1..n].iter_mut().enumerate() {
-            let start = offs[k] as usize;
-            let end = offs.get(k + 1).map_or(vlen, |&e| e as usize);
-            h = hash_component_in(h, tail, start, end, vlen);
+        // Pairs of consecutive offsets (no bounds checks), then the last component
+        // if it is wanted.
+        let (out, last) = out[1..n].split_at_mut((n - 1).min(offs.len().saturating_sub(1)));
+        for (o, w) in out.iter_mut().zip(offs.windows(2)) {
+            h = hash_component_in(h, tail, w[0] as usize, w[1] as usize, vlen);
             *o = h;
+        }
+        if let (Some(o), Some(&start)) = (last.first_mut(), offs.last()) {
+            *o = hash_component_in(h, tail, start as usize, vlen, vlen);
         }
         n
     }
