@@ -23,7 +23,7 @@ use ndnlab_wire::Name;
 
 use crate::cs::CsState;
 use crate::hash::key;
-use crate::index::U64Index;
+use crate::index::{Probe, U64Index};
 use crate::pit::{PitEntry, PitFlags};
 use crate::slot_name::SlotName;
 use crate::strategy::StrategyKind;
@@ -269,33 +269,41 @@ impl Pcct {
         let k = key(h, n);
         let bytes = name.prefix_bytes(n);
         let (probe, head) = self.map.probe_for_insert(k);
-        let Some(head) = head else {
-            let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, NONE);
-            self.map.set(probe, s);
-            return SlotRef {
-                slot: s,
-                created: true,
-            };
-        };
-        // The name compare below waits on the name bytes (another line, often another
-        // allocation); start loading the CS entry a hit will read at the same time.
-        if let Some(slot) = self.slots.get(head as usize) {
-            if slot.cs != NONE {
-                self.cs.prefetch(slot.cs);
+        let head = match head {
+            None => NONE,
+            Some(head) => {
+                // The name compare below waits on the name bytes (another line, often
+                // another allocation); start loading the CS entry a hit will read at
+                // the same time.
+                if let Some(slot) = self.slots.get(head as usize) {
+                    if slot.cs != NONE {
+                        self.cs.prefetch(slot.cs);
+                    }
+                }
+                if let Some(s) = self.chain_find(head, bytes) {
+                    return SlotRef {
+                        slot: s,
+                        created: false,
+                    };
+                }
+                head
             }
-        }
-        if let Some(s) = self.chain_find(head, bytes) {
-            return SlotRef {
-                slot: s,
-                created: false,
-            };
-        }
-        let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, head);
-        self.map.set(probe, s);
+        };
+        let s = self.new_slot(probe, k, name, n, head);
         SlotRef {
             slot: s,
             created: true,
         }
+    }
+
+    /// A new slot for the first `n` components of `name` (key `k`, absent), at the
+    /// head of its key's chain. Out of line, so the lookup that finds its slot (a CS
+    /// hit) stays lean.
+    #[inline(never)]
+    fn new_slot(&mut self, probe: Probe, k: u64, name: &Name, n: usize, head: u32) -> u32 {
+        let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, head);
+        self.map.set(probe, s);
+        s
     }
 
     /// Free slot `s` if nothing uses it any more.
@@ -594,6 +602,7 @@ pub(crate) struct Candidates {
     pub(crate) shorter: bool,
 }
 
+#[inline]
 fn alloc_slot(
     slots: &mut Vec<Slot>,
     free: &mut Vec<u32>,
