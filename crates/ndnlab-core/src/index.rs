@@ -46,6 +46,8 @@ pub struct U64Index {
     buckets: Vec<Bucket>,
     mask: usize,
     len: usize,
+    /// `max_len(buckets.len())`, kept (an insertion checks it).
+    max: usize,
 }
 
 impl Default for U64Index {
@@ -69,6 +71,7 @@ impl U64Index {
             buckets: Vec::new(),
             mask: 0,
             len: 0,
+            max: 0,
         }
     }
 
@@ -96,7 +99,7 @@ impl U64Index {
     /// Make room for `n` more keys without growing.
     pub fn reserve(&mut self, n: usize) {
         let need = self.len + n;
-        if need <= Self::max_len(self.buckets.len()) {
+        if need <= self.max {
             return;
         }
         let mut cap = self.buckets.len().max(16);
@@ -109,6 +112,7 @@ impl U64Index {
     fn rehash(&mut self, cap: usize) {
         let old = std::mem::replace(&mut self.buckets, vec![FREE; cap]);
         self.mask = cap - 1;
+        self.max = Self::max_len(cap);
         self.len = 0;
         for b in old {
             if b.val != EMPTY {
@@ -188,7 +192,7 @@ impl U64Index {
     #[inline]
     pub fn insert(&mut self, k: u64, v: u32) -> Option<u32> {
         assert!(v != EMPTY, "U64Index: u32::MAX is reserved");
-        if self.len + 1 > Self::max_len(self.buckets.len()) {
+        if self.len + 1 > self.max {
             self.reserve(1);
         }
         let fp = fingerprint(k);
@@ -206,7 +210,7 @@ impl U64Index {
     /// valid until the index is next changed.
     #[inline]
     pub fn probe_for_insert(&mut self, k: u64) -> (Probe, Option<u32>) {
-        if self.len + 1 > Self::max_len(self.buckets.len()) {
+        if self.len + 1 > self.max {
             self.reserve(1);
         }
         let fp = fingerprint(k);
