@@ -165,7 +165,7 @@ impl Forwarder {
                 e.out_records.retain(|o| o.face != from);
             }
             if !kept {
-                self.finalize(now, p);
+                self.finalize_satisfied(now, p);
             } else if !in_grace {
                 // NFD's ASF keeps the satisfied entry 50 ms more for late probe Data
                 // (finalized by the timer: with no in-record left it has expired).
