@@ -550,6 +550,7 @@ impl Pcct {
     /// Indices of PIT entries Data named `name` can satisfy, not checking digests
     /// (done by the caller, which computes the Data digest only when needed).
     /// `exact` is the slot of the full Data name if it exists.
+    #[inline]
     pub(crate) fn pit_candidates(
         &self,
         name: &Name,
