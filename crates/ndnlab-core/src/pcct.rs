@@ -381,6 +381,7 @@ impl Pcct {
     }
 
     /// Insert a new PIT entry in slot `s` (whose name has `slot_len` components).
+    #[inline]
     pub(crate) fn pit_insert(
         &mut self,
         s: u32,
