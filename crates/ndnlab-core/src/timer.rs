@@ -91,7 +91,7 @@ impl TimerQueue {
         self.insert((at, index, generation));
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, t: Timer) {
         let k = tick(t.0);
         if k <= self.cursor {
