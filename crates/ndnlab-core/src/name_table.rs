@@ -273,6 +273,7 @@ impl<T> NameTable<T> {
     }
 
     /// The value of an entry.
+    #[inline]
     pub fn get(&self, id: EntryId) -> &T {
         &self.entries[id as usize]
             .as_ref()

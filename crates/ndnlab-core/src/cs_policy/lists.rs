@@ -66,7 +66,7 @@ impl<const Q: usize> Lists<Q> {
     }
 
     /// Unlink `i` from its queue (no-op if not queued). Returns the queue it was in.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, i: u32) -> Option<usize> {
         let l = *self.links.get(i as usize)?;
         if l.queue == NO_QUEUE {
