@@ -103,7 +103,7 @@ impl TimerQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn bucket_push(&mut self, b: usize, t: Timer) {
         let h = self.heads[b];
         // `h` is `NIL` (no chunk) or a chunk index.
