@@ -432,14 +432,15 @@ impl Pcct {
             self.cs_enforce_limits(now, existing);
             return Some(existing);
         }
-        let key = self.slots[s as usize].key;
-        // Make room; TinyLFU may refuse the newcomer instead.
+        // Make room; TinyLFU may refuse the newcomer instead (the keys are read only
+        // for it).
         while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes
         {
             let Some(v) = self.cs.victim(now) else {
                 break;
             };
-            let victim_key = self.slots[self.cs.entry(v).slot as usize].key;
+            let key = || self.slots[s as usize].key;
+            let victim_key = || self.slots[self.cs.entry(v).slot as usize].key;
             if !self.cs.policy.admit(key, victim_key) {
                 return None;
             }

@@ -159,11 +159,16 @@ impl Policy {
         }
     }
 
-    /// Whether a candidate named with hash `candidate` may replace a victim named `victim`.
+    /// Whether a candidate named with hash `candidate()` may replace a victim named
+    /// `victim()` (both called only by a policy that filters admission: TinyLFU).
     #[inline]
-    pub(crate) fn admit(&self, candidate: u64, victim: u64) -> bool {
+    pub(crate) fn admit(
+        &self,
+        candidate: impl FnOnce() -> u64,
+        victim: impl FnOnce() -> u64,
+    ) -> bool {
         match self {
-            Policy::TinyLfu(_, s) => s.frequency(candidate) > s.frequency(victim),
+            Policy::TinyLfu(_, s) => s.frequency(candidate()) > s.frequency(victim()),
             _ => true,
         }
     }
