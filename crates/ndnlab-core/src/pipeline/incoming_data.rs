@@ -167,11 +167,7 @@ impl Forwarder {
             if !kept {
                 self.finalize_satisfied(now, p);
             } else if !in_grace {
-                // NFD's ASF keeps the satisfied entry 50 ms more for late probe Data
-                // (finalized by the timer: with no in-record left it has expired).
-                let generation = self.pcct.generation_of(p);
-                self.timers
-                    .push(now + crate::strategy::asf::SATISFIED_GRACE, p, generation);
+                self.asf_keep_satisfied(now, p);
             }
         }
         let congestion_mark = meta.congestion_mark;

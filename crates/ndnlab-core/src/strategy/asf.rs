@@ -470,6 +470,16 @@ impl Forwarder {
     }
 
     /// Trigger: Data from `from` satisfies `p`: RTT sample, timer cancel, count reset.
+    /// NFD's ASF keeps satisfied entry `p` [`SATISFIED_GRACE`] more for late probe
+    /// Data (finalized by the timer: with no in-record left it has expired). Out of
+    /// line: inlined, its timer arithmetic was hoisted ahead of the Data pipeline's
+    /// loop over matched entries, costing every Data.
+    #[inline(never)]
+    pub(crate) fn asf_keep_satisfied(&mut self, now: Time, p: u32) {
+        let generation = self.pcct.generation_of(p);
+        self.timers.push(now + SATISFIED_GRACE, p, generation);
+    }
+
     pub(crate) fn asf_before_satisfy(&mut self, now: Time, from: FaceId, p: u32) {
         let Some(e) = self.pcct.pit(p) else { return };
         let key = e.measure_key;
