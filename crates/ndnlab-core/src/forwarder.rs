@@ -282,6 +282,9 @@ pub struct Forwarder {
     burst_hashes: Vec<u64>,
     /// Eviction prefetch scratch of [`Forwarder::handle_burst`]: victims and their slots.
     burst_victims: (Vec<u32>, Vec<u32>),
+    /// Strategy parameters from `config` (computed once; the config fields they come
+    /// from do not change).
+    pub(crate) default_params: crate::strategy::Params,
     rng: u64,
 }
 
@@ -310,6 +313,7 @@ impl Forwarder {
             burst_state: Vec::new(),
             burst_hashes: Vec::new(),
             burst_victims: Default::default(),
+            default_params: crate::strategy::Params::from_config(&config),
             rng: config.seed | 1,
             config,
         }

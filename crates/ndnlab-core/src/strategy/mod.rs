@@ -110,6 +110,22 @@ pub(crate) struct Params {
     pub max_timeouts: u32,
 }
 
+impl Params {
+    /// The forwarder's defaults.
+    pub(crate) fn from_config(config: &crate::forwarder::ForwarderConfig) -> Self {
+        let c = config.retx;
+        Params {
+            retx: RetxParams {
+                initial: c.initial,
+                max: c.max,
+                multiplier: c.multiplier as f64,
+            },
+            probing_interval: config.asf_probing_interval,
+            max_timeouts: params::DEFAULT_MAX_TIMEOUTS,
+        }
+    }
+}
+
 /// Next hops copied out of the FIB (strategies mutate the forwarder while iterating).
 pub(crate) type Hops = SmallVec<[NextHop; 4]>;
 
@@ -174,16 +190,7 @@ impl Forwarder {
     /// choice has parameters).
     #[inline]
     pub(crate) fn strategy_params(&self, name: &Name, hashes: &[u64]) -> Params {
-        let c = self.config.retx;
-        let d = Params {
-            retx: RetxParams {
-                initial: c.initial,
-                max: c.max,
-                multiplier: c.multiplier as f64,
-            },
-            probing_interval: self.config.asf_probing_interval,
-            max_timeouts: params::DEFAULT_MAX_TIMEOUTS,
-        };
+        let d = self.default_params;
         match self.sc.params_for(name, hashes) {
             None => d,
             Some(i) => Params {
