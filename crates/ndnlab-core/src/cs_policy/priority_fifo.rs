@@ -78,7 +78,10 @@ impl PriorityFifo {
     #[inline]
     pub(crate) fn victim(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Option<u32> {
         // No `migrate` call when it has nothing to do (the common case).
-        if self.stale_at.peek().is_some_and(|Reverse((t, _))| *t <= now)
+        if self
+            .stale_at
+            .peek()
+            .is_some_and(|Reverse((t, _))| *t <= now)
             || self.heap_too_large()
         {
             self.migrate(now, fresh_until);

@@ -19,35 +19,44 @@ use crate::face::FaceId;
 use crate::forwarder::Forwarder;
 use crate::Time;
 
+/// What best-route does with an Interest.
+pub(crate) enum BestRoute {
+    /// Forward it to this face.
+    Forward(FaceId),
+    /// No usable next hop for a new Interest: Nack NoRoute and reject the entry.
+    NoRoute,
+    /// Drop it.
+    Drop(DropReason),
+}
+
 impl Forwarder {
+    /// The decision only: the Interest is borrowed, and the caller (which owns it)
+    /// acts on the decision, so the 128-byte view is not moved through this call.
     pub(crate) fn best_route_after_receive_interest(
         &mut self,
         now: Time,
         from: FaceId,
         p: u32,
-        interest: Interest,
+        interest: &Interest,
         hashes: &[u64],
         prm: &Params,
-    ) {
+    ) -> BestRoute {
         let decision = self.retx_per_entry(p, now, &prm.retx);
         if decision == Retx::Suppress {
-            self.drop_packet(DropReason::RetxSuppressed);
-            return;
+            return BestRoute::Drop(DropReason::RetxSuppressed);
         }
         // The next hops stay borrowed from the FIB: the face is chosen before anything
         // is mutated (copying them out cost ~110 instructions per Interest).
         let name = interest.name();
-        let hops = self.fib_nexthops(&interest, hashes);
+        let hops = self.fib_nexthops(interest, hashes);
         if decision == Retx::New {
-            match hops
+            return match hops
                 .iter()
                 .find(|h| self.is_eligible(from, h.face, p, name, false, now))
-                .map(|h| h.face)
             {
-                Some(to) => self.outgoing_interest(now, from, p, to, interest),
-                None => self.no_route(now, from, p),
-            }
-            return;
+                Some(h) => BestRoute::Forward(h.face),
+                None => BestRoute::NoRoute,
+            };
         }
         // Retransmission: the cheapest unused next hop, else the one used earliest.
         let to = match hops
@@ -58,8 +67,8 @@ impl Forwarder {
             None => self.earliest_out_record(from, p, hops, name, now),
         };
         match to {
-            Some(to) => self.outgoing_interest(now, from, p, to, interest),
-            None => self.drop_packet(DropReason::NoEligibleNextHop),
+            Some(to) => BestRoute::Forward(to),
+            None => BestRoute::Drop(DropReason::NoEligibleNextHop),
         }
     }
 }

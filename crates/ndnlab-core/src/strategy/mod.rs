@@ -33,6 +33,7 @@ use crate::pipeline::scope::would_violate_scope;
 use crate::pit::PitEntry;
 use crate::Time;
 
+use best_route::BestRoute;
 pub use params::{RetxParams, StrategyInstance};
 pub(crate) use retx::Retx;
 
@@ -148,7 +149,12 @@ impl Forwarder {
         let prm = self.strategy_params(interest.name(), hashes);
         match kind {
             StrategyKind::BestRoute => {
-                self.best_route_after_receive_interest(now, from, p, interest, hashes, &prm)
+                match self.best_route_after_receive_interest(now, from, p, &interest, hashes, &prm)
+                {
+                    BestRoute::Forward(to) => self.outgoing_interest(now, from, p, to, interest),
+                    BestRoute::NoRoute => self.no_route(now, from, p),
+                    BestRoute::Drop(reason) => self.drop_packet(reason),
+                }
             }
             StrategyKind::Multicast => {
                 self.multicast_after_receive_interest(now, from, p, interest, hashes, &prm)
