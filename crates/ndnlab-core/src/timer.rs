@@ -278,6 +278,8 @@ impl TimerQueue {
     /// Keep only the timers for which `live(index, generation)` holds.
     pub fn retain(&mut self, mut live: impl FnMut(u32, u32) -> bool) {
         let mut keep = Vec::new();
+        // Timers left in the wheel, counted as they are put back.
+        let mut in_buckets = 0;
         for w in 0..WORDS {
             let mut bits = self.occupied[w];
             while bits != 0 {
@@ -288,6 +290,7 @@ impl TimerQueue {
                         keep.push(t);
                     }
                 });
+                in_buckets += keep.len();
                 for t in keep.drain(..) {
                     self.bucket_push(b, t);
                 }
@@ -296,17 +299,6 @@ impl TimerQueue {
         self.current.retain(|Reverse(t)| live(t.1, t.2));
         self.far.retain(|Reverse(t)| live(t.1, t.2));
         self.ready.retain(|t| live(t.1, t.2));
-        let in_buckets: usize = (0..SLOTS)
-            .filter(|&b| self.occupied[b / 64] & (1 << (b % 64)) != 0)
-            .map(|b| {
-                let (mut n, mut c) = (0, self.heads[b]);
-                while c != NIL {
-                    n += self.chunks[c as usize].len as usize;
-                    c = self.chunks[c as usize].next;
-                }
-                n
-            })
-            .sum();
         self.len = self.ready.len() + self.current.len() + self.far.len() + in_buckets;
     }
 
