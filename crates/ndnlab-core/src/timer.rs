@@ -63,9 +63,16 @@ pub struct TimerQueue {
 impl Default for TimerQueue {
     fn default() -> Self {
         TimerQueue {
-            // Fixed-size arrays: a masked bucket index needs no bounds check.
-            heads: Box::new([NIL; SLOTS]),
-            bucket_min: Box::new([Time::MAX; SLOTS]),
+            // Fixed-size arrays (a masked bucket index needs no bounds check), built on
+            // the heap directly.
+            heads: vec![NIL; SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("SLOTS"),
+            bucket_min: vec![Time::MAX; SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("SLOTS"),
             occupied: [0; WORDS],
             chunks: Vec::new(),
             free_chunk: NIL,
