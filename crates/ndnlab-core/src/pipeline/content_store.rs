@@ -6,6 +6,7 @@ use super::scope::is_localhost;
 use crate::counters::DropReason;
 use crate::face::{FaceId, FaceScope};
 use crate::forwarder::{Forwarder, LpMeta};
+use crate::strategy::StrategyKind;
 use crate::Time;
 
 impl Forwarder {
@@ -35,18 +36,18 @@ impl Forwarder {
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
     /// `expiry`: when the Interest's lifetime ends, if the caller computed it already.
-    #[allow(clippy::too_many_arguments)]
+    /// Returns the strategy to trigger, which the caller does with the Interest it owns
+    /// (so the 128-byte view is not moved through this call), or `None` when done.
     pub(crate) fn content_store_miss(
         &mut self,
         now: Time,
         from: FaceId,
         p: u32,
-        interest: Interest,
+        interest: &Interest,
         nonce: u32,
         meta: LpMeta,
         expiry: Option<Time>,
-        hashes: &[u64],
-    ) {
+    ) -> Option<StrategyKind> {
         let expiry = expiry.unwrap_or_else(|| now.saturating_add(interest.lifetime_ns()));
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
@@ -55,18 +56,19 @@ impl Forwarder {
         e.interest = interest.wire().clone();
         let strategy = e.strategy;
 
-        // NextHopFaceId from a local face bypasses the strategy.
+        // NextHopFaceId from a local face bypasses the strategy (rare: the Interest is
+        // cloned, a reference count).
         if let Some(nh) = meta.next_hop_face_id {
             let from_local = self.face(from).is_some_and(|f| f.scope == FaceScope::Local);
             if from_local {
                 if self.has_face(FaceId(nh)) {
-                    self.outgoing_interest(now, from, p, FaceId(nh), interest);
+                    self.outgoing_interest(now, from, p, FaceId(nh), interest.clone());
                 } else {
                     self.drop_packet(DropReason::BadNextHopFaceId);
                 }
-                return;
+                return None;
             }
         }
-        self.after_receive_interest(strategy, now, from, p, interest, hashes);
+        Some(strategy)
     }
 }

@@ -171,7 +171,9 @@ impl Forwarder {
                 p
             }
         };
-        self.content_store_miss(now, from, p, interest, nonce, meta, expiry, hashes);
+        if let Some(kind) = self.content_store_miss(now, from, p, &interest, nonce, meta, expiry) {
+            self.after_receive_interest(kind, now, from, p, interest, hashes);
+        }
     }
 
     /// NFD `onInterestLoop`: Nack Duplicate on point-to-point faces, silent drop otherwise.
