@@ -38,6 +38,7 @@ impl Forwarder {
     /// `expiry`: when the Interest's lifetime ends, if the caller computed it already.
     /// Returns the strategy to trigger, which the caller does with the Interest it owns
     /// (so the 128-byte view is not moved through this call), or `None` when done.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn content_store_miss(
         &mut self,
         now: Time,
