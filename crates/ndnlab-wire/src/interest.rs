@@ -409,10 +409,15 @@ impl Interest {
     }
 
     /// Consumes the view, returning the wire bytes (inlined and without writes to
-    /// the view, like `Data::into_wire`).
+    /// the view, like `Data::into_wire`). The boxed extras are dropped here only when
+    /// present (their drop glue was a call per Interest).
     #[inline]
     pub fn into_wire(self) -> Bytes {
-        self.name.into_backing()
+        let Interest { name, extras, .. } = self;
+        if let Some(x) = extras {
+            drop(x);
+        }
+        name.into_backing()
     }
 
     /// Sets the Nonce: in place when present, else the Interest is re-encoded.
