@@ -10,6 +10,7 @@ impl Forwarder {
     /// Send the Data TLV `wire` to `to` with `meta` (downstream token, IncomingFaceId
     /// for local faces). `localhost`: the Data's name is under `/localhost` (such Data
     /// never leave on a non-local face).
+    #[inline(always)]
     pub(crate) fn outgoing_data(
         &mut self,
         to: FaceId,
