@@ -523,6 +523,7 @@ impl Pcct {
     }
 
     /// Remove CS entry `i`.
+    #[inline(always)]
     pub(crate) fn cs_remove(&mut self, i: u32) {
         // Read the few fields needed and drop the entry in place (moving the whole
         // entry out cost a 260-byte copy per eviction).
