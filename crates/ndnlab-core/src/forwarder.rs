@@ -278,7 +278,8 @@ pub struct Forwarder {
     /// Per-packet scratch of [`Forwarder::handle_burst`] (kept to reuse its allocation).
     burst_state: Vec<BurstEntry>,
     /// Prefix hashes of the burst's Interest names, back to back (20 bytes of scratch
-    /// per entry instead of a 200-byte inline array copied twice).
+    /// per entry instead of a 200-byte inline array copied twice); stale past the
+    /// current burst's fill mark.
     burst_hashes: Vec<u64>,
     /// Eviction prefetch scratch of [`Forwarder::handle_burst`]: victims and their slots.
     burst_victims: (Vec<u32>, Vec<u32>),
@@ -446,8 +447,10 @@ impl Forwarder {
         }
         let mut st = std::mem::take(&mut self.burst_state);
         st.clear();
+        // The arena keeps its length between bursts (`used` is the fill mark), so a
+        // name's hashes are written in place without zero-filling them first.
         let mut arena = std::mem::take(&mut self.burst_hashes);
-        arena.clear();
+        let mut used = 0;
         let (mut victims, mut vslots) = std::mem::take(&mut self.burst_victims);
         let n_data = burst
             .iter()
@@ -463,11 +466,14 @@ impl Forwarder {
             match pkt {
                 InPacket::Interest(i) => {
                     let name = i.name();
-                    let at = arena.len();
-                    arena.resize(at + name.len() + 1, 0);
-                    name.prefix_hashes(&mut arena[at..]);
+                    let (at, n) = (used, name.len() + 1);
+                    used += n;
+                    if arena.len() < used {
+                        arena.resize(used, 0);
+                    }
+                    name.prefix_hashes(&mut arena[at..used]);
                     b.hashes_at = at as u32;
-                    b.n_hashes = (name.len() + 1) as u32;
+                    b.n_hashes = n as u32;
                     b.klen = crate::dispatch::len_without_digest(name) as u32;
                     let k = b.klen as usize;
                     self.pcct.prefetch_index(k, arena[at + k]);
