@@ -2,9 +2,10 @@
 # Profile-guided builds of ndnlab (docs/BENCHMARKS.md, "Profile-guided build").
 #
 #   scripts/pgo.sh train            instrumented build, training runs, merged profile
-#   scripts/pgo.sh build            `ndnlab` built with the profile -> target/pgo/release/ndnlab
+#   scripts/pgo.sh build            `ndnlab` built with the profile -> target-pgo/release/ndnlab
 #   scripts/pgo.sh bench [ARGS...]  the core's criterion `forwarding` bench built with it
 #   scripts/pgo.sh hotpath ARGS...  the core's `hotpath` harness built with it
+#   (`bench --no-run`, `hotpath --no-run`: build only and print the executable's path)
 #
 # `build`, `bench` and `hotpath` train first when no profile exists. Training runs the
 # forwarder core's `hotpath` harness (misses and hits, one packet at a time and in
@@ -18,7 +19,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -29,7 +30,9 @@ base="${CARGO_TARGET_DIR:-$root/target}"
 gen_dir="$base-pgo-gen"
 use_dir="$base-pgo"
 raw_dir="$gen_dir/profraw"
-profile="$gen_dir/ndnlab.profdata"
+# The profile's path names its content: cargo does not track files named in
+# RUSTFLAGS, so a new profile must change the flags to rebuild every crate with it.
+current="$gen_dir/current-profile"
 
 profdata() {
     local host sysroot tool
@@ -93,13 +96,17 @@ train() {
     done
     "$ndnlab" bench fwd --transport unix --payload 8192 --window 256 --duration 2 >&2
     unset RUSTFLAGS
-    "$tool" merge -o "$profile" "$raw_dir"/*.profraw
-    echo "pgo: profile $profile" >&2
+    "$tool" merge -o "$gen_dir/merged.profdata" "$raw_dir"/*.profraw
+    local sum
+    sum="$(sha256sum "$gen_dir/merged.profdata" | cut -c1-16)"
+    mv "$gen_dir/merged.profdata" "$gen_dir/ndnlab-$sum.profdata"
+    echo "$gen_dir/ndnlab-$sum.profdata" >"$current"
+    echo "pgo: profile $gen_dir/ndnlab-$sum.profdata" >&2
 }
 
 use_flags() {
-    [ -f "$profile" ] || train
-    export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$profile"
+    [ -f "$current" ] && [ -f "$(cat "$current")" ] || train
+    export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$(cat "$current")"
     export CARGO_TARGET_DIR="$use_dir"
 }
 
@@ -112,13 +119,16 @@ build)
     cargo build --release --locked -p ndnlab
     echo "pgo: $use_dir/release/ndnlab" >&2
     ;;
-bench)
+bench | hotpath)
     use_flags
-    cargo bench --locked -p ndnlab-core --bench forwarding -- "$@"
-    ;;
-hotpath)
-    use_flags
-    cargo bench --locked -p ndnlab-core --bench hotpath -- "$@"
+    name=forwarding
+    [ "$cmd" = bench ] || name=hotpath
+    if [ "${1:-}" = --no-run ]; then
+        # Build only; print the executable's path (for interleaved A/B runs).
+        bench_exe "$name" cargo bench --locked -p ndnlab-core --bench "$name"
+    else
+        cargo bench --locked -p ndnlab-core --bench "$name" -- "$@"
+    fi
     ;;
 *)
     usage
