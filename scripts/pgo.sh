@@ -54,7 +54,7 @@ profdata() {
 bench_exe() {
     local name=$1
     shift
-    "$@" --no-run --message-format=json 2>/dev/null |
+    "$@" --no-run --message-format=json |
         python3 -c '
 import json, sys
 name = sys.argv[1]

@@ -319,23 +319,19 @@ impl Pcct {
         hit
     }
 
-    /// [`Pcct::cs_lookup`] for slot `s` just created (so with no CS entry, direct or
-    /// indirect): only the opt-in prefix index can hit; without it, a counted miss.
+    /// Whether a lookup for a slot without CS entries (direct or indirect) can hit:
+    /// only through the opt-in prefix index.
     #[inline]
-    pub(crate) fn cs_lookup_created(
-        &mut self,
-        s: u32,
-        cbp: bool,
-        mbf: bool,
-        digest: Option<&[u8; 32]>,
-        now: Time,
-    ) -> Option<u32> {
-        if self.cs.prefix_index.is_some() {
-            return self.cs_lookup(s, cbp, mbf, digest, now);
-        }
+    pub(crate) fn cs_can_hit_empty_slot(&self) -> bool {
+        self.cs.prefix_index.is_some()
+    }
+
+    /// Counts a lookup for slot `s` that cannot hit (see
+    /// [`Pcct::cs_can_hit_empty_slot`]) as [`Pcct::cs_lookup`] would count it.
+    #[inline]
+    pub(crate) fn cs_count_miss(&mut self, s: u32) {
         self.cs.policy.on_lookup(self.slots[s as usize].key);
         self.cs.misses += 1;
-        None
     }
 
     /// Any cached Data under slot `s`'s name (opt-in prefix index): the first one in

@@ -138,8 +138,8 @@ impl Forwarder {
         for &p in &cands {
             let e = self.pcct.pit_mut(p).expect("live");
             let strategy = e.strategy;
-            // Only ASF acts before satisfying (on the entry: looked up again after).
-            let e = if strategy == StrategyKind::Asf {
+            // The strategy's trigger, when it has one, acts on the entry: looked up again.
+            let e = if strategy.acts_before_satisfy() {
                 self.before_satisfy(strategy, now, from, p);
                 self.pcct.pit_mut(p).expect("live")
             } else {

@@ -135,9 +135,9 @@ impl Forwarder {
             None => {
                 // A new slot has no CS entry of its own; it can still hit through the
                 // opt-in CanBePrefix prefix index (then the slot is released).
-                let hit = if sref.created {
-                    self.pcct
-                        .cs_lookup_created(s, cbp, mbf, digest.as_ref(), now)
+                let hit = if sref.created && !self.pcct.cs_can_hit_empty_slot() {
+                    self.pcct.cs_count_miss(s);
+                    None
                 } else {
                     self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now)
                 };

@@ -469,7 +469,6 @@ impl Forwarder {
         ranked.last().map(|(_, f)| *f)
     }
 
-    /// Trigger: Data from `from` satisfies `p`: RTT sample, timer cancel, count reset.
     /// NFD's ASF keeps satisfied entry `p` [`SATISFIED_GRACE`] more for late probe
     /// Data (finalized by the timer: with no in-record left it has expired). Out of
     /// line: inlined, its timer arithmetic was hoisted ahead of the Data pipeline's
@@ -480,6 +479,7 @@ impl Forwarder {
         self.timers.push(now + SATISFIED_GRACE, p, generation);
     }
 
+    /// Trigger: Data from `from` satisfies `p`: RTT sample, timer cancel, count reset.
     pub(crate) fn asf_before_satisfy(&mut self, now: Time, from: FaceId, p: u32) {
         let Some(e) = self.pcct.pit(p) else { return };
         let key = e.measure_key;

@@ -59,6 +59,13 @@ impl StrategyKind {
         StrategyKind::Asf,
     ];
 
+    /// Whether [`Forwarder::before_satisfy`] does anything for this kind (only ASF's
+    /// does: an RTT sample), so that callers can skip the call.
+    #[inline]
+    pub(crate) fn acts_before_satisfy(self) -> bool {
+        self == StrategyKind::Asf
+    }
+
     /// Short name (`best-route`, `multicast`, `asf`).
     pub fn short(self) -> &'static str {
         match self {
@@ -182,7 +189,7 @@ impl Forwarder {
 
     /// Trigger: Data from `from` is about to satisfy entry `p`.
     pub(crate) fn before_satisfy(&mut self, kind: StrategyKind, now: Time, from: FaceId, p: u32) {
-        if kind == StrategyKind::Asf {
+        if kind.acts_before_satisfy() {
             self.asf_before_satisfy(now, from, p);
         }
     }
