@@ -329,25 +329,22 @@ impl Name {
     /// that count.
     pub fn prefix_hashes(&self, out: &mut [u64]) -> usize {
         let n = out.len().min(self.len() + 1);
-        if n == 0 {
+        let Some((first, rest)) = out[..n].split_first_mut() else {
             return 0;
-        }
+        };
         let (tail, vlen) = self.hash_view();
-        // Borrow the offsets once (indexing the `SmallVec` checks its inline/heap tag
-        // at every access); component k spans offs[k]..offs[k + 1] (the last one ends
-        // at the value's end).
-        let offs: &[u16] = &self.offs;
         let mut h = PREFIX_HASH_SEED;
-        out[0] = h;
-        // Pairs of consecutive offsets (no bounds checks), then the last component
-        // if it is wanted.
-        let (out, last) = out[1..n].split_at_mut((n - 1).min(offs.len().saturating_sub(1)));
-        for (o, w) in out.iter_mut().zip(offs.windows(2)) {
-            h = hash_component_in(h, tail, w[0] as usize, w[1] as usize, vlen);
+        *first = h;
+        // Borrow the offsets once (indexing the `SmallVec` checks its inline/heap tag
+        // at every access). Component k spans offs[k]..offs[k + 1] (the last one ends
+        // at the value's end): each step loads one new offset and carries the end.
+        let offs: &[u16] = &self.offs;
+        let mut start = offs.first().map_or(0, |&o| o as usize);
+        for (k, o) in rest.iter_mut().enumerate() {
+            let end = offs.get(k + 1).map_or(vlen, |&e| e as usize);
+            h = hash_component_in(h, tail, start, end, vlen);
             *o = h;
-        }
-        if let (Some(o), Some(&start)) = (last.first_mut(), offs.last()) {
-            *o = hash_component_in(h, tail, start as usize, vlen, vlen);
+            start = end;
         }
         n
     }
@@ -443,9 +440,16 @@ fn fold_mul(a: u64, b: u64) -> u64 {
     (r as u64) ^ ((r >> 64) as u64)
 }
 
-/// Mixes one component TLV into the running prefix hash (8 bytes per step).
+/// Mixes one component TLV into the running prefix hash. A TLV of at most 8 bytes
+/// (most components) takes one multiply-fold of its little-endian value: a component
+/// TLV is self-delimiting (its type and length come first), so two different ones
+/// never load the same zero-padded value and need no length mixed in. Longer ones go
+/// 8 bytes per step, then mix in their length.
 #[inline]
 fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
+    if tlv_bytes.len() <= 8 {
+        return fold_mul(h ^ load_le(tlv_bytes), K1);
+    }
     let mut chunks = tlv_bytes.chunks_exact(8);
     for c in &mut chunks {
         let mut a = [0u8; 8];
@@ -454,26 +458,27 @@ fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
     }
     let rem = chunks.remainder();
     if !rem.is_empty() {
-        h = fold_mul(h ^ load_tail(rem), K1);
+        h = fold_mul(h ^ load_le(rem), K1);
     }
     fold_mul(h ^ tlv_bytes.len() as u64, K2)
 }
 
 /// Mixes component `start..end` of the name value `tail[..vlen]` into the running
-/// prefix hash: the same result as `hash_component` on its bytes. Components of 3 to
-/// 8 bytes (most of them) take one 8-byte load, masked, when the buffer extends 8
-/// bytes past the component's start (the rest of the packet usually follows the
-/// name), instead of the general chunk loop and tail assembly.
+/// prefix hash: the same result as `hash_component` on its bytes. A component of 1 to
+/// 8 bytes takes one 8-byte load, masked, when the buffer extends 8 bytes past its
+/// start (the rest of the packet usually follows the name), instead of the general
+/// chunk loop and tail assembly. (`end <= vlen` holds for a name's own offsets; an
+/// empty view fails the load's bounds check and takes the general path.)
 #[inline(always)]
 fn hash_component_in(h: u64, tail: &[u8], start: usize, end: usize, vlen: usize) -> u64 {
     let len = end.wrapping_sub(start);
-    if len.wrapping_sub(3) <= 5 && end <= vlen {
+    if len.wrapping_sub(1) < 8 {
         if let Some(w) = tail.get(start..start + 8) {
             let mut a = [0u8; 8];
             a.copy_from_slice(w);
-            // `load_tail` of 3..=7 bytes is their little-endian value, as is this.
+            // `load_le` of 1..=8 bytes is their little-endian value, as is this.
             let x = u64::from_le_bytes(a) & (u64::MAX >> (64 - 8 * len));
-            return fold_mul(fold_mul(h ^ x, K1) ^ len as u64, K2);
+            return fold_mul(h ^ x, K1);
         }
     }
     hash_component_slow(h, tail, start, end, vlen)
@@ -488,17 +493,21 @@ fn hash_component_slow(h: u64, tail: &[u8], start: usize, end: usize, vlen: usiz
     hash_component(h, v.get(start..end).unwrap_or(&[]))
 }
 
-/// Little-endian value of 1..=7 bytes without a variable-length copy
+/// Little-endian value of 0..=8 bytes without a variable-length copy
 /// (overlapping fixed-size loads).
 #[inline(always)]
-fn load_tail(b: &[u8]) -> u64 {
+fn load_le(b: &[u8]) -> u64 {
     let n = b.len();
-    if n >= 4 {
+    if n == 8 {
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    } else if n >= 4 {
         let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
         let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
         lo | hi << (8 * (n - 4))
+    } else if n > 0 {
+        b[0] as u64 | (b[n / 2] as u64) << (8 * (n / 2)) | (b[n - 1] as u64) << (8 * (n - 1))
     } else {
-        b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16
+        0
     }
 }
 
