@@ -13,31 +13,41 @@ use crate::index::U64Index;
 
 const NONE: u32 = u32::MAX;
 
-/// Name values up to this many bytes are also kept inside the entry, so a lookup
-/// verifies its match without following the name's pointer (one dependent cache
-/// miss less per lookup in a table larger than the cache; FIB prefixes are short).
-const SHORT: usize = 33;
+/// Name values up to this many bytes are kept in the entry's first cache line, next
+/// to its value, so a lookup verifies its match and the caller reads the value without
+/// a second cache miss (FIB prefixes are short: `/ndn/edu/ucla/cs` is 20 bytes). 23
+/// fills the line for the FIB, whose value (next hops) is 40 bytes. A longer name is
+/// verified in [`Cold`] (key first, then the name's bytes behind its pointer).
+const SHORT: usize = 23;
 /// `short_len` of an entry whose name is longer than [`SHORT`].
 const LONG: u8 = u8::MAX;
+/// `short_len` of a removed entry (on the free list).
+const VACANT: u8 = u8::MAX - 1;
 
-/// One entry; `repr(C)` keeps what a lookup reads (key, chain, length, short name)
-/// in the first 48 bytes, followed by the value the caller reads next.
-#[repr(C)]
-struct Entry<T> {
-    key: u64,
-    /// Next entry with the same map key (hash collision chain).
-    next: u32,
-    /// Number of name components.
-    ncomps: u16,
-    /// Bytes of `short` in use, or [`LONG`].
+/// What a lookup and its caller read: the short name and the value, at the start
+/// of a cache line (a FIB entry's is exactly one line). The rest ([`Cold`]) sits in
+/// another array: the table used to be one `Vec<Option<Entry>>` of 176-byte entries
+/// whose `Option` niche was in the name at the end, so a lookup touched two lines.
+#[repr(C, align(64))]
+struct Hot<T> {
+    /// Bytes of `short` in use, [`LONG`], or [`VACANT`].
     short_len: u8,
     short: [u8; SHORT],
     value: T,
+}
+
+/// What only long names, collision chains, [`NameTable::key_of`] (ASF's measurements
+/// key) and management read.
+struct Cold {
+    /// The map key (`hash::key` of the name's hash and length).
+    key: u64,
+    /// Next entry with the same map key (hash collision chain).
+    next: u32,
     name: Name,
 }
 
-impl<T> Entry<T> {
-    fn new(name: &Name, key: u64, next: u32, value: T) -> Self {
+impl<T> Hot<T> {
+    fn new(name: &Name, value: T) -> Self {
         let v = name.value_bytes();
         let mut short = [0u8; SHORT];
         let short_len = if v.len() <= SHORT {
@@ -46,35 +56,20 @@ impl<T> Entry<T> {
         } else {
             LONG
         };
-        Entry {
-            key,
-            next,
-            ncomps: name.len() as u16,
+        Hot {
             short_len,
             short,
             value,
-            name: name.clone(),
         }
-    }
-
-    /// Whether this entry is the `n`-component name with value bytes `bytes`, whose
-    /// map key is `k`.
-    #[inline]
-    fn is(&self, k: u64, n: usize, bytes: &[u8]) -> bool {
-        if self.key != k || self.ncomps as usize != n {
-            return false;
-        }
-        if self.short_len != LONG {
-            return crate::slot_name::name_eq(&self.short[..self.short_len as usize], bytes);
-        }
-        self.name.value_bytes() == bytes
     }
 }
 
 /// A table of `T` keyed by name, with exact and longest-prefix lookups.
 pub struct NameTable<T> {
     map: U64Index,
-    entries: Vec<Option<Entry<T>>>,
+    /// Entry `id` is `hot[id]` and `cold[id]`.
+    hot: Vec<Hot<T>>,
+    cold: Vec<Cold>,
     free: Vec<u32>,
     /// Number of entries per name length.
     len_counts: Vec<u32>,
@@ -97,7 +92,8 @@ impl<T> NameTable<T> {
     pub fn new() -> Self {
         NameTable {
             map: U64Index::new(),
-            entries: Vec::new(),
+            hot: Vec::new(),
+            cold: Vec::new(),
             free: Vec::new(),
             len_counts: Vec::new(),
             lengths: Vec::new(),
@@ -118,7 +114,23 @@ impl<T> NameTable<T> {
     /// Reserve room for `n` more entries.
     pub fn reserve(&mut self, n: usize) {
         self.map.reserve(n);
-        self.entries.reserve(n);
+        self.hot.reserve(n);
+        self.cold.reserve(n);
+    }
+
+    /// Whether entry `id` (on a collision chain, so not vacant) is the name with
+    /// value bytes `bytes`, whose map key is `k`. A short name is decided by the hot
+    /// line alone (equal bytes are the same name, hence the same key).
+    #[inline]
+    fn is(&self, id: u32, k: u64, bytes: &[u8]) -> bool {
+        let h = &self.hot[id as usize];
+        match h.short.get(..h.short_len as usize) {
+            Some(short) => crate::slot_name::name_eq(short, bytes),
+            None => {
+                let c = &self.cold[id as usize];
+                h.short_len == LONG && c.key == k && c.name.value_bytes() == bytes
+            }
+        }
     }
 
     #[inline]
@@ -126,13 +138,10 @@ impl<T> NameTable<T> {
         let mut id = self.map.get(k)?;
         let bytes = name.prefix_bytes(n);
         while id != NONE {
-            let e = self.entries[id as usize]
-                .as_ref()
-                .expect("chained entry exists");
-            if e.is(k, n, bytes) {
+            if self.is(id, k, bytes) {
                 return Some(id);
             }
-            id = e.next;
+            id = self.cold[id as usize].next;
         }
         None
     }
@@ -189,16 +198,23 @@ impl<T> NameTable<T> {
         if let Some(id) = self.find_key(k, name, n) {
             return (id, false);
         }
-        let head = self.map.get(k).unwrap_or(NONE);
-        let entry = Entry::new(name, k, head, make());
+        let next = self.map.get(k).unwrap_or(NONE);
+        let hot = Hot::new(name, make());
+        let cold = Cold {
+            key: k,
+            next,
+            name: name.clone(),
+        };
         let id = match self.free.pop() {
             Some(id) => {
-                self.entries[id as usize] = Some(entry);
+                self.hot[id as usize] = hot;
+                self.cold[id as usize] = cold;
                 id
             }
             None => {
-                self.entries.push(Some(entry));
-                (self.entries.len() - 1) as u32
+                self.hot.push(hot);
+                self.cold.push(cold);
+                (self.hot.len() - 1) as u32
             }
         };
         self.map.insert(k, id);
@@ -221,85 +237,93 @@ impl<T> NameTable<T> {
             .collect();
     }
 
-    /// Remove an entry, returning its value.
+    /// Entry `id`'s hot part; panics if there is no such entry.
+    #[inline]
+    fn hot(&self, id: EntryId) -> &Hot<T> {
+        let h = &self.hot[id as usize];
+        assert!(h.short_len != VACANT, "valid entry id");
+        h
+    }
+
+    /// The name of an entry.
+    pub fn name(&self, id: EntryId) -> &Name {
+        self.hot(id);
+        &self.cold[id as usize].name
+    }
+
+    /// The map key of an entry (`hash::key` of its name's hash and length).
+    #[inline]
+    pub fn key_of(&self, id: EntryId) -> u64 {
+        self.hot(id);
+        self.cold[id as usize].key
+    }
+
+    /// The value of an entry.
+    #[inline]
+    pub fn get(&self, id: EntryId) -> &T {
+        &self.hot(id).value
+    }
+
+    /// The value of an entry, mutably.
+    pub fn get_mut(&mut self, id: EntryId) -> &mut T {
+        self.hot(id);
+        &mut self.hot[id as usize].value
+    }
+
+    /// Every entry: `(id, name, value)`.
+    pub fn iter(&self) -> impl Iterator<Item = (EntryId, &Name, &T)> {
+        self.hot
+            .iter()
+            .zip(&self.cold)
+            .enumerate()
+            .filter(|(_, (h, _))| h.short_len != VACANT)
+            .map(|(i, (h, c))| (i as u32, &c.name, &h.value))
+    }
+
+    /// Ids of every entry (to mutate while iterating).
+    pub fn ids(&self) -> Vec<EntryId> {
+        self.iter().map(|(id, _, _)| id).collect()
+    }
+}
+
+impl<T: Default> NameTable<T> {
+    /// Remove an entry, returning its value (a vacant entry keeps a default value).
     pub fn remove(&mut self, id: EntryId) -> Option<T> {
-        let e = self.entries.get_mut(id as usize)?.take()?;
+        let h = self.hot.get_mut(id as usize)?;
+        if h.short_len == VACANT {
+            return None;
+        }
+        h.short_len = VACANT;
+        let value = std::mem::take(&mut h.value);
+        let c = &mut self.cold[id as usize];
+        let (k, next, name) = (c.key, c.next, std::mem::take(&mut c.name));
         // Unlink from the collision chain.
-        let head = self.map.get(e.key).unwrap_or(NONE);
+        let head = self.map.get(k).unwrap_or(NONE);
         if head == id {
-            if e.next == NONE {
-                self.map.remove(e.key);
+            if next == NONE {
+                self.map.remove(k);
             } else {
-                self.map.insert(e.key, e.next);
+                self.map.insert(k, next);
             }
         } else {
             let mut cur = head;
             while cur != NONE {
-                let c = self.entries[cur as usize]
-                    .as_mut()
-                    .expect("chained entry exists");
+                let c = &mut self.cold[cur as usize];
                 if c.next == id {
-                    c.next = e.next;
+                    c.next = next;
                     break;
                 }
                 cur = c.next;
             }
         }
-        let n = e.name.len();
+        let n = name.len();
         self.len_counts[n] -= 1;
         if self.len_counts[n] == 0 {
             self.rebuild_lengths();
         }
         self.free.push(id);
         self.count -= 1;
-        Some(e.value)
-    }
-
-    /// The name of an entry.
-    pub fn name(&self, id: EntryId) -> &Name {
-        &self.entries[id as usize]
-            .as_ref()
-            .expect("valid entry id")
-            .name
-    }
-
-    /// The map key of an entry (`hash::key` of its name's hash and length).
-    #[inline]
-    pub fn key_of(&self, id: EntryId) -> u64 {
-        self.entries[id as usize]
-            .as_ref()
-            .expect("valid entry id")
-            .key
-    }
-
-    /// The value of an entry.
-    #[inline]
-    pub fn get(&self, id: EntryId) -> &T {
-        &self.entries[id as usize]
-            .as_ref()
-            .expect("valid entry id")
-            .value
-    }
-
-    /// The value of an entry, mutably.
-    pub fn get_mut(&mut self, id: EntryId) -> &mut T {
-        &mut self.entries[id as usize]
-            .as_mut()
-            .expect("valid entry id")
-            .value
-    }
-
-    /// Every entry: `(id, name, value)`.
-    pub fn iter(&self) -> impl Iterator<Item = (EntryId, &Name, &T)> {
-        self.entries
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.as_ref().map(|e| (i as u32, &e.name, &e.value)))
-    }
-
-    /// Ids of every entry (to mutate while iterating).
-    pub fn ids(&self) -> Vec<EntryId> {
-        self.iter().map(|(id, _, _)| id).collect()
+        Some(value)
     }
 }
 
@@ -337,7 +361,7 @@ mod tests {
         let mut t = NameTable::new();
         t.get_or_insert_with(&n("/a"), || 1);
         t.get_or_insert_with(&n(&format!("/a/{long}")), || 2);
-        // Same first 33 bytes, different tail: must not match the long entry.
+        // Same bytes but the last: must not match the long entry.
         let other = format!("/a/{}y", "x".repeat(39));
         let get = |t: &NameTable<i32>, s: &str| t.lpm(&n(s)).map(|id| *t.get(id));
         assert_eq!(get(&t, &format!("/a/{long}/seg")), Some(2));
@@ -348,6 +372,12 @@ mod tests {
         assert_eq!(n(&exact).value_bytes().len(), super::SHORT);
         t.get_or_insert_with(&n(&exact), || 3);
         assert_eq!(get(&t, &format!("{exact}/q")), Some(3));
+    }
+
+    #[test]
+    fn a_fib_entry_lookup_reads_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Hot<crate::fib::NextHops>>(), 64);
+        assert_eq!(std::mem::align_of::<Hot<crate::fib::NextHops>>(), 64);
     }
 
     #[test]

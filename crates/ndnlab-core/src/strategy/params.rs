@@ -77,6 +77,13 @@ pub struct StrategyInstance {
     name: Name,
 }
 
+/// Best route without parameters.
+impl Default for StrategyInstance {
+    fn default() -> Self {
+        StrategyInstance::from_kind(StrategyKind::default())
+    }
+}
+
 impl StrategyInstance {
     /// The instance of `kind` without parameters.
     pub fn from_kind(kind: StrategyKind) -> Self {
