@@ -339,12 +339,20 @@ impl Name {
         // at every access). Component k spans offs[k]..offs[k + 1] (the last one ends
         // at the value's end): each step loads one new offset and carries the end.
         let offs: &[u16] = &self.offs;
-        let mut start = offs.first().map_or(0, |&o| o as usize);
-        for (k, o) in rest.iter_mut().enumerate() {
-            let end = offs.get(k + 1).map_or(vlen, |&e| e as usize);
-            h = hash_component_in(h, tail, start, end, vlen);
+        let Some((&first_off, next_offs)) = offs.split_first() else {
+            return n;
+        };
+        let mut start = first_off as usize;
+        // Every component but the last ends where the next starts (zipped: no bounds
+        // check per step); the last, if wanted, ends at the value's end.
+        let (inner, last) = rest.split_at_mut(rest.len().min(next_offs.len()));
+        for (o, &end) in inner.iter_mut().zip(next_offs) {
+            h = hash_component_in(h, tail, start, end as usize, vlen);
             *o = h;
-            start = end;
+            start = end as usize;
+        }
+        if let Some(o) = last.first_mut() {
+            *o = hash_component_in(h, tail, start, vlen, vlen);
         }
         n
     }
@@ -430,6 +438,18 @@ fn component_at(tlv_bytes: &[u8]) -> Component<'_> {
     }
 }
 
+/// `LOW_BYTES[n]`: a mask of the low `n` bytes (a load beats the two shifts by a
+/// variable count that computed it).
+const LOW_BYTES: [u64; 9] = {
+    let mut m = [0u64; 9];
+    let mut n = 1;
+    while n <= 8 {
+        m[n] = u64::MAX >> (64 - 8 * n);
+        n += 1;
+    }
+    m
+};
+
 const PREFIX_HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
 const K1: u64 = 0x9E37_79B9_7F4A_7C15;
 const K2: u64 = 0xD6E8_FEB8_6659_FD93;
@@ -464,20 +484,20 @@ fn hash_component(mut h: u64, tlv_bytes: &[u8]) -> u64 {
 }
 
 /// Mixes component `start..end` of the name value `tail[..vlen]` into the running
-/// prefix hash: the same result as `hash_component` on its bytes. A component of 1 to
-/// 8 bytes takes one 8-byte load, masked, when the buffer extends 8 bytes past its
+/// prefix hash: the same result as `hash_component` on its bytes. A component of at
+/// most 8 bytes takes one 8-byte load, masked, when the buffer extends 8 bytes past its
 /// start (the rest of the packet usually follows the name), instead of the general
 /// chunk loop and tail assembly. (`end <= vlen` holds for a name's own offsets; an
 /// empty view fails the load's bounds check and takes the general path.)
 #[inline(always)]
 fn hash_component_in(h: u64, tail: &[u8], start: usize, end: usize, vlen: usize) -> u64 {
     let len = end.wrapping_sub(start);
-    if len.wrapping_sub(1) < 8 {
+    if len <= 8 {
         if let Some(w) = tail.get(start..start + 8) {
             let mut a = [0u8; 8];
             a.copy_from_slice(w);
-            // `load_le` of 1..=8 bytes is their little-endian value, as is this.
-            let x = u64::from_le_bytes(a) & (u64::MAX >> (64 - 8 * len));
+            // `load_le` of 0..=8 bytes is their little-endian value, as is this.
+            let x = u64::from_le_bytes(a) & LOW_BYTES[len];
             return fold_mul(h ^ x, K1);
         }
     }
