@@ -105,6 +105,13 @@ impl Fib {
         self.table.lpm_with(name, hashes)
     }
 
+    /// [`Fib::lpm_with`], also giving [`Fib::entry_key`] of the match (without
+    /// reading it from the entry).
+    #[inline]
+    pub(crate) fn lpm_key_with(&self, name: &Name, hashes: &[u64]) -> Option<(EntryId, u64)> {
+        self.table.lpm_key_with(name, hashes)
+    }
+
     /// Prefetch the index buckets of a coming LPM (see `NameTable::prefetch_lpm`).
     #[inline]
     pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64]) {

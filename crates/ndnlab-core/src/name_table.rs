@@ -169,6 +169,26 @@ impl<T> NameTable<T> {
         None
     }
 
+    /// [`NameTable::lpm_with`], also giving the match's map key (what
+    /// [`NameTable::key_of`] reads from the entry's cold part). A loop of its own:
+    /// `lpm_with` as a projection of this one cost instructions where the key is not
+    /// wanted (the best-route path).
+    #[inline]
+    pub fn lpm_key_with(&self, name: &Name, hashes: &[u64]) -> Option<(EntryId, u64)> {
+        let max = name.len();
+        for &l in &self.lengths {
+            let l = l as usize;
+            if l > max {
+                continue;
+            }
+            let k = key(hashes[l], l);
+            if let Some(id) = self.find_key(k, name, l) {
+                return Some((id, k));
+            }
+        }
+        None
+    }
+
     /// Prefetch the index buckets a coming [`NameTable::lpm_with`] of a name of `max`
     /// components reads, at the (at most 4) longest populated lengths.
     #[inline]
