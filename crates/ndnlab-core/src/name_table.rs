@@ -133,7 +133,10 @@ impl<T> NameTable<T> {
         }
     }
 
-    #[inline]
+    /// Always inlined: with four callers LLVM kept it out of line, a call per probed
+    /// length of an LPM (inlining saved ~18 instructions per CS-miss exchange in
+    /// callgrind).
+    #[inline(always)]
     fn find_key(&self, k: u64, name: &Name, n: usize) -> Option<EntryId> {
         let mut id = self.map.get(k)?;
         let bytes = name.prefix_bytes(n);
