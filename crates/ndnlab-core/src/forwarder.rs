@@ -227,31 +227,27 @@ impl Default for ForwarderConfig {
     }
 }
 
-/// What the burst pipeline's stages learn about one packet.
+/// What the burst pipeline's stages learn about one packet (16 bytes).
+#[derive(Clone, Copy)]
 struct BurstEntry {
     /// Start of an Interest name's prefix hashes in the burst's hash arena.
     hashes_at: u32,
     /// Number of prefix hashes (name length + 1; 0 for Data and Nack).
     n_hashes: u32,
-    /// Name length without an implicit digest.
-    klen: u32,
-    /// PIT entry named by a Data's token, or `NONE`.
-    pit: u32,
-    /// First slot of the name's chain, or `NONE`.
+    /// Interest: the PCCT index fingerprint of its name (without an implicit digest),
+    /// computed by stage 1 for stage 2. Data: the PIT entry its token names, or `NONE`.
+    probe: u32,
+    /// First slot of the name's chain, or `NONE` (set by stage 2).
     slot: u32,
 }
 
-impl Default for BurstEntry {
-    fn default() -> Self {
-        BurstEntry {
-            hashes_at: 0,
-            n_hashes: 0,
-            klen: 0,
-            pit: NONE,
-            slot: NONE,
-        }
-    }
-}
+/// A [`BurstEntry`] before stage 1 (and after, for a Nack or a Data without a token).
+const NO_ENTRY: BurstEntry = BurstEntry {
+    hashes_at: 0,
+    n_hashes: 0,
+    probe: NONE,
+    slot: NONE,
+};
 
 impl BurstEntry {
     /// This entry's prefix hashes in `arena` (empty for Data and Nack). Never panics
@@ -473,8 +469,10 @@ impl Forwarder {
             self.pcct
                 .prefetch_evictions(0, n_data, &mut victims, &mut vslots);
         }
-        for (_, pkt, meta) in burst.iter() {
-            let mut b = BurstEntry::default();
+        // Every entry starts as `NO_ENTRY` (one vectorized fill), then the loop writes
+        // what it learns in place.
+        st.resize(burst.len(), NO_ENTRY);
+        for ((_, pkt, meta), b) in burst.iter().zip(st.iter_mut()) {
             match pkt {
                 InPacket::Interest(i) => {
                     let name = i.name();
@@ -483,12 +481,12 @@ impl Forwarder {
                     if arena.len() < used {
                         arena.resize(used, 0);
                     }
-                    name.prefix_hashes(&mut arena[at..used]);
+                    let hashes = &mut arena[at..used];
+                    name.prefix_hashes(hashes);
+                    let k = crate::dispatch::len_without_digest(name);
                     b.hashes_at = at as u32;
                     b.n_hashes = n as u32;
-                    b.klen = crate::dispatch::len_without_digest(name) as u32;
-                    let k = b.klen as usize;
-                    self.pcct.prefetch_index(k, arena[at + k]);
+                    b.probe = self.pcct.prefetch_index(k, hashes[k]);
                 }
                 InPacket::Data(_) => {
                     if let Some(t) = meta
@@ -496,13 +494,12 @@ impl Forwarder {
                         .as_deref()
                         .and_then(crate::token::PitToken::decode)
                     {
-                        b.pit = t.index;
                         self.pcct.prefetch_pit(t.index);
+                        b.probe = t.index;
                     }
                 }
                 InPacket::Nack(_) => {}
             }
-            st.push(b);
         }
         // Stage 2.
         if !victims.is_empty() {
@@ -510,17 +507,16 @@ impl Forwarder {
                 .prefetch_evictions(1, n_data, &mut victims, &mut vslots);
         }
         for b in st.iter_mut() {
-            let hashes = b.hashes(&arena);
-            if !hashes.is_empty() {
-                let k = b.klen as usize;
-                b.slot = self.pcct.prefetch_slot_of(k, hashes[k]);
+            if b.n_hashes != 0 {
+                b.slot = self.pcct.prefetch_slot_of(b.probe);
                 // Only a name not in the PCCT certainly goes to the FIB (prefetching
                 // FIB lines for every Interest would crowd out the hits' misses).
                 if b.slot == NONE {
+                    let hashes = b.hashes(&arena);
                     self.fib.prefetch_lpm(hashes.len() - 1, hashes);
                 }
-            } else if b.pit != NONE {
-                b.slot = self.pcct.prefetch_slot_of_pit(b.pit);
+            } else if b.probe != NONE {
+                b.slot = self.pcct.prefetch_slot_of_pit(b.probe);
             }
         }
         // Stage 3.
