@@ -545,7 +545,7 @@ impl Forwarder {
                     let hashes = b.hashes(&arena);
                     self.handle_interest_hashed(now, face, i, meta, Some(hashes))
                 }
-                InPacket::Data(d) => self.handle_data_staged(now, face, d, meta, true),
+                InPacket::Data(d) => self.handle_data_staged(now, face, d, &meta, true),
                 InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
             }
         }
