@@ -9,18 +9,25 @@ use ndnlab_wire::Name;
 /// TLV-TYPE of ImplicitSha256DigestComponent.
 const IMPLICIT_DIGEST: u64 = 1;
 
+/// Length of an ImplicitSha256DigestComponent TLV (type, length, 32-byte digest).
+const DIGEST_TLV_LEN: usize = 34;
+
 /// Number of name components without a trailing implicit digest component.
 #[inline]
 pub fn len_without_digest(name: &Name) -> usize {
     let n = name.len();
-    if n == 0 {
-        return 0;
+    // A valid ImplicitSha256DigestComponent is exactly `01 20` + 32 bytes (decoding
+    // enforces the length): a name shorter than that has none (the empty name too),
+    // which one compare tells without locating the last component (~11 instructions
+    // per Interest, twice on the burst path).
+    let value = name.value_bytes();
+    if value.len() < DIGEST_TLV_LEN || n == 0 {
+        return n;
     }
-    // The last component's TLV: a valid ImplicitSha256DigestComponent is exactly
-    // `01 20` + 32 bytes (decoding enforces the length), so two byte tests suffice.
+    // The last component's TLV: two byte tests suffice.
     let start = name.prefix_bytes(n - 1).len();
-    let last = &name.value_bytes()[start..];
-    if last.len() == 34 && u64::from(last[0]) == IMPLICIT_DIGEST {
+    let last = &value[start..];
+    if last.len() == DIGEST_TLV_LEN && u64::from(last[0]) == IMPLICIT_DIGEST {
         n - 1
     } else {
         n
@@ -75,6 +82,9 @@ mod tests {
         let d = format!("sha256digest={}", "ab".repeat(32));
         let n = |s: &str| Name::from_uri(s).unwrap();
         assert_eq!(len_without_digest(&n("/")), 0);
+        // Shorter than a digest TLV: no digest, whatever the last component.
+        assert_eq!(len_without_digest(&n("/a/b/c")), 3);
+        assert_eq!(len_without_digest(&n(&format!("/a/{}", "x".repeat(40)))), 2);
         assert_eq!(len_without_digest(&n(&format!("/a/b/{d}"))), 2);
         assert_eq!(len_without_digest(&n(&format!("/{d}"))), 0);
         assert_eq!(len_without_digest(&n(&format!("/a/{d}/c"))), 3);

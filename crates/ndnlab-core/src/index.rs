@@ -180,11 +180,32 @@ impl U64Index {
         }
     }
 
+    /// The value of the key whose [`fingerprint`] is `fp` (for a caller that kept
+    /// the fingerprint from an earlier [`U64Index::prefetch_fp`]).
+    #[inline]
+    pub(crate) fn get_fp(&self, fp: u32) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        match self.find(fp) {
+            (_, EMPTY) => None,
+            (_, v) => Some(v),
+        }
+    }
+
     /// Prefetch the bucket where a lookup of `k` starts.
     #[inline]
     pub(crate) fn prefetch(&self, k: u64) {
         if self.len != 0 {
             crate::prefetch::prefetch_at(&self.buckets, fingerprint(k) as usize & self.mask);
+        }
+    }
+
+    /// Prefetch the bucket where a lookup of fingerprint `fp` starts.
+    #[inline]
+    pub(crate) fn prefetch_fp(&self, fp: u32) {
+        if self.len != 0 {
+            crate::prefetch::prefetch_at(&self.buckets, fp as usize & self.mask);
         }
     }
 

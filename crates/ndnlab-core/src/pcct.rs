@@ -165,16 +165,20 @@ impl Pcct {
     // Staged prefetching for bursts (see `Forwarder::handle_burst`): each stage reads
     // only what the previous stage prefetched and prefetches the next dependent line.
 
-    /// Stage 1: prefetch the index bucket of prefix `(n, h)`.
+    /// Stage 1: prefetch the index bucket of prefix `(n, h)`; returns the key's index
+    /// fingerprint, for stage 2 (which then neither mixes the key nor hashes it again).
     #[inline]
-    pub(crate) fn prefetch_index(&self, n: usize, h: u64) {
-        self.map.prefetch(key(h, n));
+    pub(crate) fn prefetch_index(&self, n: usize, h: u64) -> u32 {
+        let fp = crate::index::fingerprint(key(h, n));
+        self.map.prefetch_fp(fp);
+        fp
     }
 
-    /// Stage 2: the first slot of prefix `(n, h)`'s chain (prefetched), or `NONE`.
+    /// Stage 2: the first slot of the chain of the prefix whose index fingerprint
+    /// (from [`Pcct::prefetch_index`]) is `fp` (prefetched), or `NONE`.
     #[inline]
-    pub(crate) fn prefetch_slot_of(&self, n: usize, h: u64) -> u32 {
-        let s = self.map.get(key(h, n)).unwrap_or(NONE);
+    pub(crate) fn prefetch_slot_of(&self, fp: u32) -> u32 {
+        let s = self.map.get_fp(fp).unwrap_or(NONE);
         crate::prefetch::prefetch_at(&self.slots, s as usize);
         s
     }

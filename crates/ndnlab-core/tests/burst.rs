@@ -152,3 +152,101 @@ fn burst_with_tokens_equals_one_by_one() {
     assert_eq!(ca.n_satisfied_interests, 4, "{a:?}");
     assert_eq!(a.iter().filter(|(_, k)| k == "D").count(), 4, "{a:?}");
 }
+
+/// Bursts mixing Interests, Data (tokens echoed, unsolicited) and Nacks (by token and by
+/// name) through a 4-entry CS, so that Data evict within a burst and across bursts, and
+/// bursts without Data follow bursts with Data: same outputs, counters and table sizes.
+fn run_evicting(
+    burst: bool,
+) -> (
+    Vec<(u64, String)>,
+    ndnlab_core::ForwarderCounters,
+    usize,
+    usize,
+) {
+    let mut lab = Lab::standard_with(ndnlab_core::ForwarderConfig {
+        cs_capacity: 4,
+        unsolicited: ndnlab_core::UnsolicitedDataPolicy::AdmitAll,
+        ..Default::default()
+    });
+    lab.route("/a", C, 1);
+    let mut out: Vec<Transmit> = Vec::new();
+    let feed = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
+        if burst {
+            lab.fw.handle_burst(lab.now, &mut pkts);
+            assert!(pkts.is_empty());
+        } else {
+            for (f, p, m) in pkts {
+                match p {
+                    InPacket::Interest(i) => lab.fw.handle_interest(lab.now, f, i, m),
+                    InPacket::Data(d) => lab.fw.handle_data(lab.now, f, d, m),
+                    InPacket::Nack(n) => lab.fw.handle_nack(lab.now, f, n, m),
+                }
+            }
+        }
+        let mut o = Vec::new();
+        lab.fw.drain_transmits(&mut o);
+        o
+    };
+    let meta = |t: Option<bytes::Bytes>| LpMeta {
+        pit_token: t,
+        ..Default::default()
+    };
+    let r1: Vec<_> = (0..8)
+        .map(|k| {
+            let i = interest(&format!("/a/{k}"), 100 + k);
+            (A, InPacket::Interest(i), LpMeta::default())
+        })
+        .collect();
+    let sent = feed(&mut lab, r1);
+    assert_eq!(sent.len(), 8);
+    let fwd = |k: usize| (as_interest(&sent[k]), sent[k].meta.pit_token.clone());
+    let mut r2: Vec<_> = (0..6)
+        .map(|k| (C, InPacket::Data(data(&format!("/a/{k}"))), meta(fwd(k).1)))
+        .collect();
+    let nack = |k: usize| ndnlab_wire::Nack::new(fwd(k).0, ndnlab_wire::NackReason::NoRoute);
+    r2.push((C, InPacket::Nack(nack(6)), meta(fwd(6).1)));
+    r2.push((C, InPacket::Nack(nack(7)), LpMeta::default()));
+    r2.push((
+        B,
+        InPacket::Interest(interest("/a/0", 200)),
+        LpMeta::default(),
+    ));
+    r2.push((
+        B,
+        InPacket::Interest(interest("/a/5", 201)),
+        LpMeta::default(),
+    ));
+    r2.push((C, InPacket::Data(data("/a/u1")), LpMeta::default()));
+    out.extend(feed(&mut lab, r2));
+    let r3: Vec<_> = (0..6)
+        .map(|k| {
+            let i = interest(&format!("/a/{k}"), 300 + k);
+            (D, InPacket::Interest(i), LpMeta::default())
+        })
+        .collect();
+    out.extend(feed(&mut lab, r3));
+    let r4 = vec![
+        (C, InPacket::Data(data("/a/u2")), LpMeta::default()),
+        (C, InPacket::Data(data("/a/u3")), LpMeta::default()),
+    ];
+    out.extend(feed(&mut lab, r4));
+    (
+        summary(&out),
+        lab.fw.counters().clone(),
+        lab.fw.cs_ref().len(),
+        lab.fw.pit_len(),
+    )
+}
+
+#[test]
+fn evicting_bursts_with_nacks_equal_one_by_one() {
+    let (a, ca, csa, pita) = run_evicting(false);
+    let (b, cb, csb, pitb) = run_evicting(true);
+    assert_eq!(a, b);
+    assert_eq!(ca, cb);
+    assert_eq!((csa, pita), (csb, pitb));
+    assert_eq!(csa, 4);
+    assert!(ca.n_cs_hits > 0 && ca.n_cs_misses > 0, "{ca:?}");
+    assert!(a.iter().any(|(_, k)| k.starts_with("N:")), "{a:?}");
+}

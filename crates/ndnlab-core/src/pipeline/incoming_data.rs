@@ -23,18 +23,21 @@ use crate::Time;
 impl Forwarder {
     /// Incoming Data from `from`.
     pub fn handle_data(&mut self, now: Time, from: FaceId, data: Data, meta: LpMeta) {
-        self.handle_data_staged(now, from, data, meta, false);
+        self.handle_data_staged(now, from, data, &meta, false);
     }
 
     /// [`Forwarder::handle_data`]; `staged`: the burst pipeline already prefetched
     /// this burst's eviction victims, so the per-Data eviction prefetch is skipped.
+    /// `meta` is only read: by reference, the burst path passes it where it lies
+    /// instead of copying its 80 bytes into an argument slot (~16 instructions per
+    /// Data, measured in callgrind).
     #[inline]
     pub(crate) fn handle_data_staged(
         &mut self,
         now: Time,
         from: FaceId,
         data: Data,
-        meta: LpMeta,
+        meta: &LpMeta,
         staged: bool,
     ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
@@ -204,7 +207,7 @@ impl Forwarder {
         _from: FaceId,
         from_local: bool,
         data: Data,
-        meta: LpMeta,
+        meta: &LpMeta,
         exact: Option<u32>,
         full_hash: u64,
     ) {
