@@ -29,11 +29,13 @@ pub fn python() -> PathBuf {
         return PathBuf::from(p);
     }
     let p = workspace().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "python-ndn venv not found at {}: run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
-        p.display()
-    );
+    // `metadata`, not `exists`: an I/O error (not only "no such file") is named.
+    if let Err(e) = std::fs::metadata(&p) {
+        panic!(
+            "python-ndn venv not usable at {} ({e}): run scripts/python-venv.sh (or set NDNLAB_PYTHON)",
+            p.display()
+        );
+    }
     p
 }
 
