@@ -424,7 +424,10 @@ impl Pcct {
                 indirect_from: e.indirect_from,
                 ..CsEntry::new(wire, fresh_until, own, s)
             };
-            self.cs.policy.on_refresh(existing, fresh_until);
+            let entries = &self.cs.entries;
+            self.cs
+                .policy
+                .on_refresh(existing, fresh_until, |j| fresh_of(entries, j));
             self.cs_enforce_limits(now, existing);
             return Some(existing);
         }
@@ -458,7 +461,10 @@ impl Pcct {
         };
         self.cs.count += 1;
         self.cs.bytes += size;
-        self.cs.policy.on_insert(i, fresh_until, unsolicited);
+        let entries = &self.cs.entries;
+        self.cs
+            .policy
+            .on_insert(i, fresh_until, unsolicited, |j| fresh_of(entries, j));
         if let Some(index) = self.cs.prefix_index.as_mut() {
             index.insert(data.name().value(), i);
         }
@@ -590,7 +596,10 @@ impl Pcct {
         self.cs.policy = Policy::new(kind, self.cs.capacity);
         for i in order {
             let fu = self.cs.entry(i).fresh_until();
-            self.cs.policy.on_insert(i, fu, false);
+            let entries = &self.cs.entries;
+            self.cs
+                .policy
+                .on_insert(i, fu, false, |j| fresh_of(entries, j));
         }
     }
 

@@ -107,6 +107,29 @@ fn can_be_prefix_matches_longer_data_in_pit_and_cs() {
     assert_eq!(summary(&lab.take()), vec![(D.0, "D".into())]);
 }
 
+/// Several matched entries and downstreams: each downstream gets the Data exactly once
+/// (the pipeline keeps the first downstream apart from the others).
+#[test]
+fn every_downstream_of_every_matched_entry_gets_the_data_once() {
+    let mut lab = Lab::standard();
+    lab.route("/a", C, 1);
+    // Exact /a/b from A, B and D; CanBePrefix /a from B and A (again) and APP.
+    for (face, nonce) in [(A, 1), (B, 2), (D, 3)] {
+        lab.send_interest(face, interest("/a/b", nonce));
+    }
+    for (face, nonce) in [(B, 4), (A, 5), (APP, 6)] {
+        lab.send_interest(face, interest_with("/a", nonce, |b| b.can_be_prefix(true)));
+    }
+    lab.take();
+    assert_eq!(lab.fw.pit_len(), 2);
+    lab.send_data(C, data("/a/b"), None);
+    let mut got: Vec<u64> = summary(&lab.take()).into_iter().map(|(f, _)| f).collect();
+    got.sort_unstable();
+    assert_eq!(got, vec![A.0, B.0, D.0, APP.0]);
+    assert_eq!(lab.fw.pit_len(), 0);
+    assert_eq!(lab.fw.counters().n_out_data, 4);
+}
+
 #[test]
 fn data_without_can_be_prefix_does_not_satisfy_a_shorter_interest() {
     let mut lab = Lab::standard();

@@ -76,23 +76,35 @@ impl Policy {
         }
     }
 
-    /// A new entry `i` was inserted.
+    /// A new entry `i` was inserted. `fresh_until_of(j)` is CS entry `j`'s freshness
+    /// deadline.
     #[inline]
-    pub(crate) fn on_insert(&mut self, i: u32, fresh_until: Time, unsolicited: bool) {
+    pub(crate) fn on_insert(
+        &mut self,
+        i: u32,
+        fresh_until: Time,
+        unsolicited: bool,
+        fresh_until_of: impl Fn(u32) -> Time,
+    ) {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.on_insert(i),
-            Policy::PriorityFifo(p) => p.on_insert(i, fresh_until, unsolicited),
+            Policy::PriorityFifo(p) => p.on_insert(i, fresh_until, unsolicited, fresh_until_of),
         }
     }
 
     /// Entry `i` was refreshed by a new copy of its Data.
     #[inline]
-    pub(crate) fn on_refresh(&mut self, i: u32, fresh_until: Time) {
+    pub(crate) fn on_refresh(
+        &mut self,
+        i: u32,
+        fresh_until: Time,
+        fresh_until_of: impl Fn(u32) -> Time,
+    ) {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.on_hit(i),
             Policy::PriorityFifo(p) => {
                 p.on_remove(i);
-                p.on_insert(i, fresh_until, false)
+                p.on_insert(i, fresh_until, false, fresh_until_of)
             }
         }
     }
@@ -123,7 +135,7 @@ impl Policy {
         }
     }
 
-    /// Room for `n` more entries (policy links, priority-FIFO's staleness heap).
+    /// Room for `n` more entries (policy links).
     pub(crate) fn reserve(&mut self, n: usize) {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.reserve(n),
@@ -132,7 +144,7 @@ impl Policy {
     }
 
     /// The entry to evict next. `fresh_until(i)` is CS entry `i`'s freshness deadline.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn victim(&mut self, now: Time, fresh_until: impl Fn(u32) -> Time) -> Option<u32> {
         match self {
             Policy::Lru(l) | Policy::TinyLfu(l, _) => l.victim(),
