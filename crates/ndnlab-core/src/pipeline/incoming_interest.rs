@@ -28,15 +28,16 @@ impl Forwarder {
         self.handle_interest_hashed(now, from, interest, meta, None);
     }
 
-    /// [`Forwarder::handle_interest`] with the name's prefix hashes already computed
-    /// (by the burst pipeline's first stage), or `None` to compute them here.
+    /// [`Forwarder::handle_interest`] with the name's prefix hashes and its length
+    /// without an implicit digest already computed (by the burst pipeline's first
+    /// stage), or `None` to compute them here.
     pub(crate) fn handle_interest_hashed(
         &mut self,
         now: Time,
         from: FaceId,
         mut interest: Interest,
         meta: LpMeta,
-        pre: Option<&[u64]>,
+        pre: Option<(&[u64], usize)>,
     ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
@@ -71,16 +72,15 @@ impl Forwarder {
         let name = interest.name();
         let len = name.len();
         let mut computed;
-        let hashes: &[u64] = match pre {
-            Some(h) => h,
-            None => {
-                computed = PrefixHashBuf::new();
-                computed.compute(name)
-            }
-        };
         // The slot is the name without a trailing implicit digest; its key is also the
         // Dead Nonce List name key.
-        let klen = len_without_digest(name);
+        let (hashes, klen): (&[u64], usize) = match pre {
+            Some(p) => p,
+            None => {
+                computed = PrefixHashBuf::new();
+                (computed.compute(name), len_without_digest(name))
+            }
+        };
         if pre.is_none() {
             // One packet at a time: the PCCT index load overlaps the Dead Nonce List's.
             self.pcct.prefetch_index(klen, hashes[klen]);
