@@ -35,7 +35,7 @@ impl Forwarder {
     }
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
-    /// `expiry`: when the Interest's lifetime ends, if the caller computed it already.
+    /// `expiry`: when the Interest's lifetime ends (`now` + InterestLifetime).
     /// Returns the strategy to trigger, which the caller does with the Interest it owns
     /// (so the 128-byte view is not moved through this call), or `None` when done.
     #[allow(clippy::too_many_arguments)]
@@ -47,9 +47,8 @@ impl Forwarder {
         interest: &Interest,
         nonce: u32,
         meta: LpMeta,
-        expiry: Option<Time>,
+        expiry: Time,
     ) -> Option<StrategyKind> {
-        let expiry = expiry.unwrap_or_else(|| now.saturating_add(interest.lifetime_ns()));
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
         e.flags.satisfied = false;
@@ -63,7 +62,8 @@ impl Forwarder {
             let from_local = self.face(from).is_some_and(|f| f.scope == FaceScope::Local);
             if from_local {
                 if self.has_face(FaceId(nh)) {
-                    self.outgoing_interest(now, from, p, FaceId(nh), interest.clone());
+                    let (to, i) = (FaceId(nh), interest.clone());
+                    self.outgoing_interest_with(now, from, p, to, i, nonce, expiry);
                 } else {
                     self.drop_packet(DropReason::BadNextHopFaceId);
                 }

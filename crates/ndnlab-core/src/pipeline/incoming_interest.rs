@@ -171,8 +171,12 @@ impl Forwarder {
                 p
             }
         };
+        let expiry = match expiry {
+            Some(t) => t,
+            None => now.saturating_add(interest.lifetime_ns()),
+        };
         if let Some(kind) = self.content_store_miss(now, from, p, &interest, nonce, meta, expiry) {
-            self.after_receive_interest(kind, now, from, p, interest, hashes);
+            self.after_receive_interest(kind, now, from, p, interest, hashes, (nonce, expiry));
         }
     }
 
