@@ -102,7 +102,7 @@ impl Fib {
     /// Longest-prefix match: the matched prefix's entry id.
     #[inline]
     pub fn lpm_with(&self, name: &Name, hashes: &[u64]) -> Option<EntryId> {
-        self.table.lpm_with(name, hashes)
+        self.table.lpm_with_inlined(name, hashes)
     }
 
     /// [`Fib::lpm_with`], also giving [`Fib::entry_key`] of the match (without
