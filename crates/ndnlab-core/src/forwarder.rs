@@ -552,7 +552,7 @@ impl Forwarder {
             match pkt {
                 InPacket::Interest(i) => {
                     let hashes = b.hashes(&arena);
-                    let pre = (hashes, b.klen as usize);
+                    let pre = (hashes, b.klen as usize, b.probe);
                     self.handle_interest_hashed(now, face, i, meta, Some(pre))
                 }
                 InPacket::Data(d) => self.handle_data_staged(now, face, d, &meta, true),

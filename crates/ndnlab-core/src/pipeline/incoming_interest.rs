@@ -28,16 +28,16 @@ impl Forwarder {
         self.handle_interest_hashed(now, from, interest, meta, None);
     }
 
-    /// [`Forwarder::handle_interest`] with the name's prefix hashes and its length
-    /// without an implicit digest already computed (by the burst pipeline's first
-    /// stage), or `None` to compute them here.
+    /// [`Forwarder::handle_interest`] with the name's prefix hashes, its length
+    /// without an implicit digest and that prefix's PCCT index fingerprint already
+    /// computed (by the burst pipeline's first stage), or `None` to compute them here.
     pub(crate) fn handle_interest_hashed(
         &mut self,
         now: Time,
         from: FaceId,
         mut interest: Interest,
         meta: LpMeta,
-        pre: Option<(&[u64], usize)>,
+        pre: Option<(&[u64], usize, u32)>,
     ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
@@ -73,18 +73,20 @@ impl Forwarder {
         let len = name.len();
         let mut computed;
         // The slot is the name without a trailing implicit digest; its key is also the
-        // Dead Nonce List name key.
-        let (hashes, klen): (&[u64], usize) = match pre {
+        // Dead Nonce List name key. `fp`: the slot key's index fingerprint, computed
+        // once for the prefetch and the slot lookup.
+        let (hashes, klen, fp): (&[u64], usize, u32) = match pre {
             Some(p) => p,
             None => {
                 computed = PrefixHashBuf::new();
-                (computed.compute(name), len_without_digest(name))
+                let hashes = computed.compute(name);
+                let klen = len_without_digest(name);
+                // One packet at a time: the PCCT index load overlaps the Dead Nonce
+                // List's.
+                let fp = self.pcct.prefetch_index(klen, hashes[klen]);
+                (hashes, klen, fp)
             }
         };
-        if pre.is_none() {
-            // One packet at a time: the PCCT index load overlaps the Dead Nonce List's.
-            self.pcct.prefetch_index(klen, hashes[klen]);
-        }
         if self.dnl.has(now, key(hashes[klen], klen), nonce) {
             self.interest_loop(from, link, interest, meta);
             return;
@@ -95,7 +97,9 @@ impl Forwarder {
             None
         };
         let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
-        let sref = self.pcct.slot_get_or_insert(name, klen, hashes[klen]);
+        let sref = self
+            .pcct
+            .slot_get_or_insert_fp(name, klen, hashes[klen], fp);
         let s = sref.slot;
         if sref.created && pre.is_none() {
             // A new name goes to the FIB: its index loads overlap the PIT insert.
