@@ -274,6 +274,11 @@ impl Forwarder {
     /// nothing matches): for strategies that pick a face before mutating anything.
     #[inline]
     pub(crate) fn fib_nexthops(&self, interest: &Interest, hashes: &[u64]) -> &[NextHop] {
+        let hints = interest.forwarding_hint();
+        if hints.is_empty() || self.config.network_region.is_in_producer_region(hints) {
+            // By name (the common case): the next hops straight from the match.
+            return self.fib.lpm_nexthops_with(interest.name(), hashes);
+        }
         match self.fib_match(interest, hashes) {
             Some(id) => self.fib.nexthops(id),
             None => &[],
