@@ -35,7 +35,9 @@ impl Forwarder {
     }
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
-    /// `expiry`: when the Interest's lifetime ends (`now` + InterestLifetime).
+    /// `expiry`: when the Interest's lifetime ends (`now` + InterestLifetime). The
+    /// caller has stored the Interest's bytes in the entry (a new entry gets them at
+    /// insertion: setting them here dropped the placeholder, an indirect call).
     /// Returns the strategy to trigger, which the caller does with the Interest it owns
     /// (so the 128-byte view is not moved through this call), or `None` when done.
     #[allow(clippy::too_many_arguments)]
@@ -53,7 +55,6 @@ impl Forwarder {
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
         e.flags.satisfied = false;
         e.insert_in_record(from, nonce, expiry, meta.pit_token);
-        e.interest = interest.wire().clone();
         let strategy = e.strategy;
 
         // NextHopFaceId from a local face bypasses the strategy (rare: the Interest is

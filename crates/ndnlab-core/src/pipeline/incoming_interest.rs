@@ -10,7 +10,6 @@
 //! then counts a satisfied Interest without allocating a PIT entry, which is what NFD
 //! observably does (it inserts, hits, and erases at once).
 
-use bytes::Bytes;
 use ndnlab_wire::{Interest, Nack, NackReason};
 
 use super::scope::is_localhost;
@@ -134,6 +133,8 @@ impl Forwarder {
                     }
                     self.counters.n_cs_misses += 1;
                 }
+                // The entry keeps the latest Interest (a new entry gets it at insertion).
+                self.pcct.pit_mut(p).expect("live").interest = interest.wire().clone();
                 p
             }
             None => {
@@ -161,9 +162,9 @@ impl Forwarder {
                     must_be_fresh: mbf,
                     ..Default::default()
                 };
-                let p = self
-                    .pcct
-                    .pit_insert(s, klen, flags, digest, strategy, Bytes::new());
+                let p =
+                    self.pcct
+                        .pit_insert(s, klen, flags, digest, strategy, interest.wire().clone());
                 let generation = self.pcct.generation_of(p);
                 let deadline = now.saturating_add(interest.lifetime_ns());
                 expiry = Some(deadline);
