@@ -227,7 +227,7 @@ impl Default for ForwarderConfig {
     }
 }
 
-/// What the burst pipeline's stages learn about one packet (16 bytes).
+/// What the burst pipeline's stages learn about one packet (20 bytes).
 #[derive(Clone, Copy)]
 struct BurstEntry {
     /// Start of an Interest name's prefix hashes in the burst's hash arena.
@@ -235,7 +235,8 @@ struct BurstEntry {
     /// Number of prefix hashes (name length + 1; 0 for Data and Nack).
     n_hashes: u32,
     /// Interest: the PCCT index fingerprint of its name (without an implicit digest),
-    /// computed by stage 1 for stage 2. Data: the PIT entry its token names, or `NONE`.
+    /// computed by stage 1 for stage 2 and the pipeline's slot lookup. Data: the PIT
+    /// entry its token names, or `NONE`.
     probe: u32,
     /// First slot of the name's chain, or `NONE` (set by stage 2).
     slot: u32,

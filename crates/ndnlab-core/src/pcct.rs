@@ -165,8 +165,10 @@ impl Pcct {
     // Staged prefetching for bursts (see `Forwarder::handle_burst`): each stage reads
     // only what the previous stage prefetched and prefetches the next dependent line.
 
-    /// Stage 1: prefetch the index bucket of prefix `(n, h)`; returns the key's index
-    /// fingerprint, for stage 2 (which then neither mixes the key nor hashes it again).
+    /// Stage 1 (and the one-packet pipeline): prefetch the index bucket of prefix
+    /// `(n, h)`; returns the key's index fingerprint, for stage 2 and
+    /// [`Pcct::slot_get_or_insert_fp`] (which then neither mix the key nor hash it
+    /// again).
     #[inline]
     pub(crate) fn prefetch_index(&self, n: usize, h: u64) -> u32 {
         let fp = crate::index::fingerprint(key(h, n));
