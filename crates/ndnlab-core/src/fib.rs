@@ -105,6 +105,16 @@ impl Fib {
         self.table.lpm_with(name, hashes)
     }
 
+    /// Longest-prefix match given the name's prefix hashes: the next hops (empty if
+    /// nothing matches). Always inlined (see `NameTable::lpm_value_with`).
+    #[inline(always)]
+    pub(crate) fn lpm_nexthops_with(&self, name: &Name, hashes: &[u64]) -> &[NextHop] {
+        match self.table.lpm_value_with(name, hashes) {
+            Some(hops) => hops,
+            None => &[],
+        }
+    }
+
     /// [`Fib::lpm_with`], also giving [`Fib::entry_key`] of the match (without
     /// reading it from the entry).
     #[inline]

@@ -227,7 +227,7 @@ impl Default for ForwarderConfig {
     }
 }
 
-/// What the burst pipeline's stages learn about one packet (16 bytes).
+/// What the burst pipeline's stages learn about one packet (20 bytes).
 #[derive(Clone, Copy)]
 struct BurstEntry {
     /// Start of an Interest name's prefix hashes in the burst's hash arena.
@@ -235,10 +235,14 @@ struct BurstEntry {
     /// Number of prefix hashes (name length + 1; 0 for Data and Nack).
     n_hashes: u32,
     /// Interest: the PCCT index fingerprint of its name (without an implicit digest),
-    /// computed by stage 1 for stage 2. Data: the PIT entry its token names, or `NONE`.
+    /// computed by stage 1 for stage 2 and the pipeline's slot lookup. Data: the PIT
+    /// entry its token names, or `NONE`.
     probe: u32,
     /// First slot of the name's chain, or `NONE` (set by stage 2).
     slot: u32,
+    /// Interest: its name's length without an implicit digest (stage 1 computes it for
+    /// the index probe; the pipeline reuses it instead of scanning the name again).
+    klen: u32,
 }
 
 /// A [`BurstEntry`] before stage 1 (and after, for a Nack or a Data without a token).
@@ -247,6 +251,7 @@ const NO_ENTRY: BurstEntry = BurstEntry {
     n_hashes: 0,
     probe: NONE,
     slot: NONE,
+    klen: 0,
 };
 
 impl BurstEntry {
@@ -490,6 +495,7 @@ impl Forwarder {
                     let k = crate::dispatch::len_without_digest(name);
                     b.hashes_at = at as u32;
                     b.n_hashes = n as u32;
+                    b.klen = k as u32;
                     b.probe = self.pcct.prefetch_index(k, hashes[k]);
                 }
                 InPacket::Data(_) => {
@@ -547,7 +553,8 @@ impl Forwarder {
             match pkt {
                 InPacket::Interest(i) => {
                     let hashes = b.hashes(&arena);
-                    self.handle_interest_hashed(now, face, i, meta, Some(hashes))
+                    let pre = (hashes, b.klen as usize, b.probe);
+                    self.handle_interest_hashed(now, face, i, meta, Some(pre))
                 }
                 InPacket::Data(d) => self.handle_data_staged(now, face, d, &meta, true),
                 InPacket::Nack(n) => self.handle_nack(now, face, n, meta),

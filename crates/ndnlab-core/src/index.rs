@@ -231,10 +231,15 @@ impl U64Index {
     /// valid until the index is next changed.
     #[inline]
     pub fn probe_for_insert(&mut self, k: u64) -> (Probe, Option<u32>) {
+        self.probe_for_insert_fp(fingerprint(k))
+    }
+
+    /// [`U64Index::probe_for_insert`] of the key whose [`fingerprint`] is `fp`.
+    #[inline]
+    pub(crate) fn probe_for_insert_fp(&mut self, fp: u32) -> (Probe, Option<u32>) {
         if self.len + 1 > self.max {
             self.reserve(1);
         }
-        let fp = fingerprint(k);
         let (i, v) = self.find(fp);
         let found = v != EMPTY;
         (Probe { i, fp, found }, found.then_some(v))

@@ -165,8 +165,10 @@ impl Pcct {
     // Staged prefetching for bursts (see `Forwarder::handle_burst`): each stage reads
     // only what the previous stage prefetched and prefetches the next dependent line.
 
-    /// Stage 1: prefetch the index bucket of prefix `(n, h)`; returns the key's index
-    /// fingerprint, for stage 2 (which then neither mixes the key nor hashes it again).
+    /// Stage 1 (and the one-packet pipeline): prefetch the index bucket of prefix
+    /// `(n, h)`; returns the key's index fingerprint, for stage 2 and
+    /// [`Pcct::slot_get_or_insert_fp`] (which then neither mix the key nor hash it
+    /// again).
     #[inline]
     pub(crate) fn prefetch_index(&self, n: usize, h: u64) -> u32 {
         let fp = crate::index::fingerprint(key(h, n));
@@ -273,9 +275,25 @@ impl Pcct {
     /// The slot of the first `n` components of `name`, created if absent (one probe).
     #[inline]
     pub(crate) fn slot_get_or_insert(&mut self, name: &Name, n: usize, h: u64) -> SlotRef {
+        let fp = crate::index::fingerprint(key(h, n));
+        self.slot_get_or_insert_fp(name, n, h, fp)
+    }
+
+    /// [`Pcct::slot_get_or_insert`] given the key's index fingerprint `fp` (from
+    /// [`Pcct::prefetch_index`]: the Interest pipeline computed it for the prefetch,
+    /// and mixing the key again cost a multiply and three shifts per Interest).
+    #[inline]
+    pub(crate) fn slot_get_or_insert_fp(
+        &mut self,
+        name: &Name,
+        n: usize,
+        h: u64,
+        fp: u32,
+    ) -> SlotRef {
         let k = key(h, n);
+        debug_assert_eq!(fp, crate::index::fingerprint(k));
         let bytes = name.prefix_bytes(n);
-        let (probe, head) = self.map.probe_for_insert(k);
+        let (probe, head) = self.map.probe_for_insert_fp(fp);
         let head = match head {
             None => NONE,
             Some(head) => {
@@ -296,19 +314,20 @@ impl Pcct {
                 head
             }
         };
-        let s = self.new_slot(probe, k, name, n, head);
+        let s = self.new_slot(probe, k, name, bytes, head);
         SlotRef {
             slot: s,
             created: true,
         }
     }
 
-    /// A new slot for the first `n` components of `name` (key `k`, absent), at the
-    /// head of its key's chain. Out of line, so the lookup that finds its slot (a CS
-    /// hit) stays lean.
+    /// A new slot for the prefix of `name` whose name bytes are `value` (key `k`,
+    /// absent), at the head of its key's chain. Out of line, so the lookup that finds
+    /// its slot (a CS hit) stays lean. `value` is what the lookup compared: finding
+    /// the prefix's end again read the name's offsets (~12 instructions per new slot).
     #[inline(never)]
-    fn new_slot(&mut self, probe: Probe, k: u64, name: &Name, n: usize, head: u32) -> u32 {
-        let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, n, head);
+    fn new_slot(&mut self, probe: Probe, k: u64, name: &Name, value: &[u8], head: u32) -> u32 {
+        let s = alloc_slot(&mut self.slots, &mut self.free_slots, k, name, value, head);
         self.map.set(probe, s);
         s
     }
@@ -617,10 +636,9 @@ fn alloc_slot(
     free: &mut Vec<u32>,
     k: u64,
     name: &Name,
-    n: usize,
+    value: &[u8],
     next: u32,
 ) -> u32 {
-    let value = name.prefix_bytes(n);
     let slot = Slot {
         key: k,
         name: SlotName::new(value, || name.value().slice(..value.len())),

@@ -35,7 +35,9 @@ impl Forwarder {
     }
 
     /// NFD `onContentStoreMiss`: in-record, expiry, then NextHopFaceId or the strategy.
-    /// `expiry`: when the Interest's lifetime ends, if the caller computed it already.
+    /// `expiry`: when the Interest's lifetime ends (`now` + InterestLifetime). The
+    /// caller has stored the Interest's bytes in the entry (a new entry gets them at
+    /// insertion: setting them here dropped the placeholder, an indirect call).
     /// Returns the strategy to trigger, which the caller does with the Interest it owns
     /// (so the 128-byte view is not moved through this call), or `None` when done.
     #[allow(clippy::too_many_arguments)]
@@ -47,14 +49,12 @@ impl Forwarder {
         interest: &Interest,
         nonce: u32,
         meta: LpMeta,
-        expiry: Option<Time>,
+        expiry: Time,
     ) -> Option<StrategyKind> {
-        let expiry = expiry.unwrap_or_else(|| now.saturating_add(interest.lifetime_ns()));
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
         e.flags.satisfied = false;
         e.insert_in_record(from, nonce, expiry, meta.pit_token);
-        e.interest = interest.wire().clone();
         let strategy = e.strategy;
 
         // NextHopFaceId from a local face bypasses the strategy (rare: the Interest is
@@ -63,7 +63,8 @@ impl Forwarder {
             let from_local = self.face(from).is_some_and(|f| f.scope == FaceScope::Local);
             if from_local {
                 if self.has_face(FaceId(nh)) {
-                    self.outgoing_interest(now, from, p, FaceId(nh), interest.clone());
+                    let (to, i) = (FaceId(nh), interest.clone());
+                    self.outgoing_interest_with(now, from, p, to, i, nonce, expiry);
                 } else {
                     self.drop_packet(DropReason::BadNextHopFaceId);
                 }

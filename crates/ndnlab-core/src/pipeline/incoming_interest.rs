@@ -10,7 +10,6 @@
 //! then counts a satisfied Interest without allocating a PIT entry, which is what NFD
 //! observably does (it inserts, hits, and erases at once).
 
-use bytes::Bytes;
 use ndnlab_wire::{Interest, Nack, NackReason};
 
 use super::scope::is_localhost;
@@ -28,15 +27,16 @@ impl Forwarder {
         self.handle_interest_hashed(now, from, interest, meta, None);
     }
 
-    /// [`Forwarder::handle_interest`] with the name's prefix hashes already computed
-    /// (by the burst pipeline's first stage), or `None` to compute them here.
+    /// [`Forwarder::handle_interest`] with the name's prefix hashes, its length
+    /// without an implicit digest and that prefix's PCCT index fingerprint already
+    /// computed (by the burst pipeline's first stage), or `None` to compute them here.
     pub(crate) fn handle_interest_hashed(
         &mut self,
         now: Time,
         from: FaceId,
         mut interest: Interest,
         meta: LpMeta,
-        pre: Option<&[u64]>,
+        pre: Option<(&[u64], usize, u32)>,
     ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
@@ -71,20 +71,21 @@ impl Forwarder {
         let name = interest.name();
         let len = name.len();
         let mut computed;
-        let hashes: &[u64] = match pre {
-            Some(h) => h,
+        // The slot is the name without a trailing implicit digest; its key is also the
+        // Dead Nonce List name key. `fp`: the slot key's index fingerprint, computed
+        // once for the prefetch and the slot lookup.
+        let (hashes, klen, fp): (&[u64], usize, u32) = match pre {
+            Some(p) => p,
             None => {
                 computed = PrefixHashBuf::new();
-                computed.compute(name)
+                let hashes = computed.compute(name);
+                let klen = len_without_digest(name);
+                // One packet at a time: the PCCT index load overlaps the Dead Nonce
+                // List's.
+                let fp = self.pcct.prefetch_index(klen, hashes[klen]);
+                (hashes, klen, fp)
             }
         };
-        // The slot is the name without a trailing implicit digest; its key is also the
-        // Dead Nonce List name key.
-        let klen = len_without_digest(name);
-        if pre.is_none() {
-            // One packet at a time: the PCCT index load overlaps the Dead Nonce List's.
-            self.pcct.prefetch_index(klen, hashes[klen]);
-        }
         if self.dnl.has(now, key(hashes[klen], klen), nonce) {
             self.interest_loop(from, link, interest, meta);
             return;
@@ -95,7 +96,9 @@ impl Forwarder {
             None
         };
         let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
-        let sref = self.pcct.slot_get_or_insert(name, klen, hashes[klen]);
+        let sref = self
+            .pcct
+            .slot_get_or_insert_fp(name, klen, hashes[klen], fp);
         let s = sref.slot;
         if sref.created && pre.is_none() {
             // A new name goes to the FIB: its index loads overlap the PIT insert.
@@ -130,6 +133,8 @@ impl Forwarder {
                     }
                     self.counters.n_cs_misses += 1;
                 }
+                // The entry keeps the latest Interest (a new entry gets it at insertion).
+                self.pcct.pit_mut(p).expect("live").interest = interest.wire().clone();
                 p
             }
             None => {
@@ -157,9 +162,9 @@ impl Forwarder {
                     must_be_fresh: mbf,
                     ..Default::default()
                 };
-                let p = self
-                    .pcct
-                    .pit_insert(s, klen, flags, digest, strategy, Bytes::new());
+                let p =
+                    self.pcct
+                        .pit_insert(s, klen, flags, digest, strategy, interest.wire().clone());
                 let generation = self.pcct.generation_of(p);
                 let deadline = now.saturating_add(interest.lifetime_ns());
                 expiry = Some(deadline);
@@ -171,8 +176,12 @@ impl Forwarder {
                 p
             }
         };
+        let expiry = match expiry {
+            Some(t) => t,
+            None => now.saturating_add(interest.lifetime_ns()),
+        };
         if let Some(kind) = self.content_store_miss(now, from, p, &interest, nonce, meta, expiry) {
-            self.after_receive_interest(kind, now, from, p, interest, hashes);
+            self.after_receive_interest(kind, now, from, p, interest, hashes, (nonce, expiry));
         }
     }
 

@@ -138,7 +138,10 @@ impl Params {
 pub(crate) type Hops = SmallVec<[NextHop; 4]>;
 
 impl Forwarder {
-    /// Trigger: a new or retransmitted Interest needs forwarding.
+    /// Trigger: a new or retransmitted Interest needs forwarding. `sent`: its Nonce
+    /// and the end of its lifetime from `now`, as the incoming pipeline read them
+    /// (best-route hands them to [`Forwarder::outgoing_interest_with`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn after_receive_interest(
         &mut self,
         kind: StrategyKind,
@@ -147,6 +150,7 @@ impl Forwarder {
         p: u32,
         mut interest: Interest,
         hashes: &[u64],
+        sent: (u32, Time),
     ) {
         // Replaced in place only when there is a hint (a conditional rebinding copied
         // the 128-byte view on every Interest).
@@ -158,7 +162,10 @@ impl Forwarder {
             StrategyKind::BestRoute => {
                 match self.best_route_after_receive_interest(now, from, p, &interest, hashes, &prm)
                 {
-                    BestRoute::Forward(to) => self.outgoing_interest(now, from, p, to, interest),
+                    BestRoute::Forward(to) => {
+                        let (nonce, expiry) = sent;
+                        self.outgoing_interest_with(now, from, p, to, interest, nonce, expiry)
+                    }
                     BestRoute::NoRoute => self.no_route(now, from, p),
                     BestRoute::Drop(reason) => self.drop_packet(reason),
                 }
@@ -267,6 +274,11 @@ impl Forwarder {
     /// nothing matches): for strategies that pick a face before mutating anything.
     #[inline]
     pub(crate) fn fib_nexthops(&self, interest: &Interest, hashes: &[u64]) -> &[NextHop] {
+        let hints = interest.forwarding_hint();
+        if hints.is_empty() || self.config.network_region.is_in_producer_region(hints) {
+            // By name (the common case): the next hops straight from the match.
+            return self.fib.lpm_nexthops_with(interest.name(), hashes);
+        }
         match self.fib_match(interest, hashes) {
             Some(id) => self.fib.nexthops(id),
             None => &[],
