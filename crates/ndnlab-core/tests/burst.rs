@@ -5,6 +5,22 @@ mod common;
 use common::*;
 use ndnlab_core::{InPacket, LpMeta, Transmit};
 
+/// `pkts` through `handle_burst` (`burst`) or one by one through `handle_*`.
+fn feed(lab: &mut Lab, burst: bool, pkts: &mut Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>) {
+    if burst {
+        lab.fw.handle_burst(lab.now, pkts);
+        assert!(pkts.is_empty());
+        return;
+    }
+    for (f, p, m) in pkts.drain(..) {
+        match p {
+            InPacket::Interest(i) => lab.fw.handle_interest(lab.now, f, i, m),
+            InPacket::Data(d) => lab.fw.handle_data(lab.now, f, d, m),
+            InPacket::Nack(n) => lab.fw.handle_nack(lab.now, f, n, m),
+        }
+    }
+}
+
 fn run(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounters) {
     let mut lab = Lab::standard();
     lab.route("/a", C, 1);
@@ -39,18 +55,7 @@ fn run(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounters) {
         (A, InPacket::Interest(interest("/zz", 3)), LpMeta::default()), // no route
     ];
     let mut out: Vec<Transmit> = Vec::new();
-    if burst {
-        lab.fw.handle_burst(lab.now, &mut pkts);
-        assert!(pkts.is_empty());
-    } else {
-        for (f, p, m) in pkts {
-            match p {
-                InPacket::Interest(i) => lab.fw.handle_interest(lab.now, f, i, m),
-                InPacket::Data(d) => lab.fw.handle_data(lab.now, f, d, m),
-                InPacket::Nack(n) => lab.fw.handle_nack(lab.now, f, n, m),
-            }
-        }
-    }
+    feed(&mut lab, burst, &mut pkts);
     lab.fw.drain_transmits(&mut out);
     (summary(&out), lab.fw.counters().clone())
 }
@@ -172,18 +177,7 @@ fn run_evicting(
     lab.route("/a", C, 1);
     let mut out: Vec<Transmit> = Vec::new();
     let feed = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
-        if burst {
-            lab.fw.handle_burst(lab.now, &mut pkts);
-            assert!(pkts.is_empty());
-        } else {
-            for (f, p, m) in pkts {
-                match p {
-                    InPacket::Interest(i) => lab.fw.handle_interest(lab.now, f, i, m),
-                    InPacket::Data(d) => lab.fw.handle_data(lab.now, f, d, m),
-                    InPacket::Nack(n) => lab.fw.handle_nack(lab.now, f, n, m),
-                }
-            }
-        }
+        feed(lab, burst, &mut pkts);
         let mut o = Vec::new();
         lab.fw.drain_transmits(&mut o);
         o
