@@ -78,7 +78,7 @@ fn run_tokens(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounter
     lab.route("/a", C, 1);
     let d3 = data("/a/3");
     let digest_uri = format!("/a/3/sha256digest={}", hex(&d3.implicit_digest()));
-    let interests = vec![
+    let mut interests = vec![
         (
             A,
             InPacket::Interest(interest("/a/1", 1)),
@@ -101,27 +101,14 @@ fn run_tokens(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounter
         ),
     ];
     let mut out: Vec<Transmit> = Vec::new();
-    let feed = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
-        if burst {
-            lab.fw.handle_burst(lab.now, &mut pkts);
-        } else {
-            for (f, p, m) in pkts {
-                match p {
-                    InPacket::Interest(i) => lab.fw.handle_interest(lab.now, f, i, m),
-                    InPacket::Data(d) => lab.fw.handle_data(lab.now, f, d, m),
-                    InPacket::Nack(n) => lab.fw.handle_nack(lab.now, f, n, m),
-                }
-            }
-        }
-    };
-    feed(&mut lab, interests);
+    feed(&mut lab, burst, &mut interests);
     lab.fw.drain_transmits(&mut out);
     let tokens: Vec<_> = out.iter().map(|t| t.meta.pit_token.clone()).collect();
     let meta = |t: Option<bytes::Bytes>| LpMeta {
         pit_token: t,
         ..Default::default()
     };
-    let datas = vec![
+    let mut datas = vec![
         (C, InPacket::Data(data("/a/1")), meta(tokens[0].clone())),
         (C, InPacket::Data(data("/a/2/v=1")), meta(tokens[1].clone())),
         (C, InPacket::Data(d3), meta(tokens[2].clone())),
@@ -139,7 +126,7 @@ fn run_tokens(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounter
         // Echoed token of an entry that is gone by now.
         (C, InPacket::Data(data("/a/1")), meta(tokens[0].clone())),
     ];
-    feed(&mut lab, datas);
+    feed(&mut lab, burst, &mut datas);
     lab.fw.drain_transmits(&mut out);
     (summary(&out), lab.fw.counters().clone())
 }
@@ -176,7 +163,7 @@ fn run_evicting(
     });
     lab.route("/a", C, 1);
     let mut out: Vec<Transmit> = Vec::new();
-    let feed = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
+    let feed_out = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
         feed(lab, burst, &mut pkts);
         let mut o = Vec::new();
         lab.fw.drain_transmits(&mut o);
@@ -192,7 +179,7 @@ fn run_evicting(
             (A, InPacket::Interest(i), LpMeta::default())
         })
         .collect();
-    let sent = feed(&mut lab, r1);
+    let sent = feed_out(&mut lab, r1);
     assert_eq!(sent.len(), 8);
     let fwd = |k: usize| (as_interest(&sent[k]), sent[k].meta.pit_token.clone());
     let mut r2: Vec<_> = (0..6)
@@ -212,19 +199,19 @@ fn run_evicting(
         LpMeta::default(),
     ));
     r2.push((C, InPacket::Data(data("/a/u1")), LpMeta::default()));
-    out.extend(feed(&mut lab, r2));
+    out.extend(feed_out(&mut lab, r2));
     let r3: Vec<_> = (0..6)
         .map(|k| {
             let i = interest(&format!("/a/{k}"), 300 + k);
             (D, InPacket::Interest(i), LpMeta::default())
         })
         .collect();
-    out.extend(feed(&mut lab, r3));
+    out.extend(feed_out(&mut lab, r3));
     let r4 = vec![
         (C, InPacket::Data(data("/a/u2")), LpMeta::default()),
         (C, InPacket::Data(data("/a/u3")), LpMeta::default()),
     ];
-    out.extend(feed(&mut lab, r4));
+    out.extend(feed_out(&mut lab, r4));
     (
         summary(&out),
         lab.fw.counters().clone(),
