@@ -159,17 +159,7 @@ impl<T> NameTable<T> {
     /// first `i` components, as from [`crate::hash::prefix_hashes`]).
     #[inline]
     pub fn lpm_with(&self, name: &Name, hashes: &[u64]) -> Option<EntryId> {
-        let max = name.len();
-        for &l in &self.lengths {
-            let l = l as usize;
-            if l > max {
-                continue;
-            }
-            if let Some(id) = self.find_key(key(hashes[l], l), name, l) {
-                return Some(id);
-            }
-        }
-        None
+        self.lpm_key_with(name, hashes).map(|(id, _)| id)
     }
 
     /// The value of [`NameTable::lpm_with`]'s match, always inlined: for the FIB
@@ -179,9 +169,9 @@ impl<T> NameTable<T> {
     /// inlining every caller (StrategyChoice's too) grew the Interest pipeline enough
     /// to cost CS hits. The value is read from the hot line the match was verified
     /// on, without looking the id up again (a bounds check and the vacancy assert).
-    /// Its loop repeats `lpm_with`'s on purpose: both written over one shared
-    /// always-inlined loop (returning the id, or mapping it at the match through a
-    /// closure) measured +28 instructions per CS-miss exchange, from the Interest
+    /// Its loop repeats [`NameTable::lpm_key_with`]'s on purpose: both written over one
+    /// shared always-inlined loop (returning the id, or mapping it at the match through
+    /// a closure) measured +28 instructions per CS-miss exchange, from the Interest
     /// pipeline's register allocation.
     #[inline(always)]
     pub(crate) fn lpm_value_with(&self, name: &Name, hashes: &[u64]) -> Option<&T> {
@@ -198,10 +188,8 @@ impl<T> NameTable<T> {
         None
     }
 
-    /// [`NameTable::lpm_with`], also giving the match's map key (what
-    /// [`NameTable::key_of`] reads from the entry's cold part). A loop of its own:
-    /// `lpm_with` as a projection of this one cost instructions where the key is not
-    /// wanted (the best-route path).
+    /// Longest-prefix match (as [`NameTable::lpm_with`]), also giving the match's map
+    /// key (what [`NameTable::key_of`] reads from the entry's cold part).
     #[inline]
     pub fn lpm_key_with(&self, name: &Name, hashes: &[u64]) -> Option<(EntryId, u64)> {
         let max = name.len();

@@ -239,25 +239,11 @@ impl Forwarder {
     /// FIB lookup for an Interest (NFD `Strategy::lookupFib`): without a ForwardingHint
     /// (or in the producer region, see [`NetworkRegionTable`](crate::network_region::NetworkRegionTable)),
     /// by name; else the first delegation whose longest-prefix match has next hops (the
-    /// default route included), else nothing. Returns the matched FIB entry.
-    pub(crate) fn fib_match(&self, interest: &Interest, hashes: &[u64]) -> Option<EntryId> {
-        let hints = interest.forwarding_hint();
-        if !hints.is_empty() && !self.config.network_region.is_in_producer_region(hints) {
-            return hints.iter().find_map(|hint| {
-                let h = crate::hash::prefix_hashes(hint);
-                self.fib
-                    .lpm_with(hint, &h)
-                    .filter(|&id| !self.fib.nexthops(id).is_empty())
-            });
-        }
-        self.fib.lpm_with(interest.name(), hashes)
-    }
-
-    /// [`Forwarder::fib_match`], also giving the match's measurements key
-    /// ([`Fib::entry_key`](crate::fib::Fib::entry_key)) as the lookup computed it:
-    /// reading it from the entry would cost a cache miss on the entry's cold part.
+    /// default route included), else nothing. Returns the matched FIB entry and its
+    /// measurements key ([`Fib::entry_key`](crate::fib::Fib::entry_key)) as the lookup
+    /// computed it: reading it from the entry would cost a cache miss on its cold part.
     #[inline]
-    fn fib_match_key(&self, interest: &Interest, hashes: &[u64]) -> Option<(EntryId, u64)> {
+    pub(crate) fn fib_match(&self, interest: &Interest, hashes: &[u64]) -> Option<(EntryId, u64)> {
         let hints = interest.forwarding_hint();
         if !hints.is_empty() && !self.config.network_region.is_in_producer_region(hints) {
             return hints.iter().find_map(|hint| {
@@ -280,7 +266,7 @@ impl Forwarder {
             return self.fib.lpm_nexthops_with(interest.name(), hashes);
         }
         match self.fib_match(interest, hashes) {
-            Some(id) => self.fib.nexthops(id),
+            Some((id, _)) => self.fib.nexthops(id),
             None => &[],
         }
     }
@@ -289,7 +275,7 @@ impl Forwarder {
     /// forwarder while iterating) and the measurements key of the matched prefix
     /// (0 when nothing matches).
     pub(crate) fn lookup_fib(&self, interest: &Interest, hashes: &[u64]) -> (Hops, u32) {
-        match self.fib_match_key(interest, hashes) {
+        match self.fib_match(interest, hashes) {
             Some((id, key)) => (Hops::from_slice(self.fib.nexthops(id)), key as u32),
             None => (Hops::new(), 0),
         }
