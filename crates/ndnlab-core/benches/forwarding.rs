@@ -44,7 +44,8 @@ use ndnlab_core::{
     FaceId, FaceScope, Forwarder, ForwarderConfig, InPacket, LinkType, LpMeta,
     UnsolicitedDataPolicy,
 };
-use ndnlab_wire::{Data, Interest, Name};
+use ndnlab_wire::{packet_bytes, Data, Interest, Name};
+use support::received;
 
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
@@ -163,7 +164,7 @@ impl Setup {
 
     /// `n` new (Interest, Data) pairs with fresh names.
     fn packets(&mut self, n: usize) -> Vec<(Interest, Data)> {
-        (0..n)
+        let (is, ds): (Vec<_>, Vec<_>) = (0..n)
             .map(|_| {
                 let uri = self.name();
                 let name = Name::from_uri(&uri).unwrap();
@@ -171,18 +172,20 @@ impl Setup {
                 let i = Interest::builder(name.clone())
                     .nonce(nonce)
                     .lifetime_ms(4000)
-                    .build_view()
-                    .unwrap();
-                let d = Data::decode(
-                    Data::builder(name)
-                        .content(Bytes::from(vec![0x5a; 100]))
-                        .freshness_ms(10_000)
-                        .sign_digest(),
-                )
-                .unwrap();
+                    .build();
+                let d = Data::builder(name)
+                    .content(Bytes::from(vec![0x5a; 100]))
+                    .freshness_ms(10_000)
+                    .sign_digest();
                 (i, d)
             })
-            .collect()
+            .unzip();
+        // In buffers as the UDP face receives them.
+        let is = received(is)
+            .into_iter()
+            .map(|w| Interest::decode(w).unwrap());
+        let ds = received(ds).into_iter().map(|w| Data::decode(w).unwrap());
+        is.zip(ds).collect()
     }
 
     /// One exchange: Interest from the consumer, Data back from the producer.
@@ -356,7 +359,7 @@ impl HitSetup {
             Draw::Zipf(alpha) => Some(Zipf::new(names.len(), alpha)),
             _ => None,
         };
-        let pool = (0..pool)
+        let wires = (0..pool)
             .map(|k| {
                 let at = match &zipf {
                     Some(z) => by_rank[z.sample(&mut s.rng)],
@@ -365,9 +368,12 @@ impl HitSetup {
                 Interest::builder(names[at].clone())
                     .nonce(k as u32)
                     .lifetime_ms(4000)
-                    .build_view()
-                    .unwrap()
+                    .build()
             })
+            .collect();
+        let pool = received(wires)
+            .into_iter()
+            .map(|w| Interest::decode(w).unwrap())
             .collect();
         HitSetup { s, pool, at: 0 }
     }
@@ -378,7 +384,7 @@ impl HitSetup {
         self.at = (self.at + 1) % self.pool.len();
         let i = &self.pool[self.at];
         if self.s.batch == FRESH_BATCH {
-            Interest::decode(Bytes::copy_from_slice(i.wire())).unwrap()
+            Interest::decode(packet_bytes(i.wire())).unwrap()
         } else {
             i.clone()
         }

@@ -29,7 +29,7 @@ const FIB: u64 = 100_000;
 const FRESH_CHUNK: usize = 256;
 
 mod support;
-use support::thread_cpu;
+use support::{received, thread_cpu};
 
 /// The allocator the `ndnlab` binary uses (see the forwarding bench).
 #[global_allocator]
@@ -49,8 +49,8 @@ impl Gen {
         self.rng
     }
 
-    /// A new (Interest, Data) pair; both buffers already shared (as a runtime's are).
-    fn pair(&mut self) -> (Interest, Data) {
+    /// The wires of a new (Interest, Data) pair.
+    fn pair_wires(&mut self) -> (Bytes, Bytes) {
         let p = self.rand() % FIB;
         let id = self.next_id;
         self.next_id += 1;
@@ -62,17 +62,24 @@ impl Gen {
         let i = Interest::builder(name.clone())
             .nonce(self.rand() as u32)
             .lifetime_ms(4000)
-            .build_view()
-            .expect("valid Interest");
-        let d = Data::decode(
-            Data::builder(name)
-                .content(Bytes::from(vec![0x5a; 100]))
-                .freshness_ms(10_000)
-                .sign_digest(),
-        )
-        .expect("valid Data");
-        drop((i.clone(), d.clone()));
+            .build();
+        let d = Data::builder(name)
+            .content(Bytes::from(vec![0x5a; 100]))
+            .freshness_ms(10_000)
+            .sign_digest();
         (i, d)
+    }
+
+    /// `n` new (Interest, Data) pairs, in buffers as the UDP face receives them.
+    fn pairs(&mut self, n: usize) -> Vec<(Interest, Data)> {
+        let (is, ds): (Vec<_>, Vec<_>) = (0..n).map(|_| self.pair_wires()).unzip();
+        let is = received(is)
+            .into_iter()
+            .map(|w| Interest::decode(w).expect("valid Interest"));
+        let ds = received(ds)
+            .into_iter()
+            .map(|w| Data::decode(w).expect("valid Data"));
+        is.zip(ds).collect()
     }
 }
 
@@ -196,10 +203,11 @@ fn main() {
     let mut now = 1u64;
     // Fill the CS (unsolicited Data, admitted by policy).
     let mut names = Vec::with_capacity(cs);
-    for _ in 0..cs {
-        let (i, d) = g.pair();
-        names.push(i.name().clone());
-        fw.handle_data(now, PRODUCER, d, LpMeta::default());
+    while names.len() < cs {
+        for (i, d) in g.pairs((cs - names.len()).min(65536)) {
+            names.push(i.name().clone());
+            fw.handle_data(now, PRODUCER, d, LpMeta::default());
+        }
     }
     assert_eq!(fw.cs_ref().len(), cs);
     // `fresh-<mode>`: packets built 256 at a time just before they are forwarded (still
@@ -211,12 +219,12 @@ fn main() {
         "miss" => {
             // Warm up (timers, pools, slabs at steady state), then measure.
             let run = if burst { run_burst_misses } else { run_misses };
-            let warm: Vec<_> = (0..n.min(20_000)).map(|_| g.pair()).collect();
+            let warm = g.pairs(n.min(20_000));
             run(&mut fw, warm, &mut now);
             let chunk = if fresh { FRESH_CHUNK } else { n };
             let mut el = Duration::ZERO;
             for at in (0..n).step_by(chunk) {
-                let pkts: Vec<_> = (at..n.min(at + chunk)).map(|_| g.pair()).collect();
+                let pkts = g.pairs(n.min(at + chunk) - at);
                 let t0 = thread_cpu();
                 run(&mut fw, pkts, &mut now);
                 el += thread_cpu() - t0;
@@ -225,23 +233,28 @@ fn main() {
             (n, el)
         }
         "hit" => {
-            let mk = |g: &mut Gen| {
-                let name = names[(g.rand() % names.len() as u64) as usize].clone();
-                let i = Interest::builder(name)
-                    .nonce(g.rand() as u32)
-                    .lifetime_ms(4000)
-                    .build_view()
-                    .expect("valid Interest");
-                drop(i.clone());
-                i
+            let mk = |g: &mut Gen, n: usize| -> Vec<Interest> {
+                let wires = (0..n)
+                    .map(|_| {
+                        let name = names[(g.rand() % names.len() as u64) as usize].clone();
+                        Interest::builder(name)
+                            .nonce(g.rand() as u32)
+                            .lifetime_ms(4000)
+                            .build()
+                    })
+                    .collect();
+                received(wires)
+                    .into_iter()
+                    .map(|w| Interest::decode(w).expect("valid Interest"))
+                    .collect()
             };
             let run = if burst { run_burst_hits } else { run_hits };
-            let warm: Vec<_> = (0..n.min(20_000)).map(|_| mk(&mut g)).collect();
+            let warm = mk(&mut g, n.min(20_000));
             run(&mut fw, warm, now);
             let chunk = if fresh { FRESH_CHUNK } else { n };
             let mut el = Duration::ZERO;
             for at in (0..n).step_by(chunk) {
-                let pkts: Vec<_> = (at..n.min(at + chunk)).map(|_| mk(&mut g)).collect();
+                let pkts = mk(&mut g, n.min(at + chunk) - at);
                 let t0 = thread_cpu();
                 run(&mut fw, pkts, now);
                 el += thread_cpu() - t0;

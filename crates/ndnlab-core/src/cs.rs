@@ -118,6 +118,15 @@ fn name_in(wire: &Bytes, data: &Data) -> Bytes {
     same_place(&name, data.wire(), wire).unwrap_or(name)
 }
 
+/// Where a dropped packet is written to first: the reference count of a
+/// [`ndnlab_wire::packet_bytes`] buffer, just before its bytes (for other buffers, a
+/// line next to their first).
+#[inline(always)]
+pub(crate) fn packet_count(wire: &Bytes) -> *const u8 {
+    wire.as_ptr()
+        .wrapping_sub(ndnlab_wire::packet_buf::REFCOUNT_BEFORE)
+}
+
 /// How many cached names under a prefix a CanBePrefix lookup examines at most (for
 /// MustBeFresh, stale ones are skipped) before giving up.
 const PREFIX_SCAN_LIMIT: usize = 64;
@@ -155,7 +164,7 @@ impl CsState {
     #[inline]
     fn stored_wire(&self, data: &Data, fresh: bool) -> (Bytes, bool) {
         if self.own_buffers && fresh && self.policy.kind() == CsPolicyKind::PriorityFifo {
-            (Bytes::copy_from_slice(data.wire()), true)
+            (ndnlab_wire::packet_bytes(data.wire()), true)
         } else {
             (data.wire().clone(), false)
         }
@@ -222,7 +231,7 @@ impl CsState {
         slots.clear();
         for &v in victims {
             if let Some(Some(e)) = self.entries.get(v as usize) {
-                crate::prefetch::prefetch(e.wire.as_ptr());
+                crate::prefetch::prefetch(packet_count(&e.wire));
                 slots.push(e.slot);
             }
         }
@@ -483,7 +492,7 @@ impl Pcct {
         if e.owns_buffer() {
             return;
         }
-        let copy = Bytes::copy_from_slice(&e.wire);
+        let copy = ndnlab_wire::packet_bytes(&e.wire);
         let old = std::mem::replace(&mut e.wire, copy.clone());
         e.fresh |= CsEntry::OWN;
         // The slot's name, if kept out of line, points into the old buffer too.

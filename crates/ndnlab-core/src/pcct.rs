@@ -243,7 +243,7 @@ impl Pcct {
         self.cs.prefetch_entry(v3);
         if let Some(e) = self.cs.get(v2) {
             crate::prefetch::prefetch_at(&self.slots, e.slot as usize);
-            crate::prefetch::prefetch(e.wire.as_ptr());
+            crate::prefetch::prefetch(crate::cs::packet_count(&e.wire));
         }
         if let Some(slot) = self
             .cs
@@ -269,6 +269,21 @@ impl Pcct {
         }
         if slot.pit_head != NONE {
             crate::prefetch::prefetch_at(&self.pit, slot.pit_head as usize);
+        }
+    }
+
+    /// Stage 4, for an Interest: when slot `s` holds a CS entry (read in stage 3),
+    /// prefetch that Data's packet, which a hit decodes and clones, and the reference
+    /// count of a [`ndnlab_wire::packet_bytes`] buffer just before it.
+    #[inline]
+    pub(crate) fn prefetch_cs_packet(&self, s: u32) {
+        if let Some(e) = self
+            .slots
+            .get(s as usize)
+            .and_then(|slot| self.cs.get(slot.cs))
+        {
+            crate::prefetch::prefetch(crate::cs::packet_count(&e.wire));
+            crate::prefetch::prefetch(e.wire.as_ptr().wrapping_add(e.wire.len().saturating_sub(1)));
         }
     }
 

@@ -35,6 +35,7 @@ pub mod lp;
 pub mod nack;
 pub mod name;
 pub mod packet;
+pub mod packet_buf;
 pub mod signature;
 pub mod tlv;
 mod uri;
@@ -49,6 +50,7 @@ pub use lp::{LpPacket, LpPacketBuilder, CACHE_POLICY_NO_CACHE};
 pub use nack::{Nack, NackReason};
 pub use name::{Name, NameBuilder};
 pub use packet::Packet;
+pub use packet_buf::packet_bytes;
 pub use signature::{
     sig_type, DigestSha256, IsoTime, KeyLocator, SignError, SignatureInfo, Signer, ValidityPeriod,
 };

@@ -332,7 +332,7 @@ impl UdpChannel {
                         face.stats.in_bytes.fetch_add(n as u64, Relaxed);
                         let link = links.entry(face.id).or_default();
                         let before = link.reassembly_timeouts;
-                        match link.receive_for(&face, now, Bytes::copy_from_slice(dgram)) {
+                        match link.receive_for(&face, now, ndnlab_wire::packet_bytes(dgram)) {
                             Ok(Some(pkt)) => match bursts.iter_mut().find(|(f, _)| f.id == face.id)
                             {
                                 Some((_, b)) => b.push(pkt),
