@@ -1,0 +1,210 @@
+//! The memory floor of a CS hit on this machine (docs/BENCHMARKS.md).
+//!
+//! A hit cannot avoid four dependent memory accesses: the PCCT index bucket of the
+//! name, the name slot the bucket points to, the CS entry the slot points to, and the
+//! cached packet's reference count (the clone that sends it out). This bench performs
+//! only those four accesses, in tables laid out as the forwarder's (8-byte buckets at
+//! twice the entries, 56-byte slots, 48-byte CS entries, 192-byte packet blocks with the
+//! count first; every level a random permutation of the next), with no hashing, no name
+//! compare and no output. Its time is a lower bound for a hit of the same size, and its
+//! spread from 2^10 to 2^21 entries is the flatness the hardware allows:
+//!
+//! * `floor_single/<n>`: one chain at a time, as `Forwarder::handle_interest` must
+//!   (the CPU may still overlap consecutive chains, as it cannot for a forwarder's
+//!   hit of ~900 instructions);
+//! * `floor_chain/<n>`: each chain waits for the previous one (no overlap);
+//! * `floor_burst/<n>`: 64 chains through four staged prefetch loops, as
+//!   `Forwarder::handle_burst` does.
+//!
+//! Run: `cargo bench -p ndnlab-core --bench floor`.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+
+#[repr(C)]
+struct Slot {
+    cs: u32,
+    _rest: [u8; 52],
+}
+
+#[repr(C)]
+struct Entry {
+    packet: u32,
+    _rest: [u8; 44],
+}
+
+#[repr(C)]
+struct Packet {
+    count: AtomicU64,
+    _bytes: [u8; 184],
+}
+
+struct Tables {
+    index: Vec<u64>,
+    slots: Vec<Slot>,
+    entries: Vec<Entry>,
+    packets: Vec<Packet>,
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn permutation(&mut self, n: usize) -> Vec<u32> {
+        let mut p: Vec<u32> = (0..n as u32).collect();
+        for k in (1..n).rev() {
+            p.swap(k, (self.next() % (k as u64 + 1)) as usize);
+        }
+        p
+    }
+}
+
+impl Tables {
+    fn new(n: usize, rng: &mut Rng) -> Self {
+        let to_slot = rng.permutation(n);
+        let to_entry = rng.permutation(n);
+        let to_packet = rng.permutation(n);
+        Tables {
+            // Half the buckets are empty in the forwarder's index; here every bucket
+            // leads somewhere (bucket 2k and 2k+1 to the same slot).
+            index: (0..2 * n).map(|b| to_slot[b / 2] as u64).collect(),
+            slots: to_entry
+                .iter()
+                .map(|&cs| Slot { cs, _rest: [0; 52] })
+                .collect(),
+            entries: to_packet
+                .iter()
+                .map(|&packet| Entry {
+                    packet,
+                    _rest: [0; 44],
+                })
+                .collect(),
+            packets: (0..n)
+                .map(|_| Packet {
+                    count: AtomicU64::new(1),
+                    _bytes: [0; 184],
+                })
+                .collect(),
+        }
+    }
+
+    /// One hit's accesses: bucket, slot, entry, then the count's clone and drop.
+    /// Returns the count seen (1 between hits), for a caller that makes the next hit
+    /// depend on this one.
+    #[inline]
+    fn hit(&self, bucket: usize) -> u64 {
+        let s = self.index[bucket] as usize;
+        let c = self.slots[s].cs as usize;
+        let p = self.entries[c].packet as usize;
+        let count = &self.packets[p].count;
+        let seen = count.fetch_add(1, Relaxed);
+        black_box(count).fetch_sub(1, Relaxed);
+        seen
+    }
+
+    /// A burst of hits through four staged prefetch loops.
+    fn burst(&self, buckets: &[usize], scratch: &mut Vec<usize>) {
+        for &b in buckets {
+            prefetch(&self.index[b]);
+        }
+        scratch.clear();
+        for &b in buckets {
+            let s = self.index[b] as usize;
+            prefetch(&self.slots[s]);
+            scratch.push(s);
+        }
+        for s in scratch.iter_mut() {
+            let c = self.slots[*s].cs as usize;
+            prefetch(&self.entries[c]);
+            *s = c;
+        }
+        for c in scratch.iter_mut() {
+            let p = self.entries[*c].packet as usize;
+            prefetch(&self.packets[p]);
+            *c = p;
+        }
+        for &p in scratch.iter() {
+            let count = &self.packets[p].count;
+            count.fetch_add(1, Relaxed);
+            black_box(count).fetch_sub(1, Relaxed);
+        }
+    }
+}
+
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 cannot fault and has no architectural effect; SSE is part of
+    // the x86_64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+const BURST: usize = 64;
+
+fn floor(c: &mut Criterion) {
+    for n in [1 << 10, 1 << 16, 1 << 21] {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let t = Tables::new(n, &mut rng);
+        let buckets = 2 * n as u64;
+        c.bench_function(&format!("floor_single/{n}"), |b| {
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    black_box(t.hit((rng.next() % buckets) as usize));
+                }
+                start.elapsed()
+            })
+        });
+        // The next bucket depends on this hit's count: no overlap between hits, as
+        // when each hit's own work fills the CPU's reorder window.
+        c.bench_function(&format!("floor_chain/{n}"), |b| {
+            b.iter_custom(|iters| {
+                let mut seen = 1;
+                let start = Instant::now();
+                for _ in 0..iters {
+                    seen = t.hit(((rng.next() ^ (seen - 1)) % buckets) as usize);
+                }
+                start.elapsed()
+            })
+        });
+        let mut group = c.benchmark_group("floor_burst");
+        group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let mut burst = Vec::with_capacity(BURST);
+            let mut scratch = Vec::with_capacity(BURST);
+            b.iter_custom(|iters| {
+                // `iters` hits, in bursts of 64: the time per hit.
+                let mut left = iters as usize;
+                let mut el = Duration::ZERO;
+                while left > 0 {
+                    let k = left.min(BURST);
+                    burst.clear();
+                    burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
+                    let start = Instant::now();
+                    t.burst(&burst, &mut scratch);
+                    el += start.elapsed();
+                    left -= k;
+                }
+                el
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, floor);
+criterion_main!(benches);
