@@ -14,7 +14,11 @@
 //!   hit of ~900 instructions);
 //! * `floor_chain/<n>`: each chain waits for the previous one (no overlap);
 //! * `floor_burst/<n>`: 64 chains through four staged prefetch loops, as
-//!   `Forwarder::handle_burst` does.
+//!   `Forwarder::handle_burst` does;
+//! * the same three with `_split`: the counts in a dense array of 32-byte headers apart
+//!   from the packets, as `Bytes::copy_from_slice` and `Bytes::from(Vec)` keep them
+//!   (and not prefetched in bursts, since no API gives their address) instead of
+//!   inline before the bytes as `ndnlab_wire::packet_bytes` keeps them.
 //!
 //! Run: `cargo bench -p ndnlab-core --bench floor`.
 
@@ -22,7 +26,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion};
 
 #[repr(C)]
 struct Slot {
@@ -42,11 +46,22 @@ struct Packet {
     _bytes: [u8; 184],
 }
 
+/// A `bytes` shared header: the count of a `Vec`-backed buffer, allocated apart from it.
+#[repr(C)]
+struct Header {
+    count: AtomicU64,
+    _rest: [u8; 24],
+}
+
 struct Tables {
     index: Vec<u64>,
     slots: Vec<Slot>,
     entries: Vec<Entry>,
     packets: Vec<Packet>,
+    /// The `_split` rows' counts: one dense array of 32-byte headers, as the headers
+    /// of buffers allocated one after another are, and which a prefetch cannot reach
+    /// (no `bytes` API gives a header's address).
+    headers: Vec<Header>,
 }
 
 struct Rng(u64);
@@ -94,6 +109,12 @@ impl Tables {
                     _bytes: [0; 184],
                 })
                 .collect(),
+            headers: (0..n)
+                .map(|_| Header {
+                    count: AtomicU64::new(1),
+                    _rest: [0; 24],
+                })
+                .collect(),
         }
     }
 
@@ -101,18 +122,27 @@ impl Tables {
     /// Returns the count seen (1 between hits), for a caller that makes the next hit
     /// depend on this one.
     #[inline]
-    fn hit(&self, bucket: usize) -> u64 {
+    fn hit<const SPLIT: bool>(&self, bucket: usize) -> u64 {
         let s = self.index[bucket] as usize;
         let c = self.slots[s].cs as usize;
         let p = self.entries[c].packet as usize;
-        let count = &self.packets[p].count;
+        let count = self.count::<SPLIT>(p);
         let seen = count.fetch_add(1, Relaxed);
         black_box(count).fetch_sub(1, Relaxed);
         seen
     }
 
-    /// A burst of hits through four staged prefetch loops.
-    fn burst(&self, buckets: &[usize], scratch: &mut Vec<usize>) {
+    #[inline(always)]
+    fn count<const SPLIT: bool>(&self, p: usize) -> &AtomicU64 {
+        match SPLIT {
+            true => &self.headers[p].count,
+            false => &self.packets[p].count,
+        }
+    }
+
+    /// A burst of hits through four staged prefetch loops (three when the counts are
+    /// split off: their address cannot be known).
+    fn burst<const SPLIT: bool>(&self, buckets: &[usize], scratch: &mut Vec<usize>) {
         for &b in buckets {
             prefetch(&self.index[b]);
         }
@@ -129,11 +159,13 @@ impl Tables {
         }
         for c in scratch.iter_mut() {
             let p = self.entries[*c].packet as usize;
-            prefetch(&self.packets[p]);
+            if !SPLIT {
+                prefetch(&self.packets[p]);
+            }
             *c = p;
         }
         for &p in scratch.iter() {
-            let count = &self.packets[p].count;
+            let count = self.count::<SPLIT>(p);
             count.fetch_add(1, Relaxed);
             black_box(count).fetch_sub(1, Relaxed);
         }
@@ -160,50 +192,56 @@ fn floor(c: &mut Criterion) {
     for n in [1 << 10, 1 << 16, 1 << 21] {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let t = Tables::new(n, &mut rng);
-        let buckets = 2 * n as u64;
-        c.bench_function(&format!("floor_single/{n}"), |b| {
-            b.iter_custom(|iters| {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    black_box(t.hit((rng.next() % buckets) as usize));
-                }
-                start.elapsed()
-            })
-        });
-        // The next bucket depends on this hit's count: no overlap between hits, as
-        // when each hit's own work fills the CPU's reorder window.
-        c.bench_function(&format!("floor_chain/{n}"), |b| {
-            b.iter_custom(|iters| {
-                let mut seen = 1;
-                let start = Instant::now();
-                for _ in 0..iters {
-                    seen = t.hit(((rng.next() ^ (seen - 1)) % buckets) as usize);
-                }
-                start.elapsed()
-            })
-        });
-        let mut group = c.benchmark_group("floor_burst");
-        group.bench_function(BenchmarkId::from_parameter(n), |b| {
-            let mut burst = Vec::with_capacity(BURST);
-            let mut scratch = Vec::with_capacity(BURST);
-            b.iter_custom(|iters| {
-                // `iters` hits, in bursts of 64: the time per hit.
-                let mut left = iters as usize;
-                let mut el = Duration::ZERO;
-                while left > 0 {
-                    let k = left.min(BURST);
-                    burst.clear();
-                    burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
-                    let start = Instant::now();
-                    t.burst(&burst, &mut scratch);
-                    el += start.elapsed();
-                    left -= k;
-                }
-                el
-            })
-        });
-        group.finish();
+        rows::<false>(c, &t, &mut rng, "");
+        rows::<true>(c, &t, &mut rng, "_split");
     }
+}
+
+/// The single, chained and burst rows of table `t`, with counts inline in the packets
+/// or (`SPLIT`) in separate headers.
+fn rows<const SPLIT: bool>(c: &mut Criterion, t: &Tables, rng: &mut Rng, suffix: &str) {
+    let n = t.slots.len();
+    let buckets = 2 * n as u64;
+    c.bench_function(&format!("floor_single{suffix}/{n}"), |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                black_box(t.hit::<SPLIT>((rng.next() % buckets) as usize));
+            }
+            start.elapsed()
+        })
+    });
+    // The next bucket depends on this hit's count: no overlap between hits, as when
+    // each hit's own work fills the CPU's reorder window.
+    c.bench_function(&format!("floor_chain{suffix}/{n}"), |b| {
+        b.iter_custom(|iters| {
+            let mut seen = 1;
+            let start = Instant::now();
+            for _ in 0..iters {
+                seen = t.hit::<SPLIT>(((rng.next() ^ (seen - 1)) % buckets) as usize);
+            }
+            start.elapsed()
+        })
+    });
+    c.bench_function(&format!("floor_burst{suffix}/{n}"), |b| {
+        let mut burst = Vec::with_capacity(BURST);
+        let mut scratch = Vec::with_capacity(BURST);
+        b.iter_custom(|iters| {
+            // `iters` hits, in bursts of 64: the time per hit.
+            let mut left = iters as usize;
+            let mut el = Duration::ZERO;
+            while left > 0 {
+                let k = left.min(BURST);
+                burst.clear();
+                burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
+                let start = Instant::now();
+                t.burst::<SPLIT>(&burst, &mut scratch);
+                el += start.elapsed();
+                left -= k;
+            }
+            el
+        })
+    });
 }
 
 criterion_group!(benches, floor);
