@@ -1,7 +1,7 @@
 //! Codec benchmarks (issue 2 targets, release build, median):
 //! decode Interest 4-comp <= 80 ns, 16-comp <= 200 ns; decode 8 KB Data <= 100 ns;
 //! encode Interest <= 100 ns; URI parse of a 4-component name <= 150 ns;
-//! plus mixed-stream decode throughput, prefix hashing and SHA-256.
+//! plus mixed-stream decode throughput, prefix hashing, SHA-256 and receive copies.
 //!
 //! `cargo bench -p ndnlab-wire --bench codec`
 //!
@@ -183,6 +183,32 @@ fn rewrite<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
+/// What a receive copy costs: `packet_bytes` (count inline, the UDP face's copy) against
+/// `Bytes::copy_from_slice` (count in a header allocated on the first clone), each
+/// cloned once as a forwarder keeps a packet.
+fn buffer<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group("buffer");
+    for size in [64, 200, 1500, 4000] {
+        let src = vec![0x5a; size];
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_function(format!("packet_bytes_{size}"), |b| {
+            b.iter(|| {
+                let p = ndnlab_wire::packet_bytes(black_box(&src));
+                drop(black_box(p.clone()));
+                p
+            })
+        });
+        g.bench_function(format!("copy_from_slice_{size}"), |b| {
+            b.iter(|| {
+                let p = Bytes::copy_from_slice(black_box(&src));
+                drop(black_box(p.clone()));
+                p
+            })
+        });
+    }
+    g.finish();
+}
+
 fn digest<M: Measurement>(c: &mut Criterion<M>) {
     let d = Data::decode(data(name_of(4), 8192)).unwrap();
     let mut g = c.benchmark_group("sha256");
@@ -258,6 +284,7 @@ fn run<M: Measurement>(mut c: Criterion<M>) {
     encode(&mut c);
     names(&mut c);
     rewrite(&mut c);
+    buffer(&mut c);
     digest(&mut c);
     stream(&mut c);
     c.final_summary();
