@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+mod support;
+use support::Rng;
+
 #[repr(C)]
 struct Slot {
     cs: u32,
@@ -62,25 +65,6 @@ struct Tables {
     /// of buffers allocated one after another are, and which a prefetch cannot reach
     /// (no `bytes` API gives a header's address).
     headers: Vec<Header>,
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn permutation(&mut self, n: usize) -> Vec<u32> {
-        let mut p: Vec<u32> = (0..n as u32).collect();
-        for k in (1..n).rev() {
-            p.swap(k, (self.next() % (k as u64 + 1)) as usize);
-        }
-        p
-    }
 }
 
 impl Tables {

@@ -45,7 +45,7 @@ use ndnlab_core::{
     UnsolicitedDataPolicy,
 };
 use ndnlab_wire::{packet_bytes, Data, Interest, Name};
-use support::received;
+use support::{received, Rng};
 
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
@@ -81,16 +81,6 @@ impl Clock {
 
 thread_local! {
     static WALL_EPOCH: Instant = Instant::now();
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 struct Setup {
@@ -351,10 +341,7 @@ impl HitSetup {
         let names = &names[names.len() - hot..];
         // Popularity rank -> name: a fixed random permutation, so that popular names
         // are spread over the table rather than cached next to each other.
-        let mut by_rank: Vec<usize> = (0..names.len()).collect();
-        for k in (1..by_rank.len()).rev() {
-            by_rank.swap(k, (s.rng.next() % (k as u64 + 1)) as usize);
-        }
+        let by_rank = s.rng.permutation(names.len());
         let zipf = match draw {
             Draw::Zipf(alpha) => Some(Zipf::new(names.len(), alpha)),
             _ => None,
@@ -362,7 +349,7 @@ impl HitSetup {
         let wires = (0..pool)
             .map(|k| {
                 let at = match &zipf {
-                    Some(z) => by_rank[z.sample(&mut s.rng)],
+                    Some(z) => by_rank[z.sample(&mut s.rng)] as usize,
                     None => (s.rng.next() % names.len() as u64) as usize,
                 };
                 Interest::builder(names[at].clone())

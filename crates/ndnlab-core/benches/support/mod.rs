@@ -19,6 +19,27 @@ pub fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// The benches' xorshift64 generator (seeded; deterministic runs).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A uniformly random permutation of `0..n` (Fisher-Yates).
+    pub fn permutation(&mut self, n: usize) -> Vec<u32> {
+        let mut p: Vec<u32> = (0..n as u32).collect();
+        for k in (1..n).rev() {
+            p.swap(k, (self.next() % (k as u64 + 1)) as usize);
+        }
+        p
+    }
+}
+
 /// Packets in buffers like the ones the runtime's UDP face receives into: each datagram
 /// copied out of a long-lived receive buffer by [`ndnlab_wire::packet_bytes`].
 ///
