@@ -113,6 +113,25 @@ mod tests {
     }
 
     #[test]
+    fn hot_field_rewrites_copy_and_leave_the_received_buffer_alone() {
+        // A `from_owner` buffer never reports itself unique, so the rewrite copies.
+        let wire = crate::Interest::builder("/a/b".parse().unwrap())
+            .nonce(1)
+            .hop_limit(9)
+            .build();
+        let received = packet_bytes(&wire);
+        let mut i = crate::Interest::decode(received.clone()).unwrap();
+        i.set_hop_limit(8);
+        assert_eq!(i.hop_limit(), Some(8));
+        assert_eq!(&received[..], &wire[..], "the received buffer is unchanged");
+        let again = crate::Interest::decode(i.wire().clone()).unwrap();
+        assert_eq!(
+            (again.hop_limit(), again.name().to_string()),
+            (Some(8), "/a/b".to_string())
+        );
+    }
+
+    #[test]
     fn count_lies_refcount_before_the_first_byte() {
         // Read the word at `first - REFCOUNT_BEFORE` while clones come and go: it must be
         // the reference count (1, then 3, then 1 again).
