@@ -118,9 +118,9 @@ fn name_in(wire: &Bytes, data: &Data) -> Bytes {
     same_place(&name, data.wire(), wire).unwrap_or(name)
 }
 
-/// Where a dropped packet is written to first: the reference count of a
-/// [`ndnlab_wire::packet_bytes`] buffer, just before its bytes (for other buffers, a
-/// line next to their first).
+/// The line a clone or drop of `wire` writes: the reference count of a
+/// [`ndnlab_wire::packet_bytes`] buffer, just before its bytes (for other buffers, whose
+/// count is elsewhere, the packet's first line or the one before it).
 #[inline(always)]
 pub(crate) fn packet_count(wire: &Bytes) -> *const u8 {
     wire.as_ptr()

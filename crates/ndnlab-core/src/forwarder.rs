@@ -437,10 +437,10 @@ impl Forwarder {
     /// every Interest name and prefetches its PCCT index bucket (or, for a Data with
     /// our PIT token, its PIT entry); stage 2 reads the buckets and prefetches the name
     /// slots; stage 3 prefetches the slots' long-name bytes, CS entries and PIT
-    /// entries; stage 4 reads the CS entries an Interest may hit and prefetches their
-    /// packets with the reference count a hit updates (one allocation with the bytes
-    /// for a [`ndnlab_wire::packet_bytes`] buffer, as the UDP face and the CS's own
-    /// copies make them). A name not in the PCCT goes to the FIB: its FIB index buckets are
+    /// entries; stage 4 reads the CS entries an Interest may hit and prefetches the
+    /// reference count a hit's clone updates (next to the bytes of a
+    /// [`ndnlab_wire::packet_bytes`] buffer, as the UDP face and the CS's own copies make
+    /// them). A name not in the PCCT goes to the FIB: its FIB index buckets are
     /// prefetched in stage 2. When the burst's Data will make the CS
     /// evict, the next victims' CS entries, packets, name slots and index buckets go
     /// through the same three stages. Results are identical to calling `handle_*` one by one (the stages only

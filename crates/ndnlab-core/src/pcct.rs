@@ -273,8 +273,8 @@ impl Pcct {
     }
 
     /// Stage 4, for an Interest: when slot `s` holds a CS entry (read in stage 3),
-    /// prefetch that Data's packet, which a hit decodes and clones, and the reference
-    /// count of a [`ndnlab_wire::packet_bytes`] buffer just before it.
+    /// prefetch the reference count a hit's clone updates (the only line of the packet
+    /// a hit touches, unless the Interest names an implicit digest).
     #[inline]
     pub(crate) fn prefetch_cs_packet(&self, s: u32) {
         if let Some(e) = self
@@ -283,7 +283,6 @@ impl Pcct {
             .and_then(|slot| self.cs.get(slot.cs))
         {
             crate::prefetch::prefetch(crate::cs::packet_count(&e.wire));
-            crate::prefetch::prefetch(e.wire.as_ptr().wrapping_add(e.wire.len().saturating_sub(1)));
         }
     }
 
