@@ -20,6 +20,14 @@
 //!   (and not prefetched in bursts, since no API gives their address) instead of
 //!   inline before the bytes as `ndnlab_wire::packet_bytes` keeps them.
 //!
+//! * `floor_burst_work/<n>` and `floor_pipelined_work/<n>`: a burst of hits that
+//!   each also run [`WORK`] rounds of register-only arithmetic (about the time of a
+//!   forwarder's burst hit on a cache-resident CS), first after the four staged loops
+//!   (as `Forwarder::handle_burst` does), then software-pipelined, every hit's work
+//!   interleaved with the four accesses of the hits [`DIST`] to 4 x [`DIST`] places
+//!   behind it. Whether the second stays flat where the first does not says whether
+//!   a hit's memory time can hide under its work on this machine.
+//!
 //! Run: `cargo bench -p ndnlab-core --bench floor`.
 
 use std::hint::black_box;
@@ -172,12 +180,76 @@ fn prefetch<T>(p: &T) {
 
 const BURST: usize = 64;
 
+/// Rounds of [`work`]: ~600 instructions in four independent chains, 55 ns here, about
+/// a forwarder's burst hit on a cache-resident CS (`hit_burst/cs/1024`: 62 ns).
+const WORK: u64 = 24;
+/// Hits between the pipelined stages of one hit.
+const DIST: usize = 4;
+
+/// Register-only work of about a hit's instruction count, seeded by `x`.
+#[inline(always)]
+fn work(x: u64) -> u64 {
+    let mut a = [x, x ^ 1, x ^ 2, x ^ 3];
+    for _ in 0..black_box(WORK) {
+        for v in a.iter_mut() {
+            *v ^= *v << 13;
+            *v ^= *v >> 7;
+            *v ^= *v << 17;
+        }
+    }
+    a[0] ^ a[1] ^ a[2] ^ a[3]
+}
+
+impl Tables {
+    /// [`Tables::burst`], then each hit's [`work`].
+    fn burst_work(&self, buckets: &[usize], scratch: &mut Vec<usize>) -> u64 {
+        self.burst::<false>(buckets, scratch);
+        scratch.iter().fold(0, |acc, &p| acc ^ work(p as u64))
+    }
+
+    /// The same accesses and work, software-pipelined: step `j` prefetches hit `j`'s
+    /// bucket, reads hit `j - DIST`'s bucket, `j - 2 DIST`'s slot and
+    /// `j - 3 DIST`'s entry (each prefetching the next level), and completes hit
+    /// `j - 4 DIST` (count, then its work).
+    fn pipelined_work(&self, buckets: &[usize], at: &mut Vec<usize>) -> u64 {
+        let k = buckets.len();
+        at.clear();
+        at.extend_from_slice(buckets);
+        let mut acc = 0;
+        for j in 0..k + 4 * DIST {
+            if j < k {
+                prefetch(&self.index[at[j]]);
+            }
+            if let Some(i) = j.checked_sub(DIST).filter(|&i| i < k) {
+                at[i] = self.index[at[i]] as usize;
+                prefetch(&self.slots[at[i]]);
+            }
+            if let Some(i) = j.checked_sub(2 * DIST).filter(|&i| i < k) {
+                at[i] = self.slots[at[i]].cs as usize;
+                prefetch(&self.entries[at[i]]);
+            }
+            if let Some(i) = j.checked_sub(3 * DIST).filter(|&i| i < k) {
+                at[i] = self.entries[at[i]].packet as usize;
+                prefetch(&self.packets[at[i]]);
+            }
+            if let Some(i) = j.checked_sub(4 * DIST).filter(|&i| i < k) {
+                let count = &self.packets[at[i]].count;
+                count.fetch_add(1, Relaxed);
+                black_box(count).fetch_sub(1, Relaxed);
+                acc ^= work(at[i] as u64);
+            }
+        }
+        acc
+    }
+}
+
 fn floor(c: &mut Criterion) {
     for n in [1 << 10, 1 << 16, 1 << 21] {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let t = Tables::new(n, &mut rng);
         rows::<false>(c, &t, &mut rng, "");
         rows::<true>(c, &t, &mut rng, "_split");
+        work_rows(c, &t, &mut rng);
     }
 }
 
@@ -226,6 +298,35 @@ fn rows<const SPLIT: bool>(c: &mut Criterion, t: &Tables, rng: &mut Rng, suffix:
             el
         })
     });
+}
+
+/// `floor_burst_work` and `floor_pipelined_work` over table `t`.
+fn work_rows(c: &mut Criterion, t: &Tables, rng: &mut Rng) {
+    let n = t.slots.len();
+    let buckets = 2 * n as u64;
+    for (name, pipelined) in [("floor_burst_work", false), ("floor_pipelined_work", true)] {
+        c.bench_function(&format!("{name}/{n}"), |b| {
+            let mut burst = Vec::with_capacity(BURST);
+            let mut scratch = Vec::with_capacity(BURST);
+            b.iter_custom(|iters| {
+                let mut left = iters as usize;
+                let mut el = Duration::ZERO;
+                while left > 0 {
+                    let k = left.min(BURST);
+                    burst.clear();
+                    burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
+                    let start = Instant::now();
+                    black_box(match pipelined {
+                        false => t.burst_work(&burst, &mut scratch),
+                        true => t.pipelined_work(&burst, &mut scratch),
+                    });
+                    el += start.elapsed();
+                    left -= k;
+                }
+                el
+            })
+        });
+    }
 }
 
 criterion_group!(benches, floor);
