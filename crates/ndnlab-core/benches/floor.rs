@@ -180,13 +180,13 @@ fn prefetch<T>(p: &T) {
 
 const BURST: usize = 64;
 
-/// Rounds of [`work`]: ~600 instructions in four independent chains, 55 ns here, about
+/// Rounds of [`work`] (four independent xorshift chains): 55 ns here, about
 /// a forwarder's burst hit on a cache-resident CS (`hit_burst/cs/1024`: 62 ns).
 const WORK: u64 = 24;
 /// Hits between the pipelined stages of one hit.
 const DIST: usize = 4;
 
-/// Register-only work of about a hit's instruction count, seeded by `x`.
+/// Register-only work of about a hit's time, seeded by `x`.
 #[inline(always)]
 fn work(x: u64) -> u64 {
     let mut a = [x, x ^ 1, x ^ 2, x ^ 3];
