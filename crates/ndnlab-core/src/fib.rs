@@ -128,6 +128,13 @@ impl Fib {
         self.table.prefetch_lpm(max, hashes);
     }
 
+    /// Prefetch the entry the longest-prefix match will verify first (after
+    /// [`Fib::prefetch_lpm`]'s index lines have arrived).
+    #[inline]
+    pub(crate) fn prefetch_lpm_entry(&self, max: usize, hashes: &[u64]) {
+        self.table.prefetch_lpm_entry(max, hashes);
+    }
+
     /// Longest-prefix match: the next hops (empty if nothing matches).
     pub fn lookup(&self, name: &Name) -> &[NextHop] {
         match self.table.lpm(name) {

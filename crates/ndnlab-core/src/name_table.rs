@@ -216,6 +216,21 @@ impl<T> NameTable<T> {
         }
     }
 
+    /// Prefetch the hot line of the first entry [`NameTable::lpm_value_with`] would
+    /// verify: the longest populated length (of the first four, as
+    /// [`NameTable::prefetch_lpm`]) whose key is in the index, whose bucket that
+    /// prefetch brought in a stage earlier.
+    #[inline]
+    pub(crate) fn prefetch_lpm_entry(&self, max: usize, hashes: &[u64]) {
+        for &l in self.lengths.iter().filter(|&&l| l as usize <= max).take(4) {
+            let l = l as usize;
+            if let Some(id) = self.map.get(key(hashes[l], l)) {
+                crate::prefetch::prefetch_at(&self.hot, id as usize);
+                return;
+            }
+        }
+    }
+
     /// Longest-prefix match.
     pub fn lpm(&self, name: &Name) -> Option<EntryId> {
         if self.lengths.len() == 1 && self.lengths[0] == 0 {
