@@ -280,24 +280,37 @@ fn rows<const SPLIT: bool>(c: &mut Criterion, t: &Tables, rng: &mut Rng, suffix:
         })
     });
     c.bench_function(&format!("floor_burst{suffix}/{n}"), |b| {
-        let mut burst = Vec::with_capacity(BURST);
         let mut scratch = Vec::with_capacity(BURST);
         b.iter_custom(|iters| {
-            // `iters` hits, in bursts of 64: the time per hit.
-            let mut left = iters as usize;
-            let mut el = Duration::ZERO;
-            while left > 0 {
-                let k = left.min(BURST);
-                burst.clear();
-                burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
-                let start = Instant::now();
-                t.burst::<SPLIT>(&burst, &mut scratch);
-                el += start.elapsed();
-                left -= k;
-            }
-            el
+            time_bursts(iters, buckets, rng, |burst| {
+                t.burst::<SPLIT>(burst, &mut scratch);
+                0
+            })
         })
     });
+}
+
+/// The time of `iters` hits on random buckets below `buckets`, run by `f` in bursts of
+/// [`BURST`] (the bursts are drawn outside the timed region).
+fn time_bursts(
+    iters: u64,
+    buckets: u64,
+    rng: &mut Rng,
+    mut f: impl FnMut(&[usize]) -> u64,
+) -> Duration {
+    let mut burst = Vec::with_capacity(BURST);
+    let mut left = iters as usize;
+    let mut el = Duration::ZERO;
+    while left > 0 {
+        let k = left.min(BURST);
+        burst.clear();
+        burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
+        let start = Instant::now();
+        black_box(f(&burst));
+        el += start.elapsed();
+        left -= k;
+    }
+    el
 }
 
 /// `floor_burst_work` and `floor_pipelined_work` over table `t`.
@@ -306,24 +319,12 @@ fn work_rows(c: &mut Criterion, t: &Tables, rng: &mut Rng) {
     let buckets = 2 * n as u64;
     for (name, pipelined) in [("floor_burst_work", false), ("floor_pipelined_work", true)] {
         c.bench_function(&format!("{name}/{n}"), |b| {
-            let mut burst = Vec::with_capacity(BURST);
             let mut scratch = Vec::with_capacity(BURST);
             b.iter_custom(|iters| {
-                let mut left = iters as usize;
-                let mut el = Duration::ZERO;
-                while left > 0 {
-                    let k = left.min(BURST);
-                    burst.clear();
-                    burst.extend((0..k).map(|_| (rng.next() % buckets) as usize));
-                    let start = Instant::now();
-                    black_box(match pipelined {
-                        false => t.burst_work(&burst, &mut scratch),
-                        true => t.pipelined_work(&burst, &mut scratch),
-                    });
-                    el += start.elapsed();
-                    left -= k;
-                }
-                el
+                time_bursts(iters, buckets, rng, |burst| match pipelined {
+                    false => t.burst_work(burst, &mut scratch),
+                    true => t.pipelined_work(burst, &mut scratch),
+                })
             })
         });
     }
