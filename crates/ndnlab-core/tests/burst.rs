@@ -231,3 +231,97 @@ fn evicting_bursts_with_nacks_equal_one_by_one() {
     assert!(ca.n_cs_hits > 0 && ca.n_cs_misses > 0, "{ca:?}");
     assert!(a.iter().any(|(_, k)| k.starts_with("N:")), "{a:?}");
 }
+
+/// FIB prefixes at five lengths: stage 3 of `handle_burst` probes up to four of them
+/// per Interest to prefetch the entry its FIB lookup will verify first. Every Interest
+/// still reaches its longest match, whether it is found at the first length probed,
+/// after some, or past all four, also after a CS hit and next to a Nack.
+fn run_fib_lengths(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounters) {
+    let mut lab = Lab::standard();
+    lab.route("/p", C, 1);
+    lab.route("/p/q/r", B, 1);
+    lab.route("/z/1/2/3", C, 1);
+    lab.route("/y/1/2/3/4", B, 1);
+    lab.route("/x/1/2/3/4/5", D, 1);
+    let mut out: Vec<Transmit> = Vec::new();
+    let mut pkts = vec![
+        // Lengths 6, 5, 4 absent, 3 found: to B.
+        (
+            A,
+            InPacket::Interest(interest("/p/q/r/s/t/u/v", 1)),
+            LpMeta::default(),
+        ),
+        // The first four populated lengths absent, then /p: to C.
+        (
+            A,
+            InPacket::Interest(interest("/p/q/zz/1/2/3/4/5", 2)),
+            LpMeta::default(),
+        ),
+        // Only length 1 is short enough: to C.
+        (
+            A,
+            InPacket::Interest(interest("/p/q", 3)),
+            LpMeta::default(),
+        ),
+        // The longest length matches: to D.
+        (
+            A,
+            InPacket::Interest(interest("/x/1/2/3/4/5/6", 4)),
+            LpMeta::default(),
+        ),
+    ];
+    feed(&mut lab, burst, &mut pkts);
+    lab.fw.drain_transmits(&mut out);
+    lab.send_data(B, data("/p/q/r/s/t/u/v"), None);
+    let mut pkts = vec![
+        // A CS hit (no FIB lookup), then names that go to the FIB.
+        (
+            A,
+            InPacket::Interest(interest("/p/q/r/s/t/u/v", 5)),
+            LpMeta::default(),
+        ),
+        (
+            C,
+            InPacket::Nack(ndnlab_wire::Nack::new(
+                interest("/p/q", 3),
+                ndnlab_wire::NackReason::NoRoute,
+            )),
+            LpMeta::default(),
+        ),
+        (
+            A,
+            InPacket::Interest(interest("/y/1/2/3/4/5", 6)),
+            LpMeta::default(),
+        ),
+        (A, InPacket::Interest(interest("/q", 7)), LpMeta::default()),
+    ];
+    feed(&mut lab, burst, &mut pkts);
+    lab.fw.drain_transmits(&mut out);
+    (summary(&out), lab.fw.counters().clone())
+}
+
+#[test]
+fn fib_lookups_at_many_lengths_equal_one_by_one() {
+    let (a, ca) = run_fib_lengths(false);
+    let (b, cb) = run_fib_lengths(true);
+    assert_eq!(a, b);
+    assert_eq!(ca, cb);
+    let i = |f: ndnlab_core::FaceId| (f.0, "I".to_string());
+    let d = |f: ndnlab_core::FaceId| (f.0, "D".to_string());
+    let n = |f: ndnlab_core::FaceId, r: &str| (f.0, format!("N:{r}"));
+    assert_eq!(
+        a,
+        [
+            i(B),
+            i(C),
+            i(C),
+            i(D),
+            d(A),
+            d(A),
+            n(A, "no-route"),
+            i(B),
+            n(A, "no-route"),
+        ],
+        "{a:?}"
+    );
+}
