@@ -206,24 +206,33 @@ impl<T> NameTable<T> {
         None
     }
 
+    /// The populated lengths the burst pipeline's FIB prefetches cover for a name of
+    /// `max` components: the (at most 4) longest up to `max`, longest first.
+    #[inline]
+    fn prefetch_lengths(&self, max: usize) -> impl Iterator<Item = usize> + '_ {
+        self.lengths
+            .iter()
+            .map(|&l| l as usize)
+            .filter(move |&l| l <= max)
+            .take(4)
+    }
+
     /// Prefetch the index buckets a coming [`NameTable::lpm_with`] of a name of `max`
     /// components reads, at the (at most 4) longest populated lengths.
     #[inline]
     pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64]) {
-        for &l in self.lengths.iter().filter(|&&l| l as usize <= max).take(4) {
-            let l = l as usize;
+        for l in self.prefetch_lengths(max) {
             self.map.prefetch(key(hashes[l], l));
         }
     }
 
     /// Prefetch the hot line of the first entry [`NameTable::lpm_value_with`] would
-    /// verify: the longest populated length (of the first four, as
-    /// [`NameTable::prefetch_lpm`]) whose key is in the index, whose bucket that
-    /// prefetch brought in a stage earlier.
+    /// verify: the longest populated length (of those [`NameTable::prefetch_lpm`]
+    /// covers) whose key is in the index, whose bucket that prefetch brought in a
+    /// stage earlier.
     #[inline]
     pub(crate) fn prefetch_lpm_entry(&self, max: usize, hashes: &[u64]) {
-        for &l in self.lengths.iter().filter(|&&l| l as usize <= max).take(4) {
-            let l = l as usize;
+        for l in self.prefetch_lengths(max) {
             if let Some(id) = self.map.get(key(hashes[l], l)) {
                 crate::prefetch::prefetch_at(&self.hot, id as usize);
                 return;
