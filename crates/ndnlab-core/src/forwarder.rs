@@ -441,7 +441,8 @@ impl Forwarder {
     /// reference count a hit's clone updates (next to the bytes of a
     /// [`ndnlab_wire::packet_bytes`] buffer, as the UDP face and the CS's own copies make
     /// them). A name not in the PCCT goes to the FIB: its FIB index buckets are
-    /// prefetched in stage 2. When the burst's Data will make the CS
+    /// prefetched in stage 2, and in stage 3 the entry its longest-prefix match will
+    /// verify first. When the burst's Data will make the CS
     /// evict, the next victims' CS entries, packets, name slots and index buckets go
     /// through the same three stages. Results are identical to calling `handle_*` one by one (the stages only
     /// read and prefetch; the prefix hashes of stage 1 are reused).
@@ -540,7 +541,7 @@ impl Forwarder {
         // An Interest bound for the FIB: the hot line of the entry its longest-prefix
         // match verifies first (found through the index line stage 2 brought in). That
         // read was a dependent miss even with a 1,024-entry CS (100,000 prefixes do
-        // not fit in L2): burst misses x0.74-0.86 in criterion, session 9. (Probing
+        // not fit in L2): burst misses x0.73-0.79 in criterion, session 9. (Probing
         // every populated length instead cost ~130 instructions per Interest and
         // measured no faster, session 4.)
         for b in st.iter() {
