@@ -37,7 +37,8 @@ def main() -> None:
             v = runs[name].get(b, [])
             med = statistics.median(v) if v else float("nan")
             base = base or med
-            cells.append(f"{os.path.basename(b)} {med:.0f} [{' '.join(map(str, v))}] x{med / base:.2f}")
+            ratio = f"x{med / base:.2f}" if base else "x-"  # bencher rounds < 0.5 ns to 0
+            cells.append(f"{os.path.basename(b)} {med:.0f} [{' '.join(map(str, v))}] {ratio}")
         print(f"{name:28s} " + " | ".join(cells))
 
 

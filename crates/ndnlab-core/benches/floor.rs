@@ -28,6 +28,14 @@
 //!   behind it. Whether the second stays flat where the first does not says whether
 //!   a hit's memory time can hide under its work on this machine.
 //!
+//! * `floor_pages_chain/<layout>` and `floor_pages_burst/<layout>`: the cost of a
+//!   page-table walk alone. [`PAGE_LINES`] cache lines (512 KiB: they stay in L2) read
+//!   in random order, either `packed` into 128 contiguous pages or `spread` one per
+//!   4 KiB page over 32 MiB, twice the pages the second-level TLB maps. `chain` reads
+//!   each line at an address the previous one holds; `burst` prefetches 64 lines, then
+//!   reads them, as the staged loops do. A large table's random lines pay both a cache
+//!   and a TLB miss; the difference between the layouts is the TLB's share.
+//!
 //! Run: `cargo bench -p ndnlab-core --bench floor`.
 
 use std::hint::black_box;
@@ -251,6 +259,7 @@ fn floor(c: &mut Criterion) {
         rows::<true>(c, &t, &mut rng, "_split");
         work_rows(c, &t, &mut rng);
     }
+    page_rows(c, &mut Rng(0x9E37_79B9_7F4A_7C15));
 }
 
 /// The single, chained and burst rows of table `t`, with counts inline in the packets
@@ -324,6 +333,55 @@ fn work_rows(c: &mut Criterion, t: &Tables, rng: &mut Rng) {
                 time_bursts(iters, buckets, rng, |burst| match pipelined {
                     false => t.burst_work(burst, &mut scratch),
                     true => t.pipelined_work(burst, &mut scratch),
+                })
+            })
+        });
+    }
+}
+
+/// Lines of the `floor_pages` rows (512 KiB).
+const PAGE_LINES: usize = 8192;
+/// `u64` words in a 64-byte line and in a 4 KiB page.
+const LINE_WORDS: usize = 8;
+const PAGE_WORDS: usize = 512;
+
+/// `floor_pages_*`: [`PAGE_LINES`] lines packed, or one per page (at a different
+/// offset in each page, so that they fill the cache sets evenly).
+fn page_rows(c: &mut Criterion, rng: &mut Rng) {
+    for (layout, spread) in [("packed", false), ("spread", true)] {
+        let at: Vec<usize> = (0..PAGE_LINES)
+            .map(|i| match spread {
+                false => i * LINE_WORDS,
+                true => i * PAGE_WORDS + (i % (PAGE_WORDS / LINE_WORDS)) * LINE_WORDS,
+            })
+            .collect();
+        let mut words = vec![0u64; at[PAGE_LINES - 1] + LINE_WORDS];
+        // One cycle through every line, in random order: each line holds the word
+        // index of the next.
+        let order = rng.permutation(PAGE_LINES);
+        for k in 0..PAGE_LINES {
+            let next = order[(k + 1) % PAGE_LINES] as usize;
+            words[at[order[k] as usize]] = at[next] as u64;
+        }
+        let words = &words;
+        c.bench_function(&format!("floor_pages_chain/{layout}"), |b| {
+            let mut w = at[0];
+            b.iter_custom(|iters| {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    w = words[w] as usize;
+                }
+                black_box(w);
+                start.elapsed()
+            })
+        });
+        c.bench_function(&format!("floor_pages_burst/{layout}"), |b| {
+            b.iter_custom(|iters| {
+                time_bursts(iters, PAGE_LINES as u64, rng, |burst| {
+                    for &l in burst {
+                        prefetch(&words[at[l]]);
+                    }
+                    burst.iter().fold(0, |acc, &l| acc ^ words[at[l]])
                 })
             })
         });
