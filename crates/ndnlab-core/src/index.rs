@@ -14,6 +14,11 @@
 //! the cluster forward by one, deletion shifts it back (no tombstones). The table
 //! grows at 80% load.
 //!
+//! A cluster often runs past the end of its home bucket's line, so the burst pipeline
+//! prefetches two lines per probe ([`U64Index::prefetch_span`]): with a 2^21-entry CS
+//! the second line's miss, in the victim's removal and the new name's insertion, was
+//! 12-16% of a burst CS miss (docs/BENCHMARKS.md, session 10).
+//!
 //! The map is exact on 32-bit **fingerprints** ([`fingerprint`]) of the 64-bit keys,
 //! not on the keys: two keys with the same fingerprint share one bucket. That is
 //! sound for its users because the value is only the head of a collision chain whose
@@ -181,7 +186,7 @@ impl U64Index {
     }
 
     /// The value of the key whose [`fingerprint`] is `fp` (for a caller that kept
-    /// the fingerprint from an earlier [`U64Index::prefetch_fp`]).
+    /// the fingerprint from an earlier [`U64Index::prefetch_span_fp`]).
     #[inline]
     pub(crate) fn get_fp(&self, fp: u32) -> Option<u32> {
         if self.len == 0 {
@@ -193,19 +198,22 @@ impl U64Index {
         }
     }
 
-    /// Prefetch the bucket where a lookup of `k` starts.
+    /// Prefetch the span of `k`'s probes: its home bucket and the bucket 7 on, which
+    /// is on the next line unless home is its line's first bucket. A lookup that
+    /// scans past the end of home's line, an insertion's forward shift and a
+    /// removal's backward shift read there: a cluster often straddles two lines.
     #[inline]
-    pub(crate) fn prefetch(&self, k: u64) {
-        if self.len != 0 {
-            crate::prefetch::prefetch_at(&self.buckets, fingerprint(k) as usize & self.mask);
-        }
+    pub(crate) fn prefetch_span(&self, k: u64) {
+        self.prefetch_span_fp(fingerprint(k));
     }
 
-    /// Prefetch the bucket where a lookup of fingerprint `fp` starts.
+    /// [`U64Index::prefetch_span`] of the key whose [`fingerprint`] is `fp`.
     #[inline]
-    pub(crate) fn prefetch_fp(&self, fp: u32) {
+    pub(crate) fn prefetch_span_fp(&self, fp: u32) {
         if self.len != 0 {
-            crate::prefetch::prefetch_at(&self.buckets, fp as usize & self.mask);
+            let i = fp as usize & self.mask;
+            crate::prefetch::prefetch_at(&self.buckets, i);
+            crate::prefetch::prefetch_at(&self.buckets, (i + 7) & self.mask);
         }
     }
 

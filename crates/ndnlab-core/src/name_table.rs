@@ -222,7 +222,7 @@ impl<T> NameTable<T> {
     #[inline]
     pub(crate) fn prefetch_lpm(&self, max: usize, hashes: &[u64]) {
         for l in self.prefetch_lengths(max) {
-            self.map.prefetch(key(hashes[l], l));
+            self.map.prefetch_span(key(hashes[l], l));
         }
     }
 

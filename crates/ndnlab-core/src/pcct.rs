@@ -172,7 +172,7 @@ impl Pcct {
     #[inline]
     pub(crate) fn prefetch_index(&self, n: usize, h: u64) -> u32 {
         let fp = crate::index::fingerprint(key(h, n));
-        self.map.prefetch_fp(fp);
+        self.map.prefetch_span_fp(fp);
         fp
     }
 
@@ -220,7 +220,7 @@ impl Pcct {
             _ => {
                 for &s in slots.iter() {
                     if let Some(slot) = self.slots.get(s as usize) {
-                        self.map.prefetch(slot.key);
+                        self.map.prefetch_span(slot.key);
                     }
                 }
             }
@@ -250,7 +250,7 @@ impl Pcct {
             .get(v1)
             .and_then(|e| self.slots.get(e.slot as usize))
         {
-            self.map.prefetch(slot.key);
+            self.map.prefetch_span(slot.key);
         }
     }
 
