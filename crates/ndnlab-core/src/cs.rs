@@ -203,7 +203,7 @@ impl CsState {
     /// Prefetch CS entry `i`.
     #[inline]
     pub(crate) fn prefetch_entry(&self, i: u32) {
-        crate::prefetch::prefetch_at(&self.entries, i as usize);
+        crate::prefetch::prefetch_whole_at(&self.entries, i as usize);
     }
 
     /// Stage 1 of the eviction prefetch for a burst carrying `n_data` Data: the CS
@@ -221,7 +221,7 @@ impl CsState {
         }
         self.policy.peek_victims(k, victims);
         for &v in victims.iter() {
-            crate::prefetch::prefetch_at(&self.entries, v as usize);
+            crate::prefetch::prefetch_whole_at(&self.entries, v as usize);
         }
     }
 

@@ -181,7 +181,7 @@ impl Pcct {
     #[inline]
     pub(crate) fn prefetch_slot_of(&self, fp: u32) -> u32 {
         let s = self.map.get_fp(fp).unwrap_or(NONE);
-        crate::prefetch::prefetch_at(&self.slots, s as usize);
+        crate::prefetch::prefetch_whole_at(&self.slots, s as usize);
         s
     }
 
@@ -189,7 +189,7 @@ impl Pcct {
     #[inline]
     pub(crate) fn prefetch_slot_of_pit(&self, p: u32) -> u32 {
         let s = self.pit(p).map_or(NONE, |e| e.slot);
-        crate::prefetch::prefetch_at(&self.slots, s as usize);
+        crate::prefetch::prefetch_whole_at(&self.slots, s as usize);
         s
     }
 
@@ -214,7 +214,7 @@ impl Pcct {
             1 => {
                 self.cs.prefetch_victim_buffers(victims, slots);
                 for &s in slots.iter() {
-                    crate::prefetch::prefetch_at(&self.slots, s as usize);
+                    crate::prefetch::prefetch_whole_at(&self.slots, s as usize);
                 }
             }
             _ => {
@@ -242,7 +242,7 @@ impl Pcct {
         };
         self.cs.prefetch_entry(v3);
         if let Some(e) = self.cs.get(v2) {
-            crate::prefetch::prefetch_at(&self.slots, e.slot as usize);
+            crate::prefetch::prefetch_whole_at(&self.slots, e.slot as usize);
             crate::prefetch::prefetch(crate::cs::packet_count(&e.wire));
         }
         if let Some(slot) = self

@@ -27,3 +27,14 @@ pub(crate) fn prefetch_at<T>(v: &[T], i: usize) {
         prefetch(x as *const T);
     }
 }
+
+/// Prefetch both lines of a slice element that may straddle two (its first and last
+/// byte), if the index is in bounds.
+#[inline(always)]
+pub(crate) fn prefetch_whole_at<T>(v: &[T], i: usize) {
+    if let Some(x) = v.get(i) {
+        let p = (x as *const T).cast::<u8>();
+        prefetch(p);
+        prefetch(p.wrapping_add(std::mem::size_of::<T>() - 1));
+    }
+}
