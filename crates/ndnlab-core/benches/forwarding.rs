@@ -17,6 +17,9 @@
 //!   they are forwarded (256 exchanges at a time, still in cache, as a runtime hands
 //!   over packets it has just received and decoded); the rows above build 8,192 at a
 //!   time, so each packet is out of L2 when forwarded.
+//! * `miss_fresh/burst_cs/<n>`, `hit_fresh/burst_cs/<n>`: the burst rows of the CS
+//!   capacity sweep with such packets (flatness without the harness's own misses: with
+//!   8,192 exchanges built ahead, a 2^21-entry table pushes them out of L3 too).
 //! * `hit_zipf/<n>`, `hit_zipf/burst/<n>`: CS hits, names requested with Zipf(1.0)
 //!   popularity over a full CS of `n` entries.
 //!
@@ -622,6 +625,17 @@ fn fresh_and_zipf(c: &mut Criterion) {
             })
         });
     }
+    for cap in cs_sizes() {
+        let mut s: Option<Setup> = None;
+        g.bench_function(BenchmarkId::new("burst_cs", cap), |b| {
+            let s = s.get_or_insert_with(|| {
+                let mut s = Setup::new(100_000, cap, 4);
+                s.batch = FRESH_BATCH;
+                s
+            });
+            b.iter_custom(|iters| s.time_misses_burst(iters))
+        });
+    }
     g.finish();
     let mut g = c.benchmark_group("hit_fresh");
     g.throughput(Throughput::Elements(1));
@@ -634,6 +648,17 @@ fn fresh_and_zipf(c: &mut Criterion) {
                 h
             });
             b.iter_custom(|iters| h.time(iters, burst))
+        });
+    }
+    for cap in cs_sizes() {
+        let mut h: Option<HitSetup> = None;
+        g.bench_function(BenchmarkId::new("burst_cs", cap), |b| {
+            let h = h.get_or_insert_with(|| {
+                let mut h = HitSetup::new(cap, 65_536);
+                h.s.batch = FRESH_BATCH;
+                h
+            });
+            b.iter_custom(|iters| h.time(iters, true))
         });
     }
     g.finish();
