@@ -445,7 +445,9 @@ impl Forwarder {
     /// verify first. When the burst's Data will make the CS
     /// evict, the next victims' CS entries, packets, name slots and index buckets go
     /// through the same three stages. Results are identical to calling `handle_*` one by one (the stages only
-    /// read and prefetch; the prefix hashes of stage 1 are reused).
+    /// read and prefetch; the prefix hashes of stage 1 are reused). Index prefetches
+    /// cover the two lines a probe may reach, and slot and victim-entry prefetches both
+    /// lines of an object that straddles two (session 10 in docs/BENCHMARKS.md).
     pub fn handle_burst(&mut self, now: Time, burst: &mut Vec<(FaceId, InPacket, LpMeta)>) {
         if burst.len() <= 1 {
             for (face, pkt, meta) in burst.drain(..) {
