@@ -200,12 +200,6 @@ impl CsState {
         self.entries.get(i as usize).and_then(Option::as_ref)
     }
 
-    /// Prefetch CS entry `i`.
-    #[inline]
-    pub(crate) fn prefetch_entry(&self, i: u32) {
-        crate::prefetch::prefetch_whole_at(&self.entries, i as usize);
-    }
-
     /// Stage 1 of the eviction prefetch for a burst carrying `n_data` Data: the CS
     /// entries of the next victims (into `victims`) when the CS would have to evict.
     pub(crate) fn prefetch_victims(&self, n_data: usize, victims: &mut Vec<u32>) {
@@ -240,13 +234,7 @@ impl CsState {
     /// Prefetch CS entry `i` (the hit path reads its freshness and clones its view).
     #[inline]
     pub(crate) fn prefetch(&self, i: u32) {
-        if let Some(e) = self.entries.get(i as usize) {
-            let p = e as *const Option<CsEntry> as *const u8;
-            // First and last line of the entry (the lines between follow from the
-            // hardware's adjacent-line and stream prefetchers).
-            crate::prefetch::prefetch(p);
-            crate::prefetch::prefetch(p.wrapping_add(std::mem::size_of::<Option<CsEntry>>() - 1));
-        }
+        crate::prefetch::prefetch_whole_at(&self.entries, i as usize);
     }
 
     #[inline]

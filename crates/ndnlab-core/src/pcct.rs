@@ -240,7 +240,7 @@ impl Pcct {
         let Some([v1, v2, v3]) = self.cs.next_victims() else {
             return;
         };
-        self.cs.prefetch_entry(v3);
+        self.cs.prefetch(v3);
         if let Some(e) = self.cs.get(v2) {
             crate::prefetch::prefetch_whole_at(&self.slots, e.slot as usize);
             crate::prefetch::prefetch(crate::cs::packet_count(&e.wire));

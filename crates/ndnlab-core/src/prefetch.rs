@@ -29,7 +29,7 @@ pub(crate) fn prefetch_at<T>(v: &[T], i: usize) {
 }
 
 /// Prefetch both lines of a slice element that may straddle two (its first and last
-/// byte), if the index is in bounds.
+/// byte; an element of up to 64 bytes has no line between), if the index is in bounds.
 #[inline(always)]
 pub(crate) fn prefetch_whole_at<T>(v: &[T], i: usize) {
     if let Some(x) = v.get(i) {
