@@ -5,8 +5,25 @@ mod common;
 use common::*;
 use ndnlab_core::{InPacket, LpMeta, Transmit};
 
+/// A burst element.
+type Elem = (ndnlab_core::FaceId, InPacket, LpMeta);
+
+/// An Interest from `face` with default link-layer fields, as a burst element.
+fn int(face: ndnlab_core::FaceId, name: &str, nonce: u32) -> Elem {
+    (
+        face,
+        InPacket::Interest(interest(name, nonce)),
+        LpMeta::default(),
+    )
+}
+
+/// A Data from `face` with default link-layer fields, as a burst element.
+fn dat(face: ndnlab_core::FaceId, name: &str) -> Elem {
+    (face, InPacket::Data(data(name)), LpMeta::default())
+}
+
 /// `pkts` through `handle_burst` (`burst`) or one by one through `handle_*`.
-fn feed(lab: &mut Lab, burst: bool, pkts: &mut Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>) {
+fn feed(lab: &mut Lab, burst: bool, pkts: &mut Vec<Elem>) {
     if burst {
         lab.fw.handle_burst(lab.now, pkts);
         assert!(pkts.is_empty());
@@ -26,33 +43,13 @@ fn run(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounters) {
     lab.route("/a", C, 1);
     lab.send_data(C, data("/a/cached"), None); // unsolicited: dropped by default
     let mut pkts = vec![
-        (
-            A,
-            InPacket::Interest(interest("/a/1", 1)),
-            LpMeta::default(),
-        ),
-        (
-            B,
-            InPacket::Interest(interest("/a/1", 2)),
-            LpMeta::default(),
-        ),
-        (
-            A,
-            InPacket::Interest(interest("/a/2", 1)),
-            LpMeta::default(),
-        ),
-        (
-            B,
-            InPacket::Interest(interest("/a/1", 1)),
-            LpMeta::default(),
-        ), // loop
-        (C, InPacket::Data(data("/a/1")), LpMeta::default()),
-        (
-            A,
-            InPacket::Interest(interest("/a/1", 9)),
-            LpMeta::default(),
-        ), // CS hit
-        (A, InPacket::Interest(interest("/zz", 3)), LpMeta::default()), // no route
+        int(A, "/a/1", 1),
+        int(B, "/a/1", 2),
+        int(A, "/a/2", 1),
+        int(B, "/a/1", 1), // loop
+        dat(C, "/a/1"),
+        int(A, "/a/1", 9), // CS hit
+        int(A, "/zz", 3),  // no route
     ];
     let mut out: Vec<Transmit> = Vec::new();
     feed(&mut lab, burst, &mut pkts);
@@ -79,26 +76,14 @@ fn run_tokens(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCounter
     let d3 = data("/a/3");
     let digest_uri = format!("/a/3/sha256digest={}", hex(&d3.implicit_digest()));
     let mut interests = vec![
-        (
-            A,
-            InPacket::Interest(interest("/a/1", 1)),
-            LpMeta::default(),
-        ),
+        int(A, "/a/1", 1),
         (
             A,
             InPacket::Interest(interest_with("/a/2", 2, |b| b.can_be_prefix(true))),
             LpMeta::default(),
         ),
-        (
-            B,
-            InPacket::Interest(interest(&digest_uri, 3)),
-            LpMeta::default(),
-        ),
-        (
-            B,
-            InPacket::Interest(interest("/a/4", 4)),
-            LpMeta::default(),
-        ),
+        int(B, &digest_uri, 3),
+        int(B, "/a/4", 4),
     ];
     let mut out: Vec<Transmit> = Vec::new();
     feed(&mut lab, burst, &mut interests);
@@ -188,17 +173,9 @@ fn run_evicting(
     let nack = |k: usize| ndnlab_wire::Nack::new(fwd(k).0, ndnlab_wire::NackReason::NoRoute);
     r2.push((C, InPacket::Nack(nack(6)), meta(fwd(6).1)));
     r2.push((C, InPacket::Nack(nack(7)), LpMeta::default()));
-    r2.push((
-        B,
-        InPacket::Interest(interest("/a/0", 200)),
-        LpMeta::default(),
-    ));
-    r2.push((
-        B,
-        InPacket::Interest(interest("/a/5", 201)),
-        LpMeta::default(),
-    ));
-    r2.push((C, InPacket::Data(data("/a/u1")), LpMeta::default()));
+    r2.push(int(B, "/a/0", 200));
+    r2.push(int(B, "/a/5", 201));
+    r2.push(dat(C, "/a/u1"));
     out.extend(feed_out(&mut lab, r2));
     let r3: Vec<_> = (0..6)
         .map(|k| {
@@ -207,10 +184,7 @@ fn run_evicting(
         })
         .collect();
     out.extend(feed_out(&mut lab, r3));
-    let r4 = vec![
-        (C, InPacket::Data(data("/a/u2")), LpMeta::default()),
-        (C, InPacket::Data(data("/a/u3")), LpMeta::default()),
-    ];
+    let r4 = vec![dat(C, "/a/u2"), dat(C, "/a/u3")];
     out.extend(feed_out(&mut lab, r4));
     (
         summary(&out),
@@ -246,40 +220,20 @@ fn run_fib_lengths(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCo
     let mut out: Vec<Transmit> = Vec::new();
     let mut pkts = vec![
         // Lengths 6, 5, 4 absent, 3 found: to B.
-        (
-            A,
-            InPacket::Interest(interest("/p/q/r/s/t/u/v", 1)),
-            LpMeta::default(),
-        ),
+        int(A, "/p/q/r/s/t/u/v", 1),
         // The first four populated lengths absent, then /p: to C.
-        (
-            A,
-            InPacket::Interest(interest("/p/q/zz/1/2/3/4/5", 2)),
-            LpMeta::default(),
-        ),
+        int(A, "/p/q/zz/1/2/3/4/5", 2),
         // Only length 1 is short enough: to C.
-        (
-            A,
-            InPacket::Interest(interest("/p/q", 3)),
-            LpMeta::default(),
-        ),
+        int(A, "/p/q", 3),
         // The longest length matches: to D.
-        (
-            A,
-            InPacket::Interest(interest("/x/1/2/3/4/5/6", 4)),
-            LpMeta::default(),
-        ),
+        int(A, "/x/1/2/3/4/5/6", 4),
     ];
     feed(&mut lab, burst, &mut pkts);
     lab.fw.drain_transmits(&mut out);
     lab.send_data(B, data("/p/q/r/s/t/u/v"), None);
     let mut pkts = vec![
         // A CS hit (no FIB lookup), then names that go to the FIB.
-        (
-            A,
-            InPacket::Interest(interest("/p/q/r/s/t/u/v", 5)),
-            LpMeta::default(),
-        ),
+        int(A, "/p/q/r/s/t/u/v", 5),
         (
             C,
             InPacket::Nack(ndnlab_wire::Nack::new(
@@ -288,12 +242,8 @@ fn run_fib_lengths(burst: bool) -> (Vec<(u64, String)>, ndnlab_core::ForwarderCo
             )),
             LpMeta::default(),
         ),
-        (
-            A,
-            InPacket::Interest(interest("/y/1/2/3/4/5", 6)),
-            LpMeta::default(),
-        ),
-        (A, InPacket::Interest(interest("/q", 7)), LpMeta::default()),
+        int(A, "/y/1/2/3/4/5", 6),
+        int(A, "/q", 7),
     ];
     feed(&mut lab, burst, &mut pkts);
     lab.fw.drain_transmits(&mut out);
