@@ -148,7 +148,7 @@ fn run_evicting(
     });
     lab.route("/a", C, 1);
     let mut out: Vec<Transmit> = Vec::new();
-    let feed_out = |lab: &mut Lab, mut pkts: Vec<(ndnlab_core::FaceId, InPacket, LpMeta)>| {
+    let feed_out = |lab: &mut Lab, mut pkts: Vec<Elem>| {
         feed(lab, burst, &mut pkts);
         let mut o = Vec::new();
         lab.fw.drain_transmits(&mut o);
