@@ -267,7 +267,7 @@ pub struct LpReliabilitySection {
 
 impl Default for LpReliabilitySection {
     fn default() -> Self {
-        let d = crate::face::lp_reliability::ReliabilityOptions::default();
+        let d = ndnlab_proto::lp::reliability::ReliabilityOptions::default();
         LpReliabilitySection {
             max_retx: d.max_retx,
             idle_ack_ms: d.idle_ack_ns / 1_000_000,
@@ -280,8 +280,8 @@ impl Default for LpReliabilitySection {
 
 impl LpReliabilitySection {
     /// The state machine's options.
-    pub fn options(&self) -> crate::face::lp_reliability::ReliabilityOptions {
-        crate::face::lp_reliability::ReliabilityOptions {
+    pub fn options(&self) -> ndnlab_proto::lp::reliability::ReliabilityOptions {
+        ndnlab_proto::lp::reliability::ReliabilityOptions {
             max_retx: self.max_retx,
             idle_ack_ns: self.idle_ack_ms * 1_000_000,
             loss_threshold: self.loss_threshold,

@@ -23,7 +23,6 @@
 
 pub mod config;
 pub mod face;
-pub mod loadgen;
 pub mod metrics;
 pub mod mgmt;
 pub mod runtime;

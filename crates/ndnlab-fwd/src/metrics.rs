@@ -10,8 +10,9 @@ use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::face::lp_reliability::ReliabilityCounters;
 use crate::runtime::Shared;
+use ndnlab_proto::lp::reliability::ReliabilityCounters;
+use ndnlab_proto::lp::LpDrop;
 
 /// An exported reliability counter: name (after `ndnlab_face_lp_`), help, value.
 type LpCounter = (&'static str, &'static str, fn(&ReliabilityCounters) -> u64);
@@ -182,6 +183,16 @@ pub async fn render(shared: &Shared) -> String {
                 "ndnlab_face_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}",
                 f.id
             );
+        }
+        for (reason, v) in LpDrop::REASONS.iter().zip(&st.lp_drops) {
+            let v = v.load(Relaxed);
+            if v > 0 {
+                let _ = writeln!(
+                    s,
+                    "ndnlab_face_lp_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}",
+                    f.id
+                );
+            }
         }
     }
     render_lp(&mut s, &shared.faces.list());

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ndnlab_fwd::face::lp_reliability::ReliabilityCounters;
 use ndnlab_fwd::face::uri::FaceUri;
 use ndnlab_fwd::face::{FaceEntry, Persistency};
 use ndnlab_fwd::runtime::listeners::create_face;
 use ndnlab_fwd::{Daemon, FwdConfig};
+use ndnlab_proto::lp::reliability::ReliabilityCounters;
 use ndnlab_wire::{Interest, Name, Packet};
 
 const NAMES: [&str; 11] = [
@@ -66,7 +66,7 @@ async fn reliable_face(d: &Daemon, to: SocketAddr) -> Arc<FaceEntry> {
     let face = create_face(sh, &FaceUri::Udp(to), Persistency::Persistent, None)
         .await
         .unwrap();
-    ndnlab_fwd::face::lp::set_reliability(
+    ndnlab_fwd::face::link::set_reliability(
         &face,
         true,
         sh.cfg.faces.lp_reliability.options(),
@@ -191,7 +191,7 @@ async fn reliable_faces_export_their_lp_counters() {
     assert!(samples_b.keys().all(|(_, face)| *face == ba.id));
 
     // Reliability off: the face's LP metrics are gone.
-    ndnlab_fwd::face::lp::set_reliability(
+    ndnlab_fwd::face::link::set_reliability(
         &ab,
         false,
         a.shared().cfg.faces.lp_reliability.options(),

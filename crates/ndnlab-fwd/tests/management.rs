@@ -10,10 +10,10 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use bytes::Bytes;
+use common::RawFace as MgmtClient;
 use common::TestFwd;
-use ndnlab_fwd::mgmt::client::MgmtClient;
-use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind, Record};
-use ndnlab_fwd::mgmt::params::{ControlParameters as P, ControlResponse};
+use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind, Record};
+use ndnlab_proto::mgmt::params::{ControlParameters as P, ControlResponse};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 use rand::{Rng, SeedableRng};
 

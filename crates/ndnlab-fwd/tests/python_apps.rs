@@ -95,8 +95,8 @@ fn closed_app_face_releases_its_prefix() {
     assert_eq!(r["fetched"], 20, "{r}");
     let mut c = fwd.client();
     let rib = c.dataset("rib", "list").unwrap();
-    let recs = ndnlab_fwd::mgmt::dataset::decode_records(
-        ndnlab_fwd::mgmt::dataset::DatasetKind::Rib,
+    let recs = ndnlab_proto::mgmt::dataset::decode_records(
+        ndnlab_proto::mgmt::dataset::DatasetKind::Rib,
         &rib,
     )
     .unwrap();

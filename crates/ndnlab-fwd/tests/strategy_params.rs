@@ -4,11 +4,11 @@
 
 mod common;
 
+use common::RawFace as MgmtClient;
 use common::TestFwd;
-use ndnlab_fwd::mgmt::client::MgmtClient;
-use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind};
-use ndnlab_fwd::mgmt::params::ControlParameters as P;
 use ndnlab_fwd::FwdConfig;
+use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind};
+use ndnlab_proto::mgmt::params::ControlParameters as P;
 use ndnlab_wire::Name;
 
 fn n(s: &str) -> Name {

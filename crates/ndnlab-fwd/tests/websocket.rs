@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::TestFwd;
 use futures_util::{SinkExt, StreamExt};
-use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind};
+use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind};
 use ndnlab_wire::{Interest, Name, Packet};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;

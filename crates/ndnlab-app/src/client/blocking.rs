@@ -12,7 +12,10 @@
 use bytes::Bytes;
 use ndnlab_wire::{Interest, Name};
 
-use super::{Client, ClientError, FaceUri, IncomingInterest, Outcome, Producer};
+use super::{
+    Client, ClientError, ControlParameters, ControlResponse, FaceUri, IncomingInterest, Outcome,
+    Producer,
+};
 
 /// A [`Client`] driven from synchronous code.
 pub struct BlockingClient {
@@ -63,6 +66,37 @@ impl BlockingClient {
         self.rt.block_on(self.client.unregister(prefix))
     }
 
+    /// [`Client::command`]: a management command, refused unless its code is 200.
+    pub fn command(
+        &self,
+        module: &str,
+        verb: &str,
+        params: &ControlParameters,
+    ) -> Result<ControlResponse, ClientError> {
+        self.rt.block_on(self.client.command(module, verb, params))
+    }
+
+    /// [`Client::command_response`]: a management command's response, any code.
+    pub fn command_response(
+        &self,
+        module: &str,
+        verb: &str,
+        params: &ControlParameters,
+    ) -> Result<ControlResponse, ClientError> {
+        self.rt
+            .block_on(self.client.command_response(module, verb, params))
+    }
+
+    /// [`Client::dataset`]: every segment of a status dataset.
+    pub fn dataset(&self, module: &str, dataset: &str) -> Result<Bytes, ClientError> {
+        self.rt.block_on(self.client.dataset(module, dataset))
+    }
+
+    /// Runs any future of the client on this client's runtime.
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+
     pub fn put_data(&self, data: Bytes, pit_token: Option<&Bytes>) -> Result<(), ClientError> {
         self.client
             .blocking_send(super::wrap_token(data, pit_token))
@@ -91,7 +125,7 @@ mod tests {
     use ndnlab_wire::{Data, DigestSha256, Packet};
 
     use super::*;
-    use crate::client::framing::next_frame;
+    use ndnlab_proto::framing::next_frame;
 
     /// The blocking client over a real Unix socket; the test thread plays
     /// the forwarder's end of the stream (framing split across writes).

@@ -1,19 +1,34 @@
 //! Transport tasks: one reader and one writer per connection.
 //!
 //! The writer batches: it takes what is queued (up to 256 KB) and writes it
-//! with one system call. The reader cuts frames (streams) or reassembles
-//! fragments (datagrams) and hands each packet to the client core.
+//! with one system call. The reader cuts frames (streams), runs each through
+//! the NDNLPv2 link service (`ndnlab_proto::lp`, which also reassembles
+//! fragments on datagrams) and hands each packet to the client core.
 
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_wire::LpPacket;
+use ndnlab_proto::framing::next_frame;
+use ndnlab_proto::lp::LinkReceiver;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::framing::{next_frame, Reassembler};
 use super::Inner;
+
+/// Nanoseconds since the connection's reader started (the link service's clock).
+fn nanos_since(start: std::time::Instant) -> u64 {
+    start.elapsed().as_nanos() as u64
+}
+
+/// Runs one frame through the link service and hands the packet to the client.
+fn deliver(inner: &Inner, link: &mut LinkReceiver, now: u64, frame: Bytes) {
+    match link.receive(now, frame) {
+        Ok(Some((fields, pkt))) => inner.on_packet(pkt, &fields),
+        Ok(None) => {}
+        Err(e) => inner.on_link_drop(&e),
+    }
+}
 
 const BATCH: usize = 256 * 1024;
 
@@ -47,6 +62,8 @@ pub(super) fn spawn_stream<R, W>(
     });
     tokio::spawn(async move {
         let mut buf = BytesMut::with_capacity(BATCH);
+        let mut link = LinkReceiver::new();
+        let start = std::time::Instant::now();
         loop {
             if buf.capacity() - buf.len() < 16 * 1024 {
                 buf.reserve(BATCH);
@@ -55,9 +72,10 @@ pub(super) fn spawn_stream<R, W>(
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
+            let now = nanos_since(start);
             loop {
                 match next_frame(&mut buf) {
-                    Ok(Some(pkt)) => inner.on_packet(pkt, None),
+                    Ok(Some(frame)) => deliver(&inner, &mut link, now, frame),
                     Ok(None) => break,
                     Err(e) => {
                         tracing::warn!(error = %e, "closing connection");
@@ -86,7 +104,8 @@ pub(super) fn spawn_udp(inner: Arc<Inner>, sock: UdpSocket, mut out: mpsc::Recei
         i2.close("write side closed");
     });
     tokio::spawn(async move {
-        let mut reasm = Reassembler::default();
+        let mut link = LinkReceiver::new();
+        let start = std::time::Instant::now();
         let mut buf = vec![0u8; 65536];
         loop {
             let n = match sock.recv(&mut buf).await {
@@ -94,18 +113,8 @@ pub(super) fn spawn_udp(inner: Arc<Inner>, sock: UdpSocket, mut out: mpsc::Recei
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
                 Err(_) => break,
             };
-            let pkt = Bytes::copy_from_slice(&buf[..n]);
-            if pkt.first() == Some(&100) {
-                if let Ok(lp) = LpPacket::decode(pkt.clone()) {
-                    if lp.is_fragmented() {
-                        if let Some((whole, first)) = reasm.push(lp) {
-                            inner.on_packet(whole, Some(&first));
-                        }
-                        continue;
-                    }
-                }
-            }
-            inner.on_packet(pkt, None);
+            let frame = Bytes::copy_from_slice(&buf[..n]);
+            deliver(&inner, &mut link, nanos_since(start), frame);
         }
         inner.close("udp socket closed");
     });
@@ -127,8 +136,10 @@ pub(super) fn spawn_link(
         i2.close("link closed");
     });
     tokio::spawn(async move {
+        let mut link = LinkReceiver::new();
+        let start = std::time::Instant::now();
         while let Some(p) = rx.recv().await {
-            inner.on_packet(p, None);
+            deliver(&inner, &mut link, nanos_since(start), p);
         }
         inner.close("link closed by peer");
     });

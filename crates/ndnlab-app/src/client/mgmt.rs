@@ -1,36 +1,33 @@
-//! The client side of NFD management. The ControlParameters/ControlResponse codec
-//! and the signed command Interest (v0.3, DigestSha256 InterestSignatureInfo with
-//! SignatureNonce and SignatureTime) are the forwarder's own
-//! (`ndnlab_fwd::mgmt`), so both ends of the protocol share one implementation;
-//! this module adds the client's error type.
+//! NFD management from the client's side: the protocol (ControlParameters,
+//! responses, command Interests, segmented datasets) is `ndnlab_proto::mgmt`,
+//! shared with the forwarder that answers it; this module adds what an endpoint
+//! with a clock needs: the signature time and fresh nonces.
+
+pub use ndnlab_proto::mgmt::params::tt;
+pub use ndnlab_proto::mgmt::{
+    decode_response, ControlParameters, ControlResponse, FetchStep, MgmtError, SegmentFetch,
+    SignedForm, ORIGIN_APP, ROUTE_CHILD_INHERIT,
+};
 
 use bytes::Bytes;
-
-pub use ndnlab_fwd::mgmt::params::{tt, ControlParameters, ControlResponse, ROUTE_CHILD_INHERIT};
-
-/// Route origin of applications.
-pub const ORIGIN_APP: u64 = 0;
-
-/// Management failures.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MgmtError {
-    /// The response could not be parsed.
-    #[error("malformed ControlResponse: {0}")]
-    Malformed(String),
-    /// The forwarder refused the command.
-    #[error("command refused: {code} {text}")]
-    Refused { code: u64, text: String },
-}
 
 /// `/localhost/nfd/<module>/<verb>/<ControlParameters>`, signed (v0.3) with
 /// DigestSha256, a fresh SignatureNonce and the current SignatureTime.
 pub fn command_interest(module: &str, verb: &str, params: &ControlParameters) -> Bytes {
-    ndnlab_fwd::mgmt::client::MgmtClient::command_interest(module, verb, params)
+    command_interest_in(SignedForm::V03, module, verb, params)
 }
 
-/// Parses the Content of a command's Data.
-pub fn decode_response(content: &Bytes) -> Result<ControlResponse, MgmtError> {
-    ControlResponse::decode(content).map_err(MgmtError::Malformed)
+/// [`command_interest`] in either signed form.
+pub fn command_interest_in(
+    form: SignedForm,
+    module: &str,
+    verb: &str,
+    params: &ControlParameters,
+) -> Bytes {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    ndnlab_proto::mgmt::command_interest(module, verb, params, form, now_ms, rand::random())
 }
 
 #[cfg(test)]

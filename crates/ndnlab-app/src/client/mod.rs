@@ -15,10 +15,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Structure: [`uri`] (where the forwarder is), [`framing`] (TLV streams,
-//! NDNLPv2 reassembly), `io` (reader/writer tasks), [`pit`] (pending
-//! Interests), [`mgmt`] (NFD management commands), [`link`] (in-process
-//! channel links), [`inproc`] (a face of an `ndnlab fwd` in the same
+//! Structure: [`uri`] (where the forwarder is), `io` (reader/writer tasks
+//! over the protocol layer's stream framing and NDNLPv2 link service),
+//! [`pit`] (pending Interests), [`mgmt`] (NFD management commands and
+//! datasets), [`link`] (in-memory links, e.g. to a forwarder in the same
 //! process), [`blocking`] (a synchronous wrapper).
 //!
 //! Every Interest carries a PitToken (8 bytes) so its answer is found
@@ -28,10 +28,7 @@
 //! (overflow is dropped and counted in [`Counters::interest_drops`]).
 
 pub mod blocking;
-pub mod framing;
-pub mod inproc;
 mod io;
-pub mod link;
 pub mod mgmt;
 pub mod pit;
 pub mod uri;
@@ -41,11 +38,12 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use ndnlab_proto::lp::LpFields;
 use ndnlab_wire::{Data, Interest, LpPacket, Nack, NackReason, Name, Packet};
 use tokio::sync::{mpsc, oneshot};
 
-pub use link::Link;
 pub use mgmt::{ControlParameters, ControlResponse, MgmtError};
+pub use ndnlab_proto::link::{self as link, Link};
 pub use pit::{Outcome, Received, Waiter};
 pub use uri::FaceUri;
 
@@ -385,41 +383,95 @@ impl Client {
             .retain(|(p, _)| p != prefix);
     }
 
-    /// Sends a management command and checks its ControlResponse.
+    /// Sends a management command and checks its ControlResponse (a code other
+    /// than 200 is [`MgmtError::Refused`]).
     pub async fn command(
         &self,
         module: &str,
         verb: &str,
         params: &ControlParameters,
     ) -> Result<ControlResponse, ClientError> {
-        let what = format!("{module}/{verb}");
+        let resp = self.command_response(module, verb, params).await?;
+        if resp.code != 200 {
+            return Err(ClientError::Mgmt {
+                what: format!("{module}/{verb}"),
+                source: MgmtError::Refused {
+                    code: resp.code,
+                    text: resp.text,
+                },
+            });
+        }
+        Ok(resp)
+    }
+
+    /// Sends a management command and returns its ControlResponse, whatever its code.
+    pub async fn command_response(
+        &self,
+        module: &str,
+        verb: &str,
+        params: &ControlParameters,
+    ) -> Result<ControlResponse, ClientError> {
         let wire = mgmt::command_interest(module, verb, params);
+        self.command_wire(&format!("{module}/{verb}"), wire).await
+    }
+
+    /// Sends a command Interest built elsewhere (e.g. in the older signed form)
+    /// and returns its ControlResponse, whatever its code.
+    pub async fn command_wire(
+        &self,
+        what: &str,
+        wire: Bytes,
+    ) -> Result<ControlResponse, ClientError> {
         let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
-        match self.express(interest).await? {
-            Outcome::Data(r) => {
-                let resp = mgmt::decode_response(&r.data.content()).map_err(|source| {
-                    ClientError::Mgmt {
-                        what: what.clone(),
-                        source,
-                    }
-                })?;
-                if resp.code != 200 {
-                    return Err(ClientError::Mgmt {
+        let data = self.expect_data(what, interest).await?;
+        mgmt::decode_response(&data.content()).map_err(|source| ClientError::Mgmt {
+            what: what.to_string(),
+            source,
+        })
+    }
+
+    /// Fetches every segment of the newest version of a status dataset
+    /// (`/localhost/nfd/<module>/<dataset>`), e.g. `faces`/`list`.
+    pub async fn dataset(&self, module: &str, dataset: &str) -> Result<Bytes, ClientError> {
+        let mut b = Name::builder();
+        b.push_generic(b"localhost")
+            .push_generic(b"nfd")
+            .push_generic(module.as_bytes())
+            .push_generic(dataset.as_bytes());
+        self.fetch_segmented(b.build()).await
+    }
+
+    /// Fetches a segmented, versioned object under `prefix`, one segment at a time.
+    pub async fn fetch_segmented(&self, prefix: Name) -> Result<Bytes, ClientError> {
+        let what = prefix.to_uri();
+        let mut fetch = mgmt::SegmentFetch::new(prefix, rand::random());
+        let mut next = fetch.first_interest();
+        loop {
+            let interest = Interest::decode(next).map_err(|e| ClientError::Build(e.to_string()))?;
+            let data = self.expect_data(&what, interest).await?;
+            match fetch.on_data(&data) {
+                Ok(mgmt::FetchStep::Send(i)) => next = i,
+                Ok(mgmt::FetchStep::Done(all)) => return Ok(all),
+                Err(e) => {
+                    return Err(ClientError::NoAnswer {
                         what,
-                        source: MgmtError::Refused {
-                            code: resp.code,
-                            text: resp.text,
-                        },
-                    });
+                        outcome: e.to_string(),
+                    })
                 }
-                Ok(resp)
             }
+        }
+    }
+
+    /// Expresses `interest` and returns its Data; a Nack or a timeout is an error.
+    async fn expect_data(&self, what: &str, interest: Interest) -> Result<Data, ClientError> {
+        match self.express(interest).await? {
+            Outcome::Data(r) => Ok(r.data),
             Outcome::Nack(r) => Err(ClientError::NoAnswer {
-                what,
+                what: what.to_string(),
                 outcome: format!("nack {}", r.as_str()),
             }),
             Outcome::Timeout => Err(ClientError::NoAnswer {
-                what,
+                what: what.to_string(),
                 outcome: "timeout (is the forwarder's management enabled?)".into(),
             }),
         }
@@ -451,37 +503,23 @@ impl Inner {
         self.producers.write().expect("producer lock").clear();
     }
 
-    /// One packet from the forwarder; `lp` holds the link fields when the
-    /// packet came out of a reassembled LpPacket.
-    pub(crate) fn on_packet(&self, pkt: Bytes, lp: Option<&LpPacket>) {
-        self.counters.rx_packets.fetch_add(1, Relaxed);
-        let Ok(p) = Packet::decode(pkt) else {
-            self.counters.malformed.fetch_add(1, Relaxed);
-            return;
-        };
-        match p {
-            Packet::Lp(outer) => {
-                if outer.is_fragmented() {
-                    // streams are not fragmented by forwarders
-                    self.counters.malformed.fetch_add(1, Relaxed);
-                    return;
-                }
-                let Some(frag) = outer.fragment() else { return }; // idle/ack
-                self.on_network(frag, Some(&outer));
-            }
-            Packet::Interest(i) => self.on_interest(i, lp),
-            Packet::Data(d) => self.on_data(d, lp),
-        }
+    /// A frame the link service could not use.
+    pub(crate) fn on_link_drop(&self, drop: &ndnlab_proto::lp::LpDrop) {
+        self.counters.malformed.fetch_add(1, Relaxed);
+        tracing::trace!(uri = %self.uri, drop = drop.reason());
     }
 
-    fn on_network(&self, frag: Bytes, lp: Option<&LpPacket>) {
-        if let Some(reason) = lp.and_then(|l| l.nack()) {
-            match Interest::decode(frag) {
+    /// One network-layer packet from the forwarder, with its link fields (the
+    /// link service already unwrapped and reassembled it).
+    pub(crate) fn on_packet(&self, pkt: Bytes, lp: &LpFields) {
+        self.counters.rx_packets.fetch_add(1, Relaxed);
+        if let Some(code) = lp.nack {
+            match Interest::decode(pkt) {
                 Ok(i) => {
-                    let token = lp.and_then(|l| l.pit_token());
+                    let token = lp.pit_token.as_deref();
                     let e = self.pit.lock().expect("pit lock").take_for_nack(token, &i);
                     match e {
-                        Some(e) => e.waiter.deliver(Outcome::Nack(reason)),
+                        Some(e) => e.waiter.deliver(Outcome::Nack(NackReason::from_code(code))),
                         None => {
                             self.counters.unsolicited.fetch_add(1, Relaxed);
                         }
@@ -493,7 +531,7 @@ impl Inner {
             }
             return;
         }
-        match Packet::decode(frag) {
+        match Packet::decode(pkt) {
             Ok(Packet::Interest(i)) => self.on_interest(i, lp),
             Ok(Packet::Data(d)) => self.on_data(d, lp),
             _ => {
@@ -502,9 +540,9 @@ impl Inner {
         }
     }
 
-    fn on_data(&self, data: Data, lp: Option<&LpPacket>) {
-        let token = lp.and_then(|l| l.pit_token());
-        let mark = lp.and_then(|l| l.congestion_mark()).unwrap_or(0);
+    fn on_data(&self, data: Data, lp: &LpFields) {
+        let token = lp.pit_token.as_deref();
+        let mark = lp.congestion_mark;
         let hits = self
             .pit
             .lock()
@@ -524,7 +562,7 @@ impl Inner {
         }
     }
 
-    fn on_interest(&self, interest: Interest, lp: Option<&LpPacket>) {
+    fn on_interest(&self, interest: Interest, lp: &LpFields) {
         let producers = self.producers.read().expect("producer lock");
         let best = producers
             .iter()
@@ -536,8 +574,8 @@ impl Inner {
         };
         let inc = IncomingInterest {
             interest,
-            pit_token: lp.and_then(|l| l.pit_token_bytes()),
-            incoming_face_id: lp.and_then(|l| l.incoming_face_id()),
+            pit_token: lp.pit_token.clone(),
+            incoming_face_id: lp.incoming_face_id,
         };
         if tx.try_send(inc).is_err() {
             self.counters.interest_drops.fetch_add(1, Relaxed);

@@ -106,7 +106,18 @@ async fn nack_and_timeout_and_bare_data() {
         .sign(&DigestSha256)
         .unwrap();
     peer.tx.send(d).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The link is ordered and read by one task: once an exchange started after
+    // them completes, both packets above were handled.
+    let t4 = tokio::spawn({
+        let c = c.clone();
+        async move { c.express(interest("/sync", 1000)).await }
+    });
+    let _ = next_lp(&mut peer).await;
+    let d = Data::builder("/sync".parse().unwrap())
+        .sign(&DigestSha256)
+        .unwrap();
+    peer.tx.send(d).await.unwrap();
+    assert!(matches!(t4.await.unwrap().unwrap(), Outcome::Data(_)));
     assert_eq!(c.counters().malformed.load(Relaxed), 1);
     assert_eq!(c.counters().unsolicited.load(Relaxed), 1);
 }
@@ -191,13 +202,14 @@ async fn register_then_serve_with_token_echo() {
 
 #[tokio::test]
 async fn closing_the_link_fails_pending_interests() {
-    let (mine, peer) = pair(16);
+    let (mine, mut peer) = pair(16);
     let c = Client::from_link(mine);
     let t = tokio::spawn({
         let c = c.clone();
         async move { c.express(interest("/x", 10_000)).await }
     });
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // The Interest is pending once the forwarder's side has it.
+    let _ = next_lp(&mut peer).await;
     drop(peer);
     assert!(matches!(
         tokio::time::timeout(Duration::from_secs(2), t)

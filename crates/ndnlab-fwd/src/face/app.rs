@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 
-use super::lp::{LinkReceiver, LinkSender, LpFields};
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use super::{FaceEntry, OutItem, Persistency, SendQueueRx};
+use ndnlab_proto::link::Link;
+use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
 
 /// The application's end of an in-process face.
 pub struct AppFace {
@@ -68,8 +69,8 @@ impl AppFace {
             match self.link.receive(now, p) {
                 Ok(Some(x)) => self.burst.push(x),
                 Ok(None) => {}
-                Err(_) => {
-                    self.face.stats.in_drops.fetch_add(1, Relaxed);
+                Err(e) => {
+                    self.face.stats.count_lp_drop(&e);
                 }
             }
         }
@@ -131,5 +132,58 @@ impl AppFace {
 impl Drop for AppFace {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+impl ndnlab_proto::link::BurstFace for AppFace {
+    fn send_burst(&mut self, pkts: Vec<Bytes>) {
+        AppFace::send_burst(self, pkts)
+    }
+
+    async fn recv_burst(&mut self) -> Option<Vec<Bytes>> {
+        AppFace::recv_burst(self).await
+    }
+}
+
+/// Largest burst handed to the forwarder at once from a link.
+const LINK_BURST: usize = 64;
+
+impl AppFace {
+    /// Serves this face over an in-memory link: returns the application's end
+    /// (for the client library's `Client::from_link`), and a task pumps packets
+    /// between the link and the face until either side closes. `capacity` bounds
+    /// each direction of the link.
+    pub fn into_link(mut self, capacity: usize) -> Link {
+        let (mine, mut theirs) = ndnlab_proto::link::pair(capacity);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    b = self.recv_burst() => {
+                        let Some(pkts) = b else { return };
+                        for p in pkts {
+                            if theirs.tx.send(p).await.is_err() {
+                                self.close();
+                                return;
+                            }
+                        }
+                    }
+                    p = theirs.rx.recv() => {
+                        let Some(p) = p else {
+                            self.close();
+                            return;
+                        };
+                        let mut burst = vec![p];
+                        while burst.len() < LINK_BURST {
+                            match theirs.rx.try_recv() {
+                                Ok(p) => burst.push(p),
+                                Err(_) => break,
+                            }
+                        }
+                        self.send_burst(burst);
+                    }
+                }
+            }
+        });
+        mine
     }
 }

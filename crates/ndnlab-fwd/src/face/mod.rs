@@ -11,10 +11,7 @@
 //! drops its routes and posts a face event.
 
 pub mod app;
-pub mod framing;
-pub mod lp;
-pub mod lp_reliability;
-pub mod mmsg;
+pub mod link;
 pub mod stream;
 pub mod udp;
 pub mod uri;
@@ -27,7 +24,7 @@ use std::sync::{Arc, RwLock};
 use bytes::Bytes;
 use tokio::sync::{mpsc, Notify};
 
-use lp::LpFields;
+use ndnlab_proto::lp::{CongestionLimits, CongestionMarker, LpDrop, LpFields};
 use uri::FaceUri;
 
 /// Network-layer packet kind, for counters.
@@ -98,9 +95,17 @@ pub struct FaceStats {
     pub congestion_marks: AtomicU64,
     /// Partial packets whose fragments did not all arrive.
     pub reassembly_timeouts: AtomicU64,
+    /// Link-service drops (also in `in_drops`), by [`LpDrop::index`].
+    pub lp_drops: [AtomicU64; LpDrop::REASONS.len()],
 }
 
 impl FaceStats {
+    /// Counts a frame the link service dropped, by its reason.
+    pub fn count_lp_drop(&self, drop: &LpDrop) {
+        self.in_drops.fetch_add(1, Relaxed);
+        self.lp_drops[drop.index()].fetch_add(1, Relaxed);
+    }
+
     pub fn count_in(&self, kind: PktKind) {
         match kind {
             PktKind::Interest => &self.in_interests,
@@ -164,7 +169,7 @@ pub struct FaceEntry {
     pub congestion_marking: AtomicBool,
     /// Link-service state changeable at run time: NDNLPv2 reliability (flag bit 1,
     /// off by default), MTU override, congestion marking parameters (faces/update).
-    pub link: lp::LinkState,
+    pub link: link::LinkState,
     pub limits: FaceLimits,
     pub stats: FaceStats,
     queue: SendQueue,
@@ -201,7 +206,7 @@ impl FaceEntry {
             // window overruns the producer. In-process app faces have no
             // socket and are left unmarked.
             congestion_marking: AtomicBool::new(marking),
-            link: lp::LinkState::new(&limits),
+            link: link::LinkState::new(&limits),
             limits,
             stats: FaceStats::default(),
             queue: SendQueue {
@@ -295,48 +300,25 @@ impl FaceEntry {
     }
 }
 
-/// CoDel-style congestion marking on a face's send queue (NFD's algorithm): once
-/// the queue has stayed above the threshold for an interval, mark one packet, then
-/// mark again after interval / sqrt(marks + 1).
-#[derive(Debug, Default)]
-pub struct CongestionMarker {
-    next_mark: Option<u64>,
-    marks_in_episode: u64,
-}
-
-impl CongestionMarker {
-    /// Sets the CongestionMark of a packet `face` sends now, and counts it, when the face
-    /// has marking on and its queue has stayed above the threshold long enough.
-    pub fn mark(&mut self, face: &FaceEntry, now: u64, fields: &mut LpFields) {
-        if face.congestion_marking.load(Relaxed)
-            && self.should_mark(now, face.queued_bytes(), &face.marking_limits())
-        {
-            fields.congestion_mark = 1;
-            face.stats.congestion_marks.fetch_add(1, Relaxed);
-        }
+/// Sets the CongestionMark of a packet `face` sends now, and counts it, when the face
+/// has marking on and its queue has stayed above the threshold long enough.
+pub fn mark_congestion(
+    marker: &mut CongestionMarker,
+    face: &FaceEntry,
+    now: u64,
+    fields: &mut LpFields,
+) {
+    if !face.congestion_marking.load(Relaxed) {
+        return;
     }
-
-    /// Whether to mark the packet being sent now with `queued` bytes behind it.
-    pub fn should_mark(&mut self, now: u64, queued: usize, limits: &FaceLimits) -> bool {
-        if queued <= limits.congestion_threshold {
-            self.next_mark = None;
-            self.marks_in_episode = 0;
-            return false;
-        }
-        match self.next_mark {
-            None => {
-                self.next_mark = Some(now + limits.congestion_interval_ns);
-                false
-            }
-            Some(t) if now >= t => {
-                self.marks_in_episode += 1;
-                let step = limits.congestion_interval_ns as f64
-                    / ((self.marks_in_episode + 1) as f64).sqrt();
-                self.next_mark = Some(t + step as u64);
-                true
-            }
-            Some(_) => false,
-        }
+    let l = face.marking_limits();
+    let limits = CongestionLimits {
+        interval_ns: l.congestion_interval_ns,
+        threshold: l.congestion_threshold,
+    };
+    if marker.should_mark(now, face.queued_bytes(), &limits) {
+        fields.congestion_mark = 1;
+        face.stats.congestion_marks.fetch_add(1, Relaxed);
     }
 }
 
@@ -473,21 +455,5 @@ mod tests {
         assert!(!face(FaceUri::App("x".into()))
             .congestion_marking
             .load(Relaxed));
-    }
-
-    #[test]
-    fn codel_marks_after_an_interval_then_faster() {
-        let l = FaceLimits::default();
-        let mut m = CongestionMarker::default();
-        let ms = 1_000_000;
-        assert!(!m.should_mark(0, 100_000, &l));
-        assert!(!m.should_mark(50 * ms, 100_000, &l));
-        assert!(m.should_mark(100 * ms, 100_000, &l));
-        // next after 100/sqrt(2) = 70.7 ms
-        assert!(!m.should_mark(170 * ms, 100_000, &l));
-        assert!(m.should_mark(171 * ms, 100_000, &l));
-        // queue drains: episode ends
-        assert!(!m.should_mark(172 * ms, 10, &l));
-        assert!(!m.should_mark(400 * ms, 100_000, &l));
     }
 }

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
-use super::lp::{LinkReceiver, LinkSender, LpFields};
-use super::{CongestionMarker, FaceEntry, SendQueueRx};
+use super::{mark_congestion, FaceEntry, SendQueueRx};
+use ndnlab_proto::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
+use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
 
 /// What faces deliver to and report to (the runtime's router).
 pub trait Ingress: Send + Sync + 'static {
@@ -113,7 +113,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
                     }
                     Ok(None) => {}
                     Err(e) => {
-                        face.stats.in_drops.fetch_add(1, Relaxed);
+                        face.stats.count_lp_drop(&e);
                         tracing::trace!(face = face.id, drop = e.reason());
                     }
                 },
@@ -138,7 +138,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
     let mut link = LinkSender::new(None, 0);
-    let mut marker = CongestionMarker::default();
+    let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::with_capacity(WRITE_BATCH);
     let mut segs: Vec<Bytes> = Vec::with_capacity(64);
     while let Some(first) = queue.recv().await {
@@ -148,7 +148,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             face.dequeued(&items);
             let now = ingress.now();
             for mut it in items {
-                marker.mark(face, now, &mut it.fields);
+                mark_congestion(&mut marker, face, now, &mut it.fields);
                 if it.pkt.len() >= ZERO_COPY_MIN {
                     // A large packet goes to writev as it is (no copy), behind its
                     // LpPacket header (PIT token etc.) if it has one.

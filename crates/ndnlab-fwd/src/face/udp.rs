@@ -20,10 +20,12 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio::net::UdpSocket;
 
-use super::lp::{LinkReceiver, LinkSender, LpFields};
 use super::stream::Ingress;
 use super::uri::FaceUri;
-use super::{mmsg, CongestionMarker, FaceEntry, Persistency, SendQueueRx};
+use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
+use ndnlab_udp as mmsg;
+
+use super::{mark_congestion, FaceEntry, Persistency, SendQueueRx};
 
 /// Largest datagram read.
 const MAX_DATAGRAM: usize = 65536;
@@ -219,7 +221,7 @@ impl UdpChannel {
         let ch = self.clone();
         tokio::spawn(async move {
             let mut link = LinkSender::new(face.mtu, rand_seed(face.id));
-            let mut marker = CongestionMarker::default();
+            let mut marker = ndnlab_proto::lp::CongestionMarker::default();
             let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
             let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
             let mut tick =
@@ -247,8 +249,8 @@ impl UdpChannel {
                         face.dequeued(&items);
                         let now = ingress.now();
                         for mut it in items {
-                            marker.mark(&face, now, &mut it.fields);
-                            link.encode_datagrams_for(&face, now, &it.fields, &it.pkt, &mut dgrams);
+                            mark_congestion(&mut marker, &face, now, &mut it.fields);
+                            super::link::encode_datagrams_for(&mut link, &face, now, &it.fields, &it.pkt, &mut dgrams);
                             face.stats.count_out(it.kind);
                         }
                         if dgrams.len() < 4 * mmsg::BATCH {
@@ -332,7 +334,12 @@ impl UdpChannel {
                         face.stats.in_bytes.fetch_add(n as u64, Relaxed);
                         let link = links.entry(face.id).or_default();
                         let before = link.reassembly_timeouts;
-                        match link.receive_for(&face, now, ndnlab_wire::packet_bytes(dgram)) {
+                        match super::link::receive_for(
+                            link,
+                            &face,
+                            now,
+                            ndnlab_wire::packet_bytes(dgram),
+                        ) {
                             Ok(Some(pkt)) => match bursts.iter_mut().find(|(f, _)| f.id == face.id)
                             {
                                 Some((_, b)) => b.push(pkt),
@@ -340,7 +347,7 @@ impl UdpChannel {
                             },
                             Ok(None) => {}
                             Err(e) => {
-                                face.stats.in_drops.fetch_add(1, Relaxed);
+                                face.stats.count_lp_drop(&e);
                                 tracing::trace!(face = face.id, drop = e.reason());
                             }
                         }

@@ -23,11 +23,11 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use super::framing::MAX_FRAME;
-use super::lp::{LinkReceiver, LinkSender};
 use super::stream::Ingress;
 use super::uri::FaceUri;
-use super::{CongestionMarker, FaceEntry, Persistency, SendQueueRx};
+use super::{mark_congestion, FaceEntry, Persistency, SendQueueRx};
+use ndnlab_proto::framing::MAX_FRAME;
+use ndnlab_proto::lp::{LinkReceiver, LinkSender};
 
 /// Time a client gets to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -168,7 +168,7 @@ where
                         Ok(Some(pkt)) => burst.push(pkt),
                         Ok(None) => {}
                         Err(e) => {
-                            face.stats.in_drops.fetch_add(1, Relaxed);
+                            face.stats.count_lp_drop(&e);
                             tracing::trace!(face = face.id, drop = e.reason());
                         }
                     }
@@ -208,7 +208,7 @@ where
     Si: futures_util::Sink<Message, Error = WsError> + Unpin,
 {
     let mut link = LinkSender::new(None, 0);
-    let mut marker = CongestionMarker::default();
+    let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::new();
     while let Some(first) = queue.recv().await {
         let mut next = Some(first);
@@ -216,7 +216,7 @@ where
             face.dequeued(&items);
             let now = ingress.now();
             for mut it in items {
-                marker.mark(face, now, &mut it.fields);
+                mark_congestion(&mut marker, face, now, &mut it.fields);
                 buf.clear();
                 link.encode_stream(&it.fields, &it.pkt, &mut buf);
                 face.stats.out_bytes.fetch_add(buf.len() as u64, Relaxed);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
 use super::rib::Route;
 use super::Manager;
-use crate::face::lp::set_reliability;
+use crate::face::link::set_reliability;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceEntry, Persistency};
 use crate::runtime::shard::ShardMsg;

@@ -13,11 +13,8 @@
 //! * the reply is a Data with exactly the Interest's name, sent after the FIB change
 //!   was queued to every shard.
 
-pub mod client;
-pub mod codec;
 mod commands;
-pub mod dataset;
-pub mod params;
+pub use ndnlab_proto::mgmt::{codec, dataset, params};
 pub mod rib;
 mod status;
 
@@ -251,64 +248,11 @@ impl Manager {
                 )
             }
         };
-        if let Err(e) = check_signature(interest) {
+        if let Err(e) = ndnlab_proto::mgmt::command::check_signature(interest) {
             return ControlResponse::error(403, e, params);
         }
         commands::run(self, face, module, verb, params).await
     }
-}
-
-/// Checks that a command Interest is signed, in either form, and verifies DigestSha256.
-fn check_signature(interest: &Interest) -> Result<(), String> {
-    let name = interest.name();
-    if let Some(info) = interest.signature_info() {
-        // Signed Interest v0.3 (the codec checked ParametersSha256Digest).
-        if info.sig_type == 0 {
-            let value = interest.signature_value().unwrap_or_default();
-            let portion = interest.signed_portion().unwrap_or_default();
-            if !ndnlab_wire::DigestSha256::verify(&portion, value) {
-                return Err("DigestSha256 signature does not verify".into());
-            }
-        }
-        return Ok(());
-    }
-    // Older form: /<prefix>/<params>/<timestamp>/<nonce>/<SignatureInfo>/<SignatureValue>.
-    if name.len() < 9 {
-        return Err("command Interest is not signed".into());
-    }
-    let info = name
-        .get(name.len() - 2)
-        .map(|c| c.value)
-        .unwrap_or_default();
-    let value = name
-        .get(name.len() - 1)
-        .map(|c| c.value)
-        .unwrap_or_default();
-    let sig_type = signature_type_of(info).ok_or("SignatureInfo component is malformed")?;
-    let sig_value = tlv_value(value, 23).ok_or("SignatureValue component is malformed")?;
-    if sig_type == 0 {
-        let portion = name.prefix_bytes(name.len() - 1);
-        if !ndnlab_wire::DigestSha256::verify(portion, sig_value) {
-            return Err("DigestSha256 signature does not verify".into());
-        }
-    }
-    Ok(())
-}
-
-fn tlv_value(buf: &[u8], typ: u64) -> Option<&[u8]> {
-    let e = ndnlab_wire::tlv::read_element(buf, 0, buf.len()).ok()?;
-    (e.typ == typ && e.end() == buf.len()).then(|| &buf[e.value.clone()])
-}
-
-fn signature_type_of(info_tlv: &[u8]) -> Option<u64> {
-    let v = tlv_value(info_tlv, 22)?;
-    for e in ndnlab_wire::tlv::elements(v) {
-        let e = e.ok()?;
-        if e.typ == 27 {
-            return ndnlab_wire::tlv::read_nni(&v[e.value.clone()]).ok();
-        }
-    }
-    None
 }
 
 /// Applies a `[[face]]`'s options to the face created for it at startup.
@@ -318,7 +262,7 @@ pub fn configure_static_face(
     cfg: &crate::config::StaticFace,
 ) -> anyhow::Result<()> {
     if cfg.reliability {
-        crate::face::lp::set_reliability(
+        crate::face::link::set_reliability(
             face,
             true,
             shared.cfg.faces.lp_reliability.options(),

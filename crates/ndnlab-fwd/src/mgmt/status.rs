@@ -301,7 +301,14 @@ impl Manager {
             }
             ("rib", "list") => {
                 for (name, routes) in self.rib.routes() {
-                    dataset::encode_rib_entry(&mut w, name, routes, now);
+                    let records = routes.iter().map(|r| dataset::RouteRecord {
+                        face_id: r.face_id,
+                        origin: r.origin,
+                        cost: r.cost,
+                        flags: r.flags,
+                        expiration_period_ms: r.expires.map(|e| e.saturating_sub(now) / 1_000_000),
+                    });
+                    dataset::encode_rib_entry(&mut w, name, records);
                 }
             }
             ("cs", "info") => {

@@ -42,11 +42,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::config::FwdConfig;
 use crate::face::app::AppFace;
-use crate::face::lp::LpFields;
 use crate::face::stream::Ingress;
 use crate::face::udp::UdpChannel;
 use crate::face::{FaceEntry, FaceLimits, FaceTable, PktKind};
 use crate::mgmt::{Manager, MgmtMsg};
+use ndnlab_proto::lp::LpFields;
 use shard::{Inbound, ShardCore, ShardMsg, ShardReport};
 
 /// Emptied burst vectors kept for reuse, per shard.

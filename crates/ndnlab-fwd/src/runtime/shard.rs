@@ -26,9 +26,9 @@ use tokio::sync::oneshot;
 
 use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
-use crate::face::lp::LpFields;
 use crate::face::{FaceEntry, OutItem, PktKind};
 use crate::mgmt::rib::FibOp;
+use ndnlab_proto::lp::LpFields;
 
 /// A packet for the core: the face it came from, the packet, its link-layer fields.
 pub type Inbound = (FaceId, InPacket, LpMeta);

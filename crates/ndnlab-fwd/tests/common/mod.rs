@@ -2,13 +2,16 @@
 //! real processes, and a management client.
 #![allow(dead_code)]
 
+mod raw_face;
+pub use raw_face::RawFace;
+
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ndnlab_fwd::mgmt::params::ControlParameters as P;
 use ndnlab_fwd::{Daemon, FwdConfig};
+use ndnlab_proto::mgmt::params::ControlParameters as P;
 #[allow(unused_imports)]
 pub use ndnlab_testkit::{python, python_home, temp_dir, workspace, Py};
 use ndnlab_wire::{Data, Interest, Name, Packet};
@@ -67,8 +70,9 @@ impl TestFwd {
         format!("unix://{}", self.socket.display())
     }
 
-    pub fn client(&self) -> ndnlab_fwd::mgmt::client::MgmtClient {
-        ndnlab_fwd::mgmt::client::MgmtClient::connect(&self.transport()).unwrap()
+    /// A raw face on the forwarder's Unix socket.
+    pub fn client(&self) -> RawFace {
+        RawFace::connect(&self.transport())
     }
 
     /// The first listener URI starting with `scheme` (e.g. "udp4").

@@ -18,9 +18,10 @@ use std::time::Duration;
 use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
-use ndnlab_fwd::loadgen::{self, LoadCounters, Measured};
-use ndnlab_fwd::mgmt::client::MgmtClient;
-use ndnlab_fwd::mgmt::params::ControlParameters as P;
+use ndnlab_app::client::blocking::BlockingClient;
+use ndnlab_app::client::mgmt::ControlParameters as P;
+use ndnlab_app::client::FaceUri;
+use ndnlab_app::load::{self as loadgen, LoadCounters, Measured};
 use ndnlab_wire::Name;
 
 /// Forwarder daemon throughput (exchanges/s, goodput, per-hop loss, CPU split).
@@ -131,10 +132,6 @@ impl FwdProc {
         })
     }
 
-    fn transport(&self) -> String {
-        format!("unix://{}", self.socket.display())
-    }
-
     fn listener(&self, scheme: &str) -> anyhow::Result<String> {
         self.listening
             .iter()
@@ -154,10 +151,13 @@ impl Drop for FwdProc {
     }
 }
 
-fn command(c: &mut MgmtClient, module: &str, verb: &str, p: P) -> anyhow::Result<P> {
-    let r = c.command(module, verb, &p)?;
-    anyhow::ensure!(r.code == 200, "{module}/{verb}: {} {}", r.code, r.text);
-    Ok(r.body.unwrap_or_default())
+fn command(c: &mut BlockingClient, module: &str, verb: &str, p: P) -> anyhow::Result<P> {
+    Ok(c.command(module, verb, &p)?.body.unwrap_or_default())
+}
+
+/// A management connection to a forwarder of the chain.
+fn mgmt(f: &FwdProc) -> anyhow::Result<BlockingClient> {
+    Ok(BlockingClient::connect(&FaceUri::Unix(f.socket.clone()))?)
 }
 
 pub fn run(a: FwdBenchArgs) -> anyhow::Result<()> {
@@ -242,7 +242,12 @@ fn run_inproc(
     let (payload, window, pool) = (a.payload, a.window(), a.pool());
     rt.block_on(async move {
         let d = ndnlab_fwd::Daemon::start(cfg).await?;
-        let (m, cpu) = loadgen::run_inproc(&d, payload, window, pool, warmup, duration).await;
+        let prod = d.app_face("bench-producer");
+        let prefix = ndnlab_wire::Name::from_uri(loadgen::INPROC_PREFIX)?;
+        d.register_route(&prefix, prod.id(), 0).await;
+        let cons = d.app_face("bench-consumer");
+        let (m, cpu) =
+            loadgen::run_inproc(prod, cons, payload, window, pool, warmup, duration).await;
         d.shutdown().await;
         // Threads that used less than 0.1% of a core are left out.
         let cpu = cpu
@@ -269,7 +274,7 @@ fn run_procs(
         other => anyhow::bail!("unknown link '{other}' (tcp, udp)"),
     };
     for w in fwds.windows(2) {
-        let mut c = MgmtClient::connect(&w[0].transport())?;
+        let mut c = mgmt(&w[0])?;
         let face = command(
             &mut c,
             "faces",
@@ -298,18 +303,9 @@ fn run_procs(
     let counters = Arc::new(LoadCounters::default());
     let (producer, consumer);
     if a.transport == "unix" {
-        let mut reg = MgmtClient::connect(&last.transport())?;
         // The producer's own connection registers the prefix (face = requester).
-        command(
-            &mut reg,
-            "rib",
-            "register",
-            P {
-                name: Some(prefix.clone()),
-                ..Default::default()
-            },
-        )?;
-        let ps = reg.into_unix().context("producer connection")?;
+        let mut ps = std::os::unix::net::UnixStream::connect(&last.socket)?;
+        loadgen::register_on_stream(&mut ps, &prefix).context("producer registration")?;
         let s = stop.clone();
         producer = std::thread::spawn(move || loadgen::produce_stream(ps, answerer, s).map(|_| ()));
         let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
@@ -328,10 +324,10 @@ fn run_procs(
         // Say hello so the forwarder creates the producer's on-demand face, then route to it.
         ps.send(&loadgen::interest(&Name::from_uri("/ndnlab/hello")?, 0, 0))?;
         std::thread::sleep(Duration::from_millis(200));
-        let mut c = MgmtClient::connect(&last.transport())?;
+        let mut c = mgmt(last)?;
         let remote = format!("udp4://{}", ps.local_addr()?);
-        let faces = ndnlab_fwd::mgmt::dataset::decode_records(
-            ndnlab_fwd::mgmt::dataset::DatasetKind::Faces,
+        let faces = ndnlab_proto::mgmt::dataset::decode_records(
+            ndnlab_proto::mgmt::dataset::DatasetKind::Faces,
             &c.dataset("faces", "list")?,
         )
         .map_err(anyhow::Error::msg)?;

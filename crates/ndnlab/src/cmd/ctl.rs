@@ -4,9 +4,10 @@
 //! `/run/nfd/nfd.sock`; works with `ndnlab fwd` and with NFD itself.
 
 use clap::{Args, Subcommand};
-use ndnlab_fwd::mgmt::client::{resolve_transport, MgmtClient};
-use ndnlab_fwd::mgmt::dataset::{decode_records, DatasetKind, Record, Value};
-use ndnlab_fwd::mgmt::params::{ControlParameters, ControlResponse};
+use ndnlab_app::client::blocking::BlockingClient as MgmtClient;
+use ndnlab_app::client::FaceUri;
+use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind, Record, Value};
+use ndnlab_proto::mgmt::params::{ControlParameters, ControlResponse};
 use ndnlab_wire::Name;
 
 use super::ctl_face::{self, FaceOptions};
@@ -157,7 +158,7 @@ pub enum OnOff {
 }
 
 pub fn run(args: CtlArgs) -> anyhow::Result<()> {
-    let transport = resolve_transport(args.socket.as_deref());
+    let transport = FaceUri::resolve(args.socket.as_deref().map(std::path::Path::new))?;
     let mut c = MgmtClient::connect(&transport)?;
     let json = args.json;
     match args.cmd {
@@ -207,7 +208,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 ..Default::default()
             };
             opts.apply(&mut p);
-            let r = c.command("faces", "create", &p)?;
+            let r = c.command_response("faces", "create", &p)?;
             // nfdc: an existing face gets the requested properties instead.
             let existing = r
                 .body
@@ -221,7 +222,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                         ..Default::default()
                     };
                     opts.apply(&mut u);
-                    let r = c.command("faces", "update", &u)?;
+                    let r = c.command_response("faces", "update", &u)?;
                     report(json, "face-updated", &r, &[200])?;
                 }
                 _ => report(json, "face-created", &r, &[200, 409])?,
@@ -235,12 +236,12 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 ..Default::default()
             };
             opts.apply(&mut p);
-            let r = c.command("faces", "update", &p)?;
+            let r = c.command_response("faces", "update", &p)?;
             report(json, "face-updated", &r, &[200])?;
         }
         CtlCmd::Face(FaceCmd::Destroy { face }) => {
             let id = face_id(&mut c, &face)?;
-            let r = c.command(
+            let r = c.command_response(
                 "faces",
                 "destroy",
                 &ControlParameters {
@@ -292,7 +293,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 expiration_period: expires,
                 ..Default::default()
             };
-            let r = c.command("rib", "register", &p)?;
+            let r = c.command_response("rib", "register", &p)?;
             report(json, "route-add-accepted", &r, &[200])?;
         }
         CtlCmd::Route(RouteCmd::Remove {
@@ -307,7 +308,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 origin: Some(origin),
                 ..Default::default()
             };
-            let r = c.command("rib", "unregister", &p)?;
+            let r = c.command_response("rib", "unregister", &p)?;
             report(json, "route-removed", &r, &[200])?;
         }
         CtlCmd::Fib(FibCmd::List) => {
@@ -354,7 +355,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 strategy: Some(Name::from_uri(&strategy)?),
                 ..Default::default()
             };
-            let r = c.command("strategy-choice", "set", &p)?;
+            let r = c.command_response("strategy-choice", "set", &p)?;
             report(json, "strategy-set", &r, &[200])?;
         }
         CtlCmd::Strategy(StrategyCmd::Unset { prefix }) => {
@@ -362,7 +363,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 name: Some(Name::from_uri(&prefix)?),
                 ..Default::default()
             };
-            let r = c.command("strategy-choice", "unset", &p)?;
+            let r = c.command_response("strategy-choice", "unset", &p)?;
             report(json, "strategy-unset", &r, &[200])?;
         }
         CtlCmd::Cs(CsCmd::Info) => {
@@ -402,7 +403,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 mask: (mask != 0).then_some(mask),
                 ..Default::default()
             };
-            let r = c.command("cs", "config", &p)?;
+            let r = c.command_response("cs", "config", &p)?;
             report(json, "cs-config-updated", &r, &[200])?;
         }
         CtlCmd::Cs(CsCmd::Erase { prefix, count }) => {
@@ -411,7 +412,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 count,
                 ..Default::default()
             };
-            let r = c.command("cs", "erase", &p)?;
+            let r = c.command_response("cs", "erase", &p)?;
             report(json, "cs-erased", &r, &[200])?;
         }
     }

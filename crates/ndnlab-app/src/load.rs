@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
-use crate::face::framing::{advance_segments, io_slices, next_frame};
-use crate::face::lp::{LinkSender, LpFields};
-use crate::face::mmsg;
+use ndnlab_proto::framing::{advance_segments, io_slices, next_frame};
+use ndnlab_proto::link::BurstFace;
+use ndnlab_proto::lp::{LinkSender, LpFields};
+use ndnlab_udp as mmsg;
 
 /// Counters shared by the consumer and the harness.
 #[derive(Debug, Default)]
@@ -547,25 +548,26 @@ where
         .expect("spawn a load generator thread")
 }
 
+/// The prefix [`run_inproc`] requests; route it to the producer's face first.
+pub const INPROC_PREFIX: &str = "/ndnlab/bench";
+
 /// In-process run: one forwarder, consumer and producer on app faces (no sockets),
 /// each on its own thread. With one forwarding shard running inline, the consumer's
 /// thread runs the Interests through the forwarder and the producer's thread the
 /// Data: this is the forwarder's own ceiling, without socket I/O.
-pub async fn run_inproc(
-    daemon: &crate::Daemon,
+pub async fn run_inproc<F: BurstFace>(
+    mut prod: F,
+    mut cons: F,
     payload: usize,
     window: usize,
     pool: usize,
     warmup: Duration,
     duration: Duration,
 ) -> (Measured, Vec<(String, f64)>) {
-    let prefix = Name::from_uri("/ndnlab/bench").expect("literal");
+    let prefix = Name::from_uri(INPROC_PREFIX).expect("literal");
     let content = Bytes::from(vec![0xA5u8; payload]);
     // The pool must cover the window (checked by the caller too).
     let pool = if pool == 0 { 0 } else { pool.max(window) };
-    let mut prod = daemon.app_face("bench-producer");
-    daemon.register_route(&prefix, prod.id(), 0).await;
-    let mut cons = daemon.app_face("bench-consumer");
     let counters = Arc::new(LoadCounters::default());
     let stop = Arc::new(AtomicBool::new(false));
     let (s1, s2) = (stop.clone(), stop.clone());
@@ -688,6 +690,50 @@ pub fn thread_cpu_seconds() -> Vec<(String, f64)> {
     }
     by_name.sort_by(|a, b| a.0.cmp(&b.0));
     by_name
+}
+
+/// Registers `prefix` toward the face of `stream` itself (rib/register on the same
+/// connection, so the forwarder routes to the requester), before the stream is
+/// handed to [`produce_stream`]. Blocks until the forwarder answers.
+pub fn register_on_stream(stream: &mut UnixStream, prefix: &Name) -> std::io::Result<()> {
+    use crate::client::mgmt::{self, ControlParameters};
+    let params = ControlParameters {
+        name: Some(prefix.clone()),
+        origin: Some(mgmt::ORIGIN_APP),
+        flags: Some(mgmt::ROUTE_CHILD_INHERIT),
+        ..Default::default()
+    };
+    let wire = mgmt::command_interest("rib", "register", &params);
+    let name = Interest::decode(wire.clone())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?
+        .name()
+        .clone();
+    stream.write_all(&wire)?;
+    let bad = |e: String| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+    let mut buf = BytesMut::with_capacity(65536);
+    let mut chunk = vec![0u8; 65536];
+    stream.set_read_timeout(Some(Duration::from_secs(4)))?;
+    loop {
+        while let Some(frame) = next_frame(&mut buf).map_err(|e| bad(e.to_string()))? {
+            let Ok(Packet::Data(d)) = Packet::decode(frame) else {
+                continue;
+            };
+            if d.name() != &name {
+                continue;
+            }
+            stream.set_read_timeout(None)?;
+            let r = mgmt::decode_response(&d.content()).map_err(|e| bad(e.to_string()))?;
+            if r.code != 200 {
+                return Err(bad(format!("rib/register: {} {}", r.code, r.text)));
+            }
+            return Ok(());
+        }
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            return Err(bad("the forwarder closed the connection".into()));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ impl Field {
     }
 
     pub fn name(&self) -> Result<Name, String> {
-        crate::mgmt::decode_name(self.wire.clone())
+        Name::decode(self.wire.clone()).map_err(|e| e.reason().to_string())
     }
 
     pub fn children(&self) -> Result<Vec<Field>, String> {

@@ -203,8 +203,19 @@ pub fn encode_fib_entry(w: &mut TlvWriter, name: &Name, hops: impl Iterator<Item
     });
 }
 
+/// One Route of a RibEntry record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteRecord {
+    pub face_id: u64,
+    pub origin: u64,
+    pub cost: u64,
+    pub flags: u64,
+    /// Milliseconds left, `None` = never expires.
+    pub expiration_period_ms: Option<u64>,
+}
+
 /// A RibEntry record.
-pub fn encode_rib_entry(w: &mut TlvWriter, name: &Name, routes: &[super::rib::Route], now: u64) {
+pub fn encode_rib_entry(w: &mut TlvWriter, name: &Name, routes: impl Iterator<Item = RouteRecord>) {
     w.nested(tt::ENTRY, |w| {
         w.name(name);
         for r in routes {
@@ -213,8 +224,8 @@ pub fn encode_rib_entry(w: &mut TlvWriter, name: &Name, routes: &[super::rib::Ro
                     .nni(tt::ORIGIN, r.origin)
                     .nni(tt::COST, r.cost)
                     .nni(tt::FLAGS, r.flags);
-                if let Some(e) = r.expires {
-                    w.nni(tt::EXPIRATION_PERIOD, e.saturating_sub(now) / 1_000_000);
+                if let Some(ms) = r.expiration_period_ms {
+                    w.nni(tt::EXPIRATION_PERIOD, ms);
                 }
             });
         }

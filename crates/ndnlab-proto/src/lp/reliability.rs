@@ -29,7 +29,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use bytes::{BufMut, Bytes, BytesMut};
 use ndnlab_wire::tlv::{self, types as t};
 
-use super::lp::Nanos;
+use ndnlab_wire::LpPacket;
+
+use super::Nanos;
 
 /// Encoded size of one `Ack` or `TxSequence` field: 3-byte type, length 8, value.
 pub const SEQ_FIELD_LEN: usize = 3 + 1 + 8;
@@ -480,34 +482,22 @@ impl LpReliability {
     }
 }
 
-/// Reads the reliability fields of an LpPacket (the whole TLV). `None` when the
-/// frame is not an LpPacket or is malformed (the link service drops it anyway).
-pub fn rx_info(frame: &[u8]) -> Option<RxInfo> {
-    let el = tlv::read_element(frame, 0, frame.len()).ok()?;
-    if el.typ != t::LP_PACKET {
-        return None;
-    }
-    let mut info = RxInfo::default();
-    for e in tlv::Elements::new(frame, el.value.clone()) {
-        let e = e.ok()?;
-        let v = &frame[e.value.clone()];
-        let fixed = || v.try_into().ok().map(u64::from_be_bytes);
-        match e.typ {
-            t::SEQUENCE => info.sequence = Some(fixed()?),
-            t::ACK => info.acks.push(fixed()?),
-            t::TX_SEQUENCE => info.tx_sequence = Some(fixed()?),
-            t::FRAGMENT => info.has_fragment = true,
-            _ => {}
+impl RxInfo {
+    /// The reliability fields of a decoded LpPacket.
+    pub fn of(lp: &LpPacket) -> RxInfo {
+        RxInfo {
+            sequence: lp.sequence(),
+            tx_sequence: lp.tx_sequence(),
+            acks: lp.acks().to_vec(),
+            has_fragment: lp.fragment().is_some(),
         }
     }
-    Some(info)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::face::lp::{LinkReceiver, LinkSender, LpFields};
-    use ndnlab_wire::LpPacket;
+    use crate::lp::{LinkReceiver, LinkSender, LpFields};
 
     const MS: Nanos = 1_000_000;
     const MTU: usize = 1400;
@@ -553,11 +543,11 @@ mod tests {
         }
 
         fn receive(&mut self, now: Nanos, frame: Bytes) {
-            let info = rx_info(&frame).expect("an LpPacket");
-            if !self.rel.on_receive(now, &info) {
-                return;
-            }
-            if let Some((_, p)) = self.rx.receive(now, frame).expect("well-formed") {
+            let rel = &mut self.rel;
+            let got = self
+                .rx
+                .receive_with(now, frame, |lp| rel.on_receive(now, &RxInfo::of(lp)));
+            if let Some((_, p)) = got.expect("well-formed") {
                 self.delivered.push(p);
             }
         }

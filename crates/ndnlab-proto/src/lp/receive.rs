@@ -1,0 +1,193 @@
+//! The receiving half of the link service: frame checks and fragment reassembly.
+
+use std::collections::HashMap;
+
+use bytes::{Bytes, BytesMut};
+use ndnlab_wire::tlv::{self, types as t};
+use ndnlab_wire::{DecodeError, LpPacket};
+
+use super::{LpFields, Nanos, MAX_FRAGMENTS, MAX_PARTIALS, REASSEMBLY_TIMEOUT};
+
+/// Why a received frame was dropped (a counter label each, [`LpDrop::reason`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LpDrop {
+    /// The frame is not an Interest, Data or LpPacket.
+    #[error("unknown packet type")]
+    UnknownPacketType,
+    /// The LpPacket does not decode (the codec says why).
+    #[error("malformed LpPacket: {0}")]
+    Decode(#[from] DecodeError),
+    /// FragIndex/FragCount out of range, no Sequence on a fragment, or a FragCount
+    /// that differs from the other fragments of its packet.
+    #[error("fragment index out of range")]
+    BadFragment,
+    /// A new packet's fragments arrived while the most partial packets were held.
+    #[error("too many partial packets")]
+    ReassemblyFull,
+}
+
+impl LpDrop {
+    /// Every counter label, indexed by [`LpDrop::index`].
+    pub const REASONS: [&'static str; 14] = [
+        "unknown-packet-type",
+        "lp-bad-fragment",
+        "lp-reassembly-full",
+        "lp-truncated",
+        "lp-bad-length",
+        "lp-non-minimal-varnum",
+        "lp-invalid-type",
+        "lp-unknown-critical",
+        "lp-missing-field",
+        "lp-unexpected-type",
+        "lp-bad-nni",
+        "lp-out-of-order",
+        "lp-trailing-bytes",
+        "lp-malformed",
+    ];
+
+    /// Position of this drop's label in [`LpDrop::REASONS`] (for counter arrays).
+    pub fn index(&self) -> usize {
+        match self {
+            LpDrop::UnknownPacketType => 0,
+            LpDrop::BadFragment => 1,
+            LpDrop::ReassemblyFull => 2,
+            LpDrop::Decode(e) => match e {
+                DecodeError::Truncated { .. } => 3,
+                DecodeError::BadLength { .. } => 4,
+                DecodeError::NonMinimalVarNumber { .. } => 5,
+                DecodeError::InvalidType { .. } => 6,
+                DecodeError::UnknownCritical { .. } => 7,
+                DecodeError::Missing { .. } => 8,
+                DecodeError::Unexpected { .. } => 9,
+                DecodeError::BadNonNegativeInteger { .. } => 10,
+                DecodeError::OutOfOrder { .. } => 11,
+                DecodeError::TrailingBytes { .. } => 12,
+                _ => 13,
+            },
+        }
+    }
+
+    /// Stable counter label.
+    pub fn reason(&self) -> &'static str {
+        Self::REASONS[self.index()]
+    }
+}
+
+struct Partial {
+    count: u64,
+    received: u64,
+    pieces: Vec<Option<Bytes>>,
+    fields: LpFields,
+    expires: Nanos,
+}
+
+/// The receiving half of a link service: one per face (or client connection).
+#[derive(Default)]
+pub struct LinkReceiver {
+    partials: HashMap<u64, Partial>,
+    /// Partial packets dropped because their fragments did not all arrive in time.
+    pub reassembly_timeouts: u64,
+}
+
+impl LinkReceiver {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Handles one top-level TLV. `Ok(None)`: an idle packet (no Fragment) or a
+    /// fragment of a packet not complete yet.
+    pub fn receive(
+        &mut self,
+        now: Nanos,
+        frame: Bytes,
+    ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        self.receive_with(now, frame, |_| true)
+    }
+
+    /// [`receive`](Self::receive), showing each decoded LpPacket to `accept` first
+    /// (LP reliability reads its Acks and TxSequence there): `false` drops the frame
+    /// silently, as a retransmitted duplicate.
+    pub fn receive_with(
+        &mut self,
+        now: Nanos,
+        frame: Bytes,
+        accept: impl FnOnce(&LpPacket) -> bool,
+    ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        let mut pos = 0;
+        match tlv::read_varnum(&frame, &mut pos)? {
+            t::INTEREST | t::DATA => return Ok(Some((LpFields::default(), frame))),
+            t::LP_PACKET => {}
+            _ => return Err(LpDrop::UnknownPacketType),
+        }
+        let lp = LpPacket::decode(frame)?;
+        if !accept(&lp) {
+            return Ok(None);
+        }
+        self.accept(now, &lp)
+    }
+
+    fn accept(&mut self, now: Nanos, lp: &LpPacket) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        let Some(fragment) = lp.fragment() else {
+            return Ok(None); // idle / ack-only
+        };
+        let count = lp.frag_count().unwrap_or(1);
+        let index = lp.frag_index().unwrap_or(0);
+        if count == 0 || index >= count || count > MAX_FRAGMENTS {
+            return Err(LpDrop::BadFragment);
+        }
+        if count == 1 {
+            return Ok(Some((LpFields::of(lp), fragment)));
+        }
+        let Some(seq) = lp.sequence() else {
+            return Err(LpDrop::BadFragment);
+        };
+        self.expire(now);
+        let base = seq.wrapping_sub(index);
+        if !self.partials.contains_key(&base) && self.partials.len() >= MAX_PARTIALS {
+            return Err(LpDrop::ReassemblyFull);
+        }
+        let p = self.partials.entry(base).or_insert_with(|| Partial {
+            count,
+            received: 0,
+            pieces: vec![None; count as usize],
+            fields: LpFields::default(),
+            expires: now + REASSEMBLY_TIMEOUT,
+        });
+        if p.count != count {
+            self.partials.remove(&base);
+            return Err(LpDrop::BadFragment);
+        }
+        let slot = &mut p.pieces[index as usize];
+        if slot.is_none() {
+            *slot = Some(fragment);
+            p.received += 1;
+            if index == 0 {
+                p.fields = LpFields::of(lp);
+            }
+        }
+        if p.received < p.count {
+            return Ok(None);
+        }
+        let Some(p) = self.partials.remove(&base) else {
+            return Ok(None);
+        };
+        let total: usize = p.pieces.iter().flatten().map(Bytes::len).sum();
+        let mut whole = BytesMut::with_capacity(total);
+        for piece in p.pieces.iter().flatten() {
+            whole.extend_from_slice(piece);
+        }
+        Ok(Some((p.fields, whole.freeze())))
+    }
+
+    /// Drops partial packets whose time is up.
+    pub fn expire(&mut self, now: Nanos) {
+        let before = self.partials.len();
+        self.partials.retain(|_, p| p.expires > now);
+        self.reassembly_timeouts += (before - self.partials.len()) as u64;
+    }
+
+    /// Partial packets held.
+    pub fn partials(&self) -> usize {
+        self.partials.len()
+    }
+}

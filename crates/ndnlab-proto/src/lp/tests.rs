@@ -1,0 +1,210 @@
+//! Link service tests: encoding, fragmentation, reassembly, drops.
+
+use bytes::{Bytes, BytesMut};
+use ndnlab_wire::tlv::{self, types as t};
+use ndnlab_wire::DecodeError;
+
+use super::*;
+
+fn data(len: usize) -> Bytes {
+    let mut b = BytesMut::new();
+    tlv::put_header(&mut b, t::DATA, len);
+    b.extend((0..len).map(|i| i as u8));
+    b.freeze()
+}
+
+#[test]
+fn bare_packets_pass_through() {
+    let d = data(10);
+    let mut rx = LinkReceiver::new();
+    let (f, p) = rx.receive(0, d.clone()).unwrap().unwrap();
+    assert!(f.is_empty());
+    assert_eq!(p, d);
+    let mut tx = LinkSender::new(None, 0);
+    let mut out = BytesMut::new();
+    tx.encode_stream(&LpFields::default(), &d, &mut out);
+    assert_eq!(out.as_ref(), d.as_ref());
+}
+
+#[test]
+fn fields_are_in_increasing_order_and_round_trip() {
+    let d = data(20);
+    let fields = LpFields {
+        pit_token: Some(Bytes::from_static(&[1, 2, 3, 4])),
+        nack: Some(150),
+        incoming_face_id: Some(300),
+        no_cache: true,
+        congestion_mark: 1,
+        ..Default::default()
+    };
+    let mut out = BytesMut::new();
+    LinkSender::new(None, 0).encode_stream(&fields, &d, &mut out);
+    let frame = out.freeze();
+    let el = tlv::read_element(&frame, 0, frame.len()).unwrap();
+    let types: Vec<u64> = tlv::Elements::new(&frame, el.value.clone())
+        .map(|e| e.unwrap().typ)
+        .collect();
+    assert_eq!(types, vec![98, 800, 812, 820, 832, 80]);
+    let (f, p) = LinkReceiver::new().receive(0, frame).unwrap().unwrap();
+    assert_eq!(f, fields);
+    assert_eq!(p, d);
+}
+
+#[test]
+fn stream_header_plus_packet_equals_encode_stream() {
+    let d = data(9000);
+    let tx = LinkSender::new(None, 0);
+    for fields in [
+        LpFields::default(),
+        LpFields {
+            pit_token: Some(Bytes::from_static(&[1, 2, 3, 4, 5, 6, 7, 8])),
+            ..Default::default()
+        },
+        LpFields {
+            pit_token: Some(Bytes::from_static(&[7; 32])),
+            incoming_face_id: Some(70_000),
+            congestion_mark: 1,
+            ..Default::default()
+        },
+    ] {
+        let mut whole = BytesMut::new();
+        LinkSender::new(None, 0).encode_stream(&fields, &d, &mut whole);
+        let mut header = BytesMut::new();
+        tx.encode_stream_header(&fields, d.len(), &mut header);
+        if fields.is_empty() {
+            assert!(header.is_empty());
+        }
+        header.extend_from_slice(&d);
+        assert_eq!(header, whole);
+    }
+}
+
+#[test]
+fn fragments_of_a_packet_share_one_contiguous_buffer() {
+    let d = data(65_536);
+    let fields = LpFields {
+        pit_token: Some(Bytes::from_static(&[9; 8])),
+        ..Default::default()
+    };
+    let mut frags = Vec::new();
+    LinkSender::new(Some(1452), 1).encode_datagrams(&fields, &d, &mut frags);
+    assert!(frags.len() > 40);
+    for w in frags.windows(2) {
+        assert!(w[0].len() <= 1452);
+        // The next fragment starts where this one ends.
+        assert_eq!(w[0].as_ptr().wrapping_add(w[0].len()), w[1].as_ptr());
+    }
+    let mut rx = LinkReceiver::new();
+    let mut got = None;
+    for f in frags {
+        got = rx.receive(0, f).unwrap().or(got);
+    }
+    let (f, p) = got.expect("reassembled");
+    assert_eq!((f, p), (fields, d));
+}
+
+#[test]
+fn nack_always_has_reason() {
+    let d = data(4);
+    let mut out = BytesMut::new();
+    let fields = LpFields {
+        nack: Some(0),
+        ..Default::default()
+    };
+    LinkSender::new(None, 0).encode_stream(&fields, &d, &mut out);
+    // LpPacket(100) Nack(800 = FD 03 20) len 3 { NackReason(801 = FD 03 21) len 1 00 }
+    assert_eq!(
+        &out[2..10],
+        &[0xFD, 0x03, 0x20, 0x05, 0xFD, 0x03, 0x21, 0x01]
+    );
+}
+
+#[test]
+fn fragments_and_reassembles_out_of_order() {
+    let d = data(100_000);
+    let fields = LpFields {
+        pit_token: Some(Bytes::from_static(&[9; 8])),
+        ..Default::default()
+    };
+    let mut tx = LinkSender::new(Some(1452), 77);
+    let mut frags = Vec::new();
+    tx.encode_datagrams(&fields, &d, &mut frags);
+    assert!(frags.len() > 60);
+    assert!(frags.iter().all(|f| f.len() <= 1452));
+    let mut rx = LinkReceiver::new();
+    let last = frags.pop().unwrap();
+    frags.reverse();
+    for f in frags {
+        assert_eq!(rx.receive(1, f).unwrap(), None);
+    }
+    let (f, p) = rx.receive(2, last).unwrap().unwrap();
+    assert_eq!(p, d);
+    assert_eq!(f, fields);
+    assert_eq!(rx.partials(), 0);
+}
+
+#[test]
+fn partials_time_out() {
+    let d = data(5000);
+    let mut frags = Vec::new();
+    LinkSender::new(Some(1452), 0).encode_datagrams(&LpFields::default(), &d, &mut frags);
+    let mut rx = LinkReceiver::new();
+    assert_eq!(rx.receive(0, frags[0].clone()).unwrap(), None);
+    rx.expire(REASSEMBLY_TIMEOUT + 1);
+    assert_eq!(rx.partials(), 0);
+    assert_eq!(rx.reassembly_timeouts, 1);
+}
+
+#[test]
+fn unknown_fields() {
+    // ignorable field 804 (low bits 00) then Fragment
+    let d = data(2);
+    let mut b = BytesMut::new();
+    let inner = 4 + tlv::tlv_len(80, d.len());
+    tlv::put_header(&mut b, 100, inner);
+    tlv::put_header(&mut b, 804, 0);
+    tlv::put_tlv(&mut b, 80, &d);
+    assert!(LinkReceiver::new()
+        .receive(0, b.freeze())
+        .unwrap()
+        .is_some());
+    let mut b = BytesMut::new();
+    tlv::put_header(&mut b, 100, inner);
+    tlv::put_header(&mut b, 805, 0);
+    tlv::put_tlv(&mut b, 80, &d);
+    assert!(matches!(
+        LinkReceiver::new().receive(0, b.freeze()),
+        Err(LpDrop::Decode(DecodeError::UnknownCritical {
+            typ: 805,
+            ..
+        }))
+    ));
+    let e = LinkReceiver::new()
+        .receive(0, Bytes::from_static(&[100, 3, 1, 2]))
+        .unwrap_err();
+    assert!(matches!(e, LpDrop::Decode(DecodeError::Truncated { .. })));
+    assert_eq!(e.reason(), "lp-truncated");
+    assert_eq!(
+        LinkReceiver::new().receive(0, Bytes::from_static(&[9, 0])),
+        Err(LpDrop::UnknownPacketType)
+    );
+}
+
+#[test]
+fn random_frames_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+    let mut rx = LinkReceiver::new();
+    for i in 0..20_000u64 {
+        let len = rng.gen_range(0..64);
+        let mut v: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        if !v.is_empty() && rng.gen_bool(0.5) {
+            v[0] = 100; // LpPacket
+            if v.len() > 1 {
+                v[1] = (v.len() - 2).min(252) as u8;
+            }
+        }
+        let _ = rx.receive(i, Bytes::from(v));
+    }
+    assert!(rx.partials() <= MAX_PARTIALS);
+}
