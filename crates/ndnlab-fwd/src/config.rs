@@ -7,6 +7,8 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use ndnlab_core::{StrategyChoice, StrategyInstance};
+use ndnlab_wire::Name;
 use serde::Deserialize;
 
 /// The default Unix socket: what NFD uses on Linux and what python-ndn 0.5 and
@@ -359,8 +361,31 @@ pub struct StaticRoute {
 #[serde(deny_unknown_fields)]
 pub struct StrategyEntry {
     pub prefix: String,
-    /// e.g. `/localhost/nfd/strategy/multicast`.
+    /// e.g. `/localhost/nfd/strategy/multicast`, or with parameters
+    /// `/localhost/nfd/strategy/asf/v=4/probing-interval~30000`.
     pub strategy: String,
+}
+
+impl StrategyEntry {
+    /// The prefix and the strategy instance: the typed values management hands to
+    /// the shards (nothing downstream reads the strings again). `i` is the entry's
+    /// index in the file, for the key named in errors.
+    pub fn parse(&self, i: usize) -> Result<(Name, StrategyInstance), ConfigError> {
+        let prefix = Name::from_uri(&self.prefix)
+            .map_err(|e| invalid(format!("strategy[{i}].prefix"), format!("{e}")))?;
+        StrategyChoice::check_prefix(&prefix)
+            .map_err(|e| invalid(format!("strategy[{i}].prefix"), e.to_string()))?;
+        let instance = StrategyInstance::from_uri(&self.strategy)
+            .map_err(|e| invalid(format!("strategy[{i}].strategy"), e.to_string()))?;
+        Ok((prefix, instance))
+    }
+}
+
+/// What [`FwdConfig::check`] parsed, in typed form.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Every `[[strategy]]`: prefix and strategy instance, in file order.
+    pub strategies: Vec<(Name, StrategyInstance)>,
 }
 
 impl FwdConfig {
@@ -385,6 +410,12 @@ impl FwdConfig {
 
     /// Semantic checks; the error names the offending key.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check().map(drop)
+    }
+
+    /// [`Self::validate`], keeping what the checks parsed: the daemon starts from
+    /// these typed values instead of parsing the strings a second time.
+    pub fn check(&self) -> Result<Checked, ConfigError> {
         if self.forwarder.threads > 64 {
             return Err(invalid("forwarder.threads", "at most 64"));
         }
@@ -499,20 +530,18 @@ impl FwdConfig {
                 ));
             }
         }
-        for (i, s) in self.strategies.iter().enumerate() {
-            if let Err(e) = ndnlab_wire::Name::from_uri(&s.prefix) {
-                return Err(invalid(format!("strategy[{i}].prefix"), format!("{e}")));
-            }
-            match ndnlab_wire::Name::from_uri(&s.strategy) {
-                Err(_) => return Err(invalid(format!("strategy[{i}].strategy"), "not a name")),
-                Ok(n) => {
-                    if let Err(e) = ndnlab_core::StrategyInstance::parse(&n) {
-                        return Err(invalid(format!("strategy[{i}].strategy"), e.to_string()));
-                    }
-                }
-            }
-        }
-        Ok(())
+        let strategies = self.strategy_choices()?;
+        Ok(Checked { strategies })
+    }
+
+    /// Every `[[strategy]]` as typed values, in file order (see
+    /// [`StrategyEntry::parse`]).
+    pub fn strategy_choices(&self) -> Result<Vec<(Name, StrategyInstance)>, ConfigError> {
+        self.strategies
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.parse(i))
+            .collect()
     }
 }
 
