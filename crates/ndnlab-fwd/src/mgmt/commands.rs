@@ -15,7 +15,7 @@ use crate::face::{FaceEntry, Persistency};
 use crate::runtime::shard::ShardMsg;
 
 /// Longest prefix accepted in FIB/RIB commands (NFD: 32 components for the FIB).
-const MAX_PREFIX: usize = 32;
+pub(crate) const MAX_PREFIX: usize = 32;
 
 pub(super) async fn run(
     m: &mut Manager,
@@ -56,7 +56,7 @@ pub const FLAG_CONGESTION_MARKING: u64 = 1 << 2;
 const KNOWN_FLAGS: u64 = FLAG_LOCAL_FIELDS | FLAG_LP_RELIABILITY | FLAG_CONGESTION_MARKING;
 
 /// Accepted MTU overrides.
-const MTU_RANGE: std::ops::RangeInclusive<u64> = 576..=65000;
+pub(crate) const MTU_RANGE: std::ops::RangeInclusive<u64> = 576..=65000;
 
 /// The body describing a face, as faces/create and faces/update return it.
 fn face_body(f: &FaceEntry) -> P {

@@ -23,6 +23,10 @@ pub mod rib;
 mod status;
 mod strategy;
 
+/// Limits the configuration checks share with the commands (`[[route]]` prefixes,
+/// `[[face]]` and `[faces.udp]` MTUs).
+pub(crate) use commands::{MAX_PREFIX, MTU_RANGE};
+
 use std::sync::Arc;
 
 use bytes::Bytes;
