@@ -47,8 +47,8 @@ impl Manager {
         StrategyChoice::check_prefix(prefix).map_err(|e| refusal(&e))?;
         if let Err(r) = self.apply_strategy(prefix, Some(&instance)).await {
             let previous = self.strategies.get(prefix).cloned();
-            // Best effort: what was refused once is refused again by the same shard,
-            // and a shard that stopped does not forward anything any more.
+            // Set back what every shard accepted before (or no choice). A shard
+            // that stopped forwards nothing any more, so its table no longer matters.
             let _ = self.apply_strategy(prefix, previous.as_ref()).await;
             return Err(r);
         }
