@@ -11,6 +11,9 @@ use crate::strategy::{StrategyInstance, StrategyKind};
 /// Errors of StrategyChoice management commands.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StrategyChoiceError {
+    /// The strategy name is not a Name URI at all.
+    #[error("malformed strategy name {0}")]
+    BadName(String),
     /// The strategy name is not one this forwarder implements.
     #[error("unknown strategy {0}")]
     UnknownStrategy(String),
@@ -102,9 +105,7 @@ impl StrategyChoice {
         prefix: &Name,
         inst: StrategyInstance,
     ) -> Result<(), StrategyChoiceError> {
-        if prefix.len() > MAX_PREFIX_LEN {
-            return Err(StrategyChoiceError::PrefixTooLong(prefix.len()));
-        }
+        Self::check_prefix(prefix)?;
         let (id, created) = self
             .table
             .get_or_insert_with(prefix, || StrategyInstance::from_kind(inst.kind));
@@ -119,6 +120,25 @@ impl StrategyChoice {
         Ok(())
     }
 
+    /// Whether a choice can be made for `prefix` ([`Self::set_instance`] fails
+    /// exactly when this does), so that management and the configuration loader can
+    /// refuse a choice before any table sees it.
+    pub fn check_prefix(prefix: &Name) -> Result<(), StrategyChoiceError> {
+        if prefix.len() > MAX_PREFIX_LEN {
+            return Err(StrategyChoiceError::PrefixTooLong(prefix.len()));
+        }
+        Ok(())
+    }
+
+    /// Whether the choice of `prefix` can be removed ([`Self::unset`] fails exactly
+    /// when this does).
+    pub fn check_unset(prefix: &Name) -> Result<(), StrategyChoiceError> {
+        if prefix.is_empty() {
+            return Err(StrategyChoiceError::CannotUnsetRoot);
+        }
+        Ok(())
+    }
+
     /// The full instance name chosen for exactly `prefix`, if any.
     pub fn instance_name(&self, prefix: &Name) -> Option<&Name> {
         self.table
@@ -129,9 +149,7 @@ impl StrategyChoice {
     /// Remove the choice for `prefix` (NFD `strategy-choice/unset`); unsetting a prefix
     /// without a choice succeeds.
     pub fn unset(&mut self, prefix: &Name) -> Result<(), StrategyChoiceError> {
-        if prefix.is_empty() {
-            return Err(StrategyChoiceError::CannotUnsetRoot);
-        }
+        Self::check_unset(prefix)?;
         if let Some(id) = self.table.find_exact(prefix) {
             if self.table.remove(id).is_some_and(|i| i.has_params()) {
                 self.with_params -= 1;
@@ -272,5 +290,22 @@ mod tests {
         sc.unset(&n("/a")).unwrap();
         assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
         assert_eq!(sc.with_params, 0);
+    }
+
+    #[test]
+    fn prefix_checks_match_what_the_table_refuses() {
+        let mut sc = StrategyChoice::default();
+        let deep = Name::from_uri(&"/c".repeat(MAX_PREFIX_LEN + 1)).unwrap();
+        let e = StrategyChoice::check_prefix(&deep).unwrap_err();
+        assert_eq!(e, StrategyChoiceError::PrefixTooLong(MAX_PREFIX_LEN + 1));
+        assert_eq!(sc.set_kind(&deep, StrategyKind::Asf), Err(e));
+        let ok = Name::from_uri(&"/c".repeat(MAX_PREFIX_LEN)).unwrap();
+        assert!(StrategyChoice::check_prefix(&ok).is_ok());
+        assert!(sc.set_kind(&ok, StrategyKind::Asf).is_ok());
+        assert_eq!(
+            StrategyChoice::check_unset(&n("/")),
+            Err(StrategyChoiceError::CannotUnsetRoot)
+        );
+        assert!(StrategyChoice::check_unset(&n("/a")).is_ok());
     }
 }

@@ -1,13 +1,19 @@
 //! `fwd.toml`: the daemon's configuration.
 //!
 //! Every section rejects unknown keys (`deny_unknown_fields`), every field has a
-//! default, and [`FwdConfig::validate`] checks what serde cannot, naming the bad key
-//! in its error. `crates/ndnlab-fwd/fwd.example.toml` documents each key.
+//! default, and [`FwdConfig::validate`] (in `config/validate.rs`) checks what serde
+//! cannot, naming the bad key in its error. `crates/ndnlab-fwd/fwd.example.toml`
+//! documents each key.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use ndnlab_core::{StrategyChoice, StrategyInstance};
+use ndnlab_wire::Name;
 use serde::Deserialize;
+
+mod validate;
+pub use validate::Checked;
 
 /// The default Unix socket: what NFD uses on Linux and what python-ndn 0.5 and
 /// ndn-cxx clients connect to when nothing is configured.
@@ -121,7 +127,8 @@ impl TablesSection {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CsSection {
-    /// Maximum number of Data packets (per forwarder, split among shards).
+    /// Maximum number of Data packets (per forwarder, split among shards by
+    /// [`crate::runtime::cs_share::shard_cs_capacity`]); 0 turns caching off.
     pub capacity: usize,
     /// `lru`, `priority-fifo` or `tinylfu`.
     pub policy: String,
@@ -359,8 +366,24 @@ pub struct StaticRoute {
 #[serde(deny_unknown_fields)]
 pub struct StrategyEntry {
     pub prefix: String,
-    /// e.g. `/localhost/nfd/strategy/multicast`.
+    /// e.g. `/localhost/nfd/strategy/multicast`, or with parameters
+    /// `/localhost/nfd/strategy/asf/v=4/probing-interval~30000`.
     pub strategy: String,
+}
+
+impl StrategyEntry {
+    /// The prefix and the strategy instance: the typed values management hands to
+    /// the shards (nothing downstream reads the strings again). `i` is the entry's
+    /// index in the file, for the key named in errors.
+    pub fn parse(&self, i: usize) -> Result<(Name, StrategyInstance), ConfigError> {
+        let prefix = Name::from_uri(&self.prefix)
+            .map_err(|e| invalid(format!("strategy[{i}].prefix"), format!("{e}")))?;
+        StrategyChoice::check_prefix(&prefix)
+            .map_err(|e| invalid(format!("strategy[{i}].prefix"), e.to_string()))?;
+        let instance = StrategyInstance::from_uri(&self.strategy)
+            .map_err(|e| invalid(format!("strategy[{i}].strategy"), e.to_string()))?;
+        Ok((prefix, instance))
+    }
 }
 
 impl FwdConfig {
@@ -382,150 +405,6 @@ impl FwdConfig {
         cfg.validate()?;
         Ok(cfg)
     }
-
-    /// Semantic checks; the error names the offending key.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.forwarder.threads > 64 {
-            return Err(invalid("forwarder.threads", "at most 64"));
-        }
-        if self.forwarder.queue_capacity == 0 {
-            return Err(invalid("forwarder.queue_capacity", "must be > 0"));
-        }
-        if self.forwarder.dispatch_components == 0 {
-            return Err(invalid("forwarder.dispatch_components", "must be >= 1"));
-        }
-        if ndnlab_core::CsPolicyKind::parse(&self.cs.policy).is_none() {
-            return Err(invalid(
-                "cs.policy",
-                format!(
-                    "unknown policy '{}' (lru, priority-fifo, tinylfu)",
-                    self.cs.policy
-                ),
-            ));
-        }
-        if tracing_level_ok(&self.log.level).is_err() {
-            return Err(invalid(
-                "log.level",
-                format!("'{}' is not a level or filter", self.log.level),
-            ));
-        }
-        if self.management.dataset_segment_size < 256 {
-            return Err(invalid("management.dataset_segment_size", "must be >= 256"));
-        }
-        if self.faces.unix.enabled && self.faces.unix.path.as_os_str().is_empty() {
-            return Err(invalid("faces.unix.path", "empty path"));
-        }
-        if self.faces.queue_capacity == 0 {
-            return Err(invalid("faces.queue_capacity", "must be > 0"));
-        }
-        if self.faces.congestion_interval_ms == 0 {
-            return Err(invalid("faces.congestion_interval_ms", "must be > 0"));
-        }
-        if !(576..=65000).contains(&self.faces.udp.mtu) {
-            return Err(invalid("faces.udp.mtu", "must be within 576..=65000"));
-        }
-        let r = &self.faces.lp_reliability;
-        if r.max_retx > 100 {
-            return Err(invalid("faces.lp_reliability.max_retx", "at most 100"));
-        }
-        if r.idle_ack_ms == 0 || r.idle_ack_ms > 1000 {
-            return Err(invalid(
-                "faces.lp_reliability.idle_ack_ms",
-                "must be within 1..=1000",
-            ));
-        }
-        if r.loss_threshold == 0 {
-            return Err(invalid(
-                "faces.lp_reliability.loss_threshold",
-                "must be >= 1",
-            ));
-        }
-        if r.min_rto_ms == 0 || r.min_rto_ms > r.max_rto_ms {
-            return Err(invalid(
-                "faces.lp_reliability.min_rto_ms",
-                "must be > 0 and <= max_rto_ms",
-            ));
-        }
-        for (i, m) in self.faces.udp.multicast.iter().enumerate() {
-            if !m.group.ip().is_multicast() {
-                return Err(invalid(
-                    format!("faces.udp.multicast[{i}].group"),
-                    format!("{} is not a multicast address", m.group.ip()),
-                ));
-            }
-        }
-        for (i, f) in self.static_faces.iter().enumerate() {
-            if let Err(e) = crate::face::uri::FaceUri::parse(&f.uri) {
-                return Err(invalid(format!("face[{i}].uri"), e));
-            }
-            if f.reliability && !f.uri.starts_with("udp") {
-                return Err(invalid(
-                    format!("face[{i}].reliability"),
-                    "LP reliability is supported on UDP faces only",
-                ));
-            }
-            if let Some(mtu) = f.mtu {
-                if !(576..=65000).contains(&mtu) {
-                    return Err(invalid(
-                        format!("face[{i}].mtu"),
-                        "must be within 576..=65000",
-                    ));
-                }
-            }
-        }
-        for (i, r) in self.routes.iter().enumerate() {
-            if let Err(e) = ndnlab_wire::Name::from_uri(&r.prefix) {
-                return Err(invalid(format!("route[{i}].prefix"), format!("{e}")));
-            }
-            let Ok(uri) = crate::face::uri::FaceUri::parse(&r.face) else {
-                return Err(invalid(format!("route[{i}].face"), "not a face URI"));
-            };
-            if !self
-                .static_faces
-                .iter()
-                .any(|f| crate::face::uri::FaceUri::parse(&f.uri).ok() == Some(uri.clone()))
-            {
-                return Err(invalid(
-                    format!("route[{i}].face"),
-                    format!("'{}' is not the uri of any [[face]]", r.face),
-                ));
-            }
-        }
-        for (i, r) in self.tables.network_region.iter().enumerate() {
-            if let Err(e) = ndnlab_wire::Name::from_uri(r) {
-                return Err(invalid(
-                    format!("tables.network_region[{i}]"),
-                    format!("'{r}': {e}"),
-                ));
-            }
-        }
-        for (i, s) in self.strategies.iter().enumerate() {
-            if let Err(e) = ndnlab_wire::Name::from_uri(&s.prefix) {
-                return Err(invalid(format!("strategy[{i}].prefix"), format!("{e}")));
-            }
-            match ndnlab_wire::Name::from_uri(&s.strategy) {
-                Err(_) => return Err(invalid(format!("strategy[{i}].strategy"), "not a name")),
-                Ok(n) => {
-                    if let Err(e) = ndnlab_core::StrategyInstance::parse(&n) {
-                        return Err(invalid(format!("strategy[{i}].strategy"), e.to_string()));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn tracing_level_ok(level: &str) -> Result<(), ()> {
-    // Accept plain levels and `target=level` directives separated by commas.
-    let levels = ["off", "error", "warn", "info", "debug", "trace"];
-    for directive in level.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-        let lvl = directive.rsplit('=').next().unwrap_or(directive);
-        if !levels.contains(&lvl.to_ascii_lowercase().as_str()) {
-            return Err(());
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -106,3 +106,87 @@ fn config_file_strategies_take_parameters() {
         "{e}"
     );
 }
+
+/// A refused strategy change (unknown name, bad version, bad parameter, prefix too
+/// deep) gets a non-200 response saying why, and leaves the strategy choice list as
+/// it was, including a choice it would have replaced. With two shards the change
+/// goes through both shard threads' queues before management answers.
+#[test]
+fn refused_changes_leave_the_choices_unchanged() {
+    for threads in [1, 2] {
+        let fwd = TestFwd::start("strategy-refused", |c| c.forwarder.threads = threads);
+        let mut c = fwd.client();
+        let asf = "/localhost/nfd/strategy/asf/v=4/max-timeouts~2";
+        let (code, text, _) = set(&mut c, "/video", asf);
+        assert_eq!(code, 200, "{text}");
+        let before = listed(&mut c);
+        assert_eq!(before.len(), 2, "{before:?}");
+
+        let deep = "/d".repeat(65);
+        for (prefix, strategy, want, says) in [
+            (
+                "/video",
+                "/localhost/nfd/strategy/no-such-strategy",
+                404,
+                "unknown strategy",
+            ),
+            (
+                "/video",
+                "/localhost/nfd/strategy/asf/v=99",
+                404,
+                "version 99",
+            ),
+            (
+                "/video",
+                "/localhost/nfd/strategy/asf/v=4/max-timeouts~x",
+                409,
+                "max-timeouts",
+            ),
+            (
+                "/new",
+                "/localhost/nfd/strategy/best-route/v=1",
+                404,
+                "version 1",
+            ),
+            (
+                "/new",
+                "/localhost/nfd/strategy/multicast/v=5/foo~1",
+                409,
+                "foo",
+            ),
+            (&deep, "/localhost/nfd/strategy/multicast", 414, "too long"),
+        ] {
+            let (code, text, body) = set(&mut c, prefix, strategy);
+            assert_eq!(code, want, "{threads} shards, {strategy}: {text}");
+            assert!(text.contains(says), "{strategy}: {text}");
+            assert!(body.is_some(), "{strategy}");
+            assert_eq!(listed(&mut c), before, "{threads} shards, {strategy}");
+        }
+
+        // Unsetting the root is refused too; unsetting a choice removes it.
+        let r = c
+            .command(
+                "strategy-choice",
+                "unset",
+                &P {
+                    name: Some(Name::new()),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(r.code, 400, "{}", r.text);
+        assert_eq!(listed(&mut c), before);
+        let r = c
+            .command(
+                "strategy-choice",
+                "unset",
+                &P {
+                    name: Some(n("/video")),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(r.code, 200, "{}", r.text);
+        assert_eq!(listed(&mut c).len(), 1);
+    }
+}

@@ -84,6 +84,15 @@ impl Default for StrategyInstance {
     }
 }
 
+impl std::str::FromStr for StrategyInstance {
+    type Err = StrategyChoiceError;
+
+    /// Same as [`StrategyInstance::from_uri`].
+    fn from_str(uri: &str) -> Result<Self, Self::Err> {
+        Self::from_uri(uri)
+    }
+}
+
 impl StrategyInstance {
     /// The instance of `kind` without parameters.
     pub fn from_kind(kind: StrategyKind) -> Self {
@@ -107,8 +116,21 @@ impl StrategyInstance {
         self.retx.is_some() || self.probing_interval.is_some() || self.max_timeouts.is_some()
     }
 
+    /// Parse a strategy instance name written as a URI (a configuration file, a
+    /// command line): [`Self::parse`] after the URI is read as a Name.
+    pub fn from_uri(uri: &str) -> Result<Self, StrategyChoiceError> {
+        let name = Name::from_uri(uri)
+            .map_err(|e| StrategyChoiceError::BadName(format!("'{uri}': {e}")))?;
+        Self::parse(&name)
+    }
+
     /// Parse an NFD strategy instance name. Errors name the problem (unknown strategy,
     /// unsupported version, bad parameter).
+    ///
+    /// This is the one place where a strategy name is read: management and the
+    /// configuration loader parse once and hand the resulting instance on
+    /// ([`crate::StrategyChoice::set_instance`]), so that nothing downstream
+    /// re-reads the name.
     pub fn parse(name: &Name) -> Result<Self, StrategyChoiceError> {
         let unknown = || StrategyChoiceError::UnknownStrategy(name.to_string());
         let base = Name::from_uri(PREFIX.trim_end_matches('/')).expect("strategy prefix");
@@ -318,6 +340,19 @@ mod tests {
         );
         assert!(err("/localhost/nfd/strategy/ncc").contains("unknown strategy"));
         assert!(err("/localhost/nfd").contains("unknown strategy"));
+    }
+
+    #[test]
+    fn from_uri_reads_the_name_then_the_instance() {
+        let i: StrategyInstance = "/localhost/nfd/strategy/asf/v=4/max-timeouts~5"
+            .parse()
+            .unwrap();
+        assert_eq!((i.kind, i.max_timeouts), (StrategyKind::Asf, Some(5)));
+        let e = StrategyInstance::from_uri("no-slash").unwrap_err();
+        assert!(matches!(e, StrategyChoiceError::BadName(_)), "{e}");
+        assert!(e.to_string().contains("no-slash"), "{e}");
+        let e = StrategyInstance::from_uri("/localhost/nfd/strategy/ncc").unwrap_err();
+        assert!(matches!(e, StrategyChoiceError::UnknownStrategy(_)), "{e}");
     }
 
     #[test]

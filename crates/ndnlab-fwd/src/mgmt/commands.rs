@@ -3,8 +3,11 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
+use ndnlab_core::StrategyInstance;
+
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
 use super::rib::Route;
+use super::strategy::status_code;
 use super::Manager;
 use crate::face::link::set_reliability;
 use crate::face::uri::FaceUri;
@@ -12,7 +15,7 @@ use crate::face::{FaceEntry, Persistency};
 use crate::runtime::shard::ShardMsg;
 
 /// Longest prefix accepted in FIB/RIB commands (NFD: 32 components for the FIB).
-const MAX_PREFIX: usize = 32;
+pub(crate) const MAX_PREFIX: usize = 32;
 
 pub(super) async fn run(
     m: &mut Manager,
@@ -29,8 +32,8 @@ pub(super) async fn run(
         ("fib", "remove-nexthop") => fib_remove(m, face, p),
         ("rib", "register") => rib_register(m, face, p),
         ("rib", "unregister") => rib_unregister(m, face, p),
-        ("strategy-choice", "set") => strategy_set(m, p),
-        ("strategy-choice", "unset") => strategy_unset(m, p),
+        ("strategy-choice", "set") => strategy_set(m, p).await,
+        ("strategy-choice", "unset") => strategy_unset(m, p).await,
         ("cs", "config") => cs_config(m, p),
         ("cs", "erase") => cs_erase(m, p).await,
         _ => R::error(501, format!("unsupported command {module}/{verb}"), p),
@@ -53,7 +56,7 @@ pub const FLAG_CONGESTION_MARKING: u64 = 1 << 2;
 const KNOWN_FLAGS: u64 = FLAG_LOCAL_FIELDS | FLAG_LP_RELIABILITY | FLAG_CONGESTION_MARKING;
 
 /// Accepted MTU overrides.
-const MTU_RANGE: std::ops::RangeInclusive<u64> = 576..=65000;
+pub(crate) const MTU_RANGE: std::ops::RangeInclusive<u64> = 576..=65000;
 
 /// The body describing a face, as faces/create and faces/update return it.
 fn face_body(f: &FaceEntry) -> P {
@@ -416,11 +419,16 @@ fn rib_unregister(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
     })
 }
 
-fn strategy_set(m: &mut Manager, p: P) -> R {
+async fn strategy_set(m: &mut Manager, p: P) -> R {
     let (Some(name), Some(strategy)) = (p.name.clone(), p.strategy.clone()) else {
         return R::error(400, "Name and Strategy are required", p);
     };
-    match m.set_strategy(&name, &strategy) {
+    // The one parse of the strategy name: the shards receive the typed instance.
+    let instance = match StrategyInstance::parse(&strategy) {
+        Ok(i) => i,
+        Err(e) => return R::error(status_code(&e), e.to_string(), p),
+    };
+    match m.set_strategy(&name, instance).await {
         Ok(full) => R::ok(P {
             name: Some(name),
             strategy: Some(full),
@@ -430,20 +438,17 @@ fn strategy_set(m: &mut Manager, p: P) -> R {
     }
 }
 
-fn strategy_unset(m: &mut Manager, p: P) -> R {
+async fn strategy_unset(m: &mut Manager, p: P) -> R {
     let Some(name) = p.name.clone() else {
         return R::error(400, "Name is required", p);
     };
-    if name.is_empty() {
-        return R::error(400, "the strategy of / cannot be unset", p);
+    match m.unset_strategy(&name).await {
+        Ok(()) => R::ok(P {
+            name: Some(name),
+            ..Default::default()
+        }),
+        Err((code, text)) => R::error(code, text, p),
     }
-    m.strategies.remove(&name);
-    let n2 = name.clone();
-    m.shared.broadcast(|| ShardMsg::StrategyUnset(n2.clone()));
-    R::ok(P {
-        name: Some(name),
-        ..Default::default()
-    })
 }
 
 fn cs_config(m: &mut Manager, p: P) -> R {

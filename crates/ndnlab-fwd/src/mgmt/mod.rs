@@ -11,12 +11,18 @@
 //! * malformed parameters get 400 with a StatusText saying what is wrong, and every
 //!   response carries a ControlParameters body (python-ndn needs one even on errors);
 //! * the reply is a Data with exactly the Interest's name, sent after the FIB change
-//!   was queued to every shard.
+//!   was queued to every shard, and after every shard applied a strategy change
+//!   (see `strategy.rs`).
 
 mod commands;
 pub use ndnlab_proto::mgmt::{codec, dataset, params};
 pub mod rib;
 mod status;
+mod strategy;
+
+/// Limits the configuration checks share with the commands (`[[route]]` prefixes,
+/// `[[face]]` and `[faces.udp]` MTUs).
+pub(crate) use commands::{MAX_PREFIX, MTU_RANGE};
 
 use std::sync::Arc;
 
@@ -48,9 +54,10 @@ pub enum MgmtMsg {
         cost: u64,
         done: oneshot::Sender<()>,
     },
+    /// A strategy choice from the configuration file, parsed by the loader.
     StaticStrategy {
         prefix: Name,
-        strategy: Name,
+        instance: ndnlab_core::StrategyInstance,
         done: oneshot::Sender<Result<(), String>>,
     },
 }
@@ -59,18 +66,17 @@ pub enum MgmtMsg {
 pub struct Manager {
     shared: Arc<Shared>,
     rib: rib::Rib,
-    strategies: std::collections::BTreeMap<Name, Name>,
+    /// The strategy choices every shard has applied (the `strategy-choice/list`
+    /// dataset).
+    strategies: std::collections::BTreeMap<Name, ndnlab_core::StrategyInstance>,
     status: status::StatusState,
 }
 
 impl Manager {
     pub fn new(shared: Arc<Shared>) -> Self {
+        // The shards' StrategyChoice tables start with best-route at the root.
         let mut strategies = std::collections::BTreeMap::new();
-        if let Some(root) = ndnlab_core::StrategyKind::from_name(
-            &Name::from_uri("/localhost/nfd/strategy/best-route").expect("literal"),
-        ) {
-            strategies.insert(Name::new(), root.name());
-        }
+        strategies.insert(Name::new(), ndnlab_core::StrategyInstance::default());
         Manager {
             status: status::StatusState::new(&shared.cfg),
             shared,
@@ -129,11 +135,12 @@ impl Manager {
             }
             MgmtMsg::StaticStrategy {
                 prefix,
-                strategy,
+                instance,
                 done,
             } => {
                 let r = self
-                    .set_strategy(&prefix, &strategy)
+                    .set_strategy(&prefix, instance)
+                    .await
                     .map(|_| ())
                     .map_err(|(_, text)| text);
                 let _ = done.send(r);
@@ -149,30 +156,6 @@ impl Manager {
         let ops = Arc::new(ops);
         self.shared
             .broadcast(|| crate::runtime::shard::ShardMsg::Fib(ops.clone()));
-    }
-
-    /// Sets the strategy of `prefix`; on failure the StatusCode NFD uses (404 strategy
-    /// not registered, 409 bad parameters, 414 prefix too deep) and a StatusText.
-    fn set_strategy(&mut self, prefix: &Name, strategy: &Name) -> Result<Name, (u64, String)> {
-        use ndnlab_core::strategy_choice::StrategyChoiceError as E;
-        // Versioned name with optional parameters (`.../asf/v=4/probing-interval~30000`).
-        let inst = ndnlab_core::StrategyInstance::parse(strategy).map_err(|e| {
-            let code = if matches!(e, E::BadParameters { .. }) {
-                409
-            } else {
-                404
-            };
-            (code, e.to_string())
-        })?;
-        if prefix.len() > ndnlab_core::strategy_choice::MAX_PREFIX_LEN {
-            return Err((414, "prefix too long".into()));
-        }
-        let full = inst.name().clone();
-        self.strategies.insert(prefix.clone(), full.clone());
-        let (p, s) = (prefix.clone(), full.clone());
-        self.shared
-            .broadcast(|| crate::runtime::shard::ShardMsg::StrategySet(p.clone(), s.clone()));
-        Ok(full)
     }
 
     fn post_event(&mut self, f: &FaceEntry, kind: u64) {

@@ -332,7 +332,7 @@ impl Manager {
             }
             ("strategy-choice", "list") => {
                 for (name, s) in &self.strategies {
-                    dataset::encode_strategy_choice(&mut w, name, s);
+                    dataset::encode_strategy_choice(&mut w, name, s.name());
                 }
             }
             _ => return None,

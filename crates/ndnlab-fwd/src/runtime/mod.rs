@@ -25,6 +25,7 @@
 //! go back to the readers through a small pool, so the hand-off allocates nothing in
 //! the steady state.
 
+pub mod cs_share;
 pub mod listeners;
 pub mod queue;
 pub mod shard;
@@ -221,26 +222,40 @@ impl Shared {
         }
     }
 
-    /// Asks every shard for its report.
-    pub async fn query_shards(&self) -> Vec<ShardReport> {
+    /// Sends every shard a message carrying a reply channel (made by `make`) and
+    /// waits for every reply: one per shard, in shard order, `None` for a shard that
+    /// stopped without replying. Messages queue behind what each shard has already
+    /// been sent, so a reply also says that everything sent before was applied.
+    pub async fn ask_shards<T>(
+        &self,
+        make: impl Fn(oneshot::Sender<T>) -> ShardMsg,
+    ) -> Vec<Option<T>> {
         let mut rxs = Vec::new();
         if self.is_inline() {
             let (tx, rx) = oneshot::channel();
-            let _ = self.apply_inline(ShardMsg::Query(tx));
+            let _ = self.apply_inline(make(tx));
             rxs.push(rx);
-        }
-        for s in self.shards.iter().filter(|_| !self.is_inline()) {
-            let (tx, rx) = oneshot::channel();
-            s.control(ShardMsg::Query(tx));
-            rxs.push(rx);
-        }
-        let mut out = Vec::new();
-        for rx in rxs {
-            if let Ok(r) = rx.await {
-                out.push(r);
+        } else {
+            for s in &self.shards {
+                let (tx, rx) = oneshot::channel();
+                s.control(make(tx));
+                rxs.push(rx);
             }
         }
+        let mut out = Vec::with_capacity(rxs.len());
+        for rx in rxs {
+            out.push(rx.await.ok());
+        }
         out
+    }
+
+    /// Asks every shard for its report.
+    pub async fn query_shards(&self) -> Vec<ShardReport> {
+        self.ask_shards(ShardMsg::Query)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// Closes a face now (management, shutdown).
@@ -415,7 +430,7 @@ impl Daemon {
     /// Starts shards, management and every configured listener and face. Must be
     /// called inside a tokio runtime. Fails (with the address) if a socket is taken.
     pub async fn start(cfg: FwdConfig) -> anyhow::Result<Daemon> {
-        cfg.validate()?;
+        let checked = cfg.check()?;
         let nshards = cfg.forwarder.effective_threads();
         // One shard runs inline on the face readers unless NDNLAB_FWD_INLINE=0
         // (kept for measuring the hand-off; see docs/BENCHMARKS.md).
@@ -571,17 +586,16 @@ impl Daemon {
                 });
                 let _ = rx.await;
             }
-            for s in &cfg.strategies {
-                let prefix = ndnlab_wire::Name::from_uri(&s.prefix)?;
-                let strategy = ndnlab_wire::Name::from_uri(&s.strategy)?;
+            // Parsed into typed instances by the configuration checks, once.
+            for (prefix, instance) in checked.strategies {
                 let (tx, rx) = oneshot::channel();
                 let _ = shared.mgmt_tx.send(MgmtMsg::StaticStrategy {
-                    prefix,
-                    strategy,
+                    prefix: prefix.clone(),
+                    instance,
                     done: tx,
                 });
                 rx.await?
-                    .map_err(|e| anyhow::anyhow!("strategy for {}: {e}", s.prefix))?;
+                    .map_err(|e| anyhow::anyhow!("strategy for {prefix}: {e}"))?;
             }
             Ok(())
         }

@@ -19,11 +19,12 @@ use std::time::Duration;
 
 use ndnlab_core::{
     CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
-    InPacket, LinkType, LpMeta, OutPacket,
+    InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError, StrategyInstance,
 };
 use ndnlab_wire::Name;
 use tokio::sync::oneshot;
 
+use super::cs_share::shard_cs_capacity;
 use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
 use crate::face::{FaceEntry, OutItem, PktKind};
@@ -41,14 +42,29 @@ pub struct ShardReport {
     pub cs: CsInfo,
 }
 
+/// A shard's answer to a strategy change: applied, or why not.
+pub type StrategyAck = oneshot::Sender<Result<(), StrategyChoiceError>>;
+
 /// Messages on a shard's queue.
 pub enum ShardMsg {
     Packets(Vec<Inbound>),
     AddFace(Arc<FaceEntry>),
     RemoveFace(u64),
     Fib(Arc<Vec<FibOp>>),
-    StrategySet(Name, Name),
-    StrategyUnset(Name),
+    /// Choose a strategy instance for a prefix. The instance was parsed (and checked)
+    /// once by management; the shard applies it as is and says whether it could.
+    StrategySet {
+        prefix: Name,
+        instance: StrategyInstance,
+        done: StrategyAck,
+    },
+    /// Remove the strategy choice of a prefix; the shard says whether it could.
+    StrategyUnset {
+        prefix: Name,
+        done: StrategyAck,
+    },
+    /// The CS capacity (for the whole forwarder: each shard takes its share, see
+    /// [`shard_cs_capacity`]) and flags, as `cs/config` sets them.
     CsConfig {
         capacity: Option<usize>,
         admit: Option<bool>,
@@ -90,7 +106,7 @@ impl ShardCore {
     /// Shard `index` of `count`, configured from `cfg` (the CS is split between shards).
     pub fn new(index: usize, count: usize, cfg: &FwdConfig) -> Self {
         let mut fw = Forwarder::new(ForwarderConfig {
-            cs_capacity: (cfg.cs.capacity / count).max(1),
+            cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
             cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
             shard: (index, count),
             network_region: cfg.tables.network_region_table(),
@@ -118,7 +134,7 @@ impl ShardCore {
 
     /// Applies one message.
     pub fn handle(&mut self, now: u64, msg: ShardMsg) -> Flow {
-        let (fw, count) = (&mut self.fw, self.count);
+        let (fw, index, count) = (&mut self.fw, self.index, self.count);
         match msg {
             ShardMsg::Packets(mut batch) => fw.handle_burst(now, &mut batch),
             ShardMsg::AddFace(f) => {
@@ -153,13 +169,19 @@ impl ShardCore {
                     }
                 }
             }
-            ShardMsg::StrategySet(prefix, strategy) => {
-                if let Err(e) = fw.strategy_choice().set(&prefix, &strategy) {
-                    tracing::warn!(shard = self.index, error = %e, "strategy set failed");
+            ShardMsg::StrategySet {
+                prefix,
+                instance,
+                done,
+            } => {
+                let r = fw.strategy_choice().set_instance(&prefix, instance);
+                if let Err(e) = &r {
+                    tracing::warn!(shard = index, error = %e, "strategy set refused");
                 }
+                let _ = done.send(r);
             }
-            ShardMsg::StrategyUnset(prefix) => {
-                let _ = fw.strategy_choice().unset(&prefix);
+            ShardMsg::StrategyUnset { prefix, done } => {
+                let _ = done.send(fw.strategy_choice().unset(&prefix));
             }
             ShardMsg::CsConfig {
                 capacity,
@@ -168,7 +190,7 @@ impl ShardCore {
             } => {
                 if let Some(c) = capacity {
                     fw.cs()
-                        .set_capacity((c / count).max(usize::from(c > 0)), now);
+                        .set_capacity(shard_cs_capacity(c, index, count), now);
                 }
                 if let Some(a) = admit {
                     fw.cs().set_admit(a);
@@ -323,4 +345,87 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
         }
     };
     OutItem { pkt, fields, kind }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Applies a strategy change to `core` and returns the shard's answer.
+    fn strategy(
+        core: &mut ShardCore,
+        prefix: &Name,
+        set: Option<StrategyInstance>,
+    ) -> Result<(), StrategyChoiceError> {
+        let (done, mut rx) = oneshot::channel();
+        let msg = match set {
+            Some(instance) => ShardMsg::StrategySet {
+                prefix: prefix.clone(),
+                instance,
+                done,
+            },
+            None => ShardMsg::StrategyUnset {
+                prefix: prefix.clone(),
+                done,
+            },
+        };
+        assert_eq!(core.handle(0, msg), Flow::Continue);
+        rx.try_recv()
+            .expect("the shard answers while handling the message")
+    }
+
+    #[test]
+    fn strategy_changes_are_acknowledged_with_the_shards_reason() {
+        let mut core = ShardCore::new(0, 1, &FwdConfig::default());
+        let asf = StrategyInstance::from_uri("/localhost/nfd/strategy/asf").unwrap();
+        let a = Name::from_uri("/a").unwrap();
+        assert_eq!(strategy(&mut core, &a, Some(asf.clone())), Ok(()));
+        assert_eq!(
+            core.fw.strategy_choice().instance_name(&a),
+            Some(asf.name())
+        );
+        // A prefix deeper than the table takes: refused, and the table is unchanged.
+        let deep =
+            Name::from_uri(&"/d".repeat(ndnlab_core::strategy_choice::MAX_PREFIX_LEN + 1)).unwrap();
+        let e = strategy(&mut core, &deep, Some(asf)).unwrap_err();
+        assert!(matches!(e, StrategyChoiceError::PrefixTooLong(_)), "{e}");
+        assert_eq!(core.fw.strategy_choice().len(), 2);
+        assert_eq!(
+            strategy(&mut core, &Name::new(), None),
+            Err(StrategyChoiceError::CannotUnsetRoot)
+        );
+        assert_eq!(strategy(&mut core, &a, None), Ok(()));
+        assert_eq!(core.fw.strategy_choice().len(), 1);
+    }
+
+    #[test]
+    fn cs_capacity_is_the_shards_share_from_config_and_cs_config() {
+        let mut cfg = FwdConfig::default();
+        cfg.cs.capacity = 10;
+        let mut cores: Vec<_> = (0..3).map(|i| ShardCore::new(i, 3, &cfg)).collect();
+        let caps = |cores: &mut Vec<ShardCore>| {
+            cores
+                .iter_mut()
+                .map(|c| c.fw.cs().capacity())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(caps(&mut cores), [4, 3, 3]);
+        for c in &mut cores {
+            c.handle(
+                0,
+                ShardMsg::CsConfig {
+                    capacity: Some(0),
+                    admit: None,
+                    serve: None,
+                },
+            );
+        }
+        assert_eq!(caps(&mut cores), [0, 0, 0]);
+        cfg.cs.capacity = 0;
+        assert_eq!(
+            ShardCore::new(1, 3, &cfg).fw.cs().capacity(),
+            0,
+            "0 in the file is caching off too"
+        );
+    }
 }
