@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use ndnlab_testkit::cpu;
 use ndnlab_wire::{Data, Name};
 use serde_json::json;
 
 use super::{DEFAULT_PREFIX, SATURATED};
-use crate::stats::{mbps, process_cpu_time};
+use crate::stats::mbps;
 use crate::tools::producer::{DataCache, MakeData, SigningPool};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
@@ -159,7 +160,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             data: data_out.load(Relaxed),
             signed,
             busy_ns,
-            cpu: process_cpu_time(),
+            cpu: cpu::process_time(),
             drops: pool.overflow.load(Relaxed) + client.counters().interest_drops.load(Relaxed),
             hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
         }
