@@ -1,5 +1,6 @@
 //! Measurement helpers shared by the tools: latency histograms (hdrhistogram,
-//! microsecond resolution), their summaries, and process CPU time.
+//! microsecond resolution), their summaries, and rates. CPU time comes from
+//! `ndnlab_testkit::cpu`.
 
 use std::time::Duration;
 
@@ -72,32 +73,6 @@ pub struct LatencySummary {
     pub max_ms: f64,
     /// Standard deviation (ping's "mdev").
     pub mdev_ms: f64,
-}
-
-/// CPU time (user + system) used by this process so far.
-pub fn process_cpu_time() -> Duration {
-    // SAFETY: getrusage only writes into the struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// CPU time used by the calling thread so far.
-pub fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes into the struct we pass.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// Megabits per second.

@@ -78,7 +78,7 @@ impl Clock {
         if self.wall {
             return WALL_EPOCH.with(|e| e.elapsed());
         }
-        support::thread_cpu()
+        ndnlab_testkit::cpu::thread_time()
     }
 }
 

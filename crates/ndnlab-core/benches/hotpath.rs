@@ -29,7 +29,8 @@ const FIB: u64 = 100_000;
 const FRESH_CHUNK: usize = 256;
 
 mod support;
-use support::{received, thread_cpu};
+use ndnlab_testkit::cpu::thread_time;
+use support::received;
 
 /// The allocator the `ndnlab` binary uses (see the forwarding bench).
 #[global_allocator]
@@ -229,9 +230,9 @@ fn main() {
             let mut el = Duration::ZERO;
             for at in (0..n).step_by(chunk) {
                 let pkts = g.pairs(n.min(at + chunk) - at);
-                let t0 = thread_cpu();
+                let t0 = thread_time();
                 run(&mut fw, pkts, &mut now);
-                el += thread_cpu() - t0;
+                el += thread_time() - t0;
             }
             assert_eq!(fw.pit_len(), 0);
             (n, el)
@@ -259,9 +260,9 @@ fn main() {
             let mut el = Duration::ZERO;
             for at in (0..n).step_by(chunk) {
                 let pkts = mk(&mut g, n.min(at + chunk) - at);
-                let t0 = thread_cpu();
+                let t0 = thread_time();
                 run(&mut fw, pkts, now);
-                el += thread_cpu() - t0;
+                el += thread_time() - t0;
             }
             assert_eq!(fw.counters().n_cs_misses, 0);
             (n, el)

@@ -13,11 +13,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndnlab_core::timer::TimerQueue;
+use ndnlab_testkit::cpu::thread_time;
 
 const LIFETIME: u64 = 4_000_000_000;
-
-mod support;
-use support::thread_cpu;
 
 trait Queue {
     fn push(&mut self, at: u64, i: u32);
@@ -84,9 +82,9 @@ fn timers(c: &mut Criterion) {
                 (q, now)
             });
             b.iter_custom(|iters| {
-                let t = thread_cpu();
+                let t = thread_time();
                 run(q, now, step, iters);
-                thread_cpu() - t
+                thread_time() - t
             })
         });
         drop(wheel);
@@ -98,9 +96,9 @@ fn timers(c: &mut Criterion) {
                 (q, now)
             });
             b.iter_custom(|iters| {
-                let t = thread_cpu();
+                let t = thread_time();
                 run(q, now, step, iters);
-                thread_cpu() - t
+                thread_time() - t
             })
         });
     }

@@ -11,7 +11,8 @@
 //! * [`Keychain`]: a directory of PKCS#8 keys and certificates;
 //! * [`Validator`]: trust anchors, the hierarchical rule, certificate
 //!   fetching through a caller-provided [`CertFetcher`];
-//! * [`SigningPool`]: batches signed on N threads, in order when asked.
+//! * [`SigningPool`]: N signing threads with bounded queues, counted drops,
+//!   per-worker signed counts and busy time; whole batches in input order.
 //!
 //! The crypto backend is aws-lc-rs (the fastest measured on the target CPU,
 //! SHA-NI included), with RustCrypto `rsa` for RSA-1024 keys which
@@ -56,7 +57,7 @@ pub use keychain::{
     base64_encode, decode_cert_file, KeyEntry, KeyStorage, Keychain, KeychainError,
     DEFAULT_VALIDITY, KEYCHAIN_ENV,
 };
-pub use pool::{PoolError, SigningPool};
+pub use pool::{PoolError, PoolTotals, SigningPool, WorkerStats, MAX_THREADS};
 pub use private_key::{PrivateKey, HMAC_KEY_LEN};
 pub use public_key::{BadSignature, PublicKey};
 pub use signer::{InterestSigner, KeySigner};

@@ -1,11 +1,16 @@
-//! Test support shared by the integration tests of every ndnlab crate (a
-//! dev-dependency only; nothing here ships in the binary).
+//! Test and measurement support shared by the ndnlab crates.
 //!
-//! Interop tests run code we did not write: python-ndn 0.5.2 from the workspace venv
-//! that `scripts/python-venv.sh` creates (or `$NDNLAB_PYTHON`). The tests never skip
-//! when it is missing: they fail with the command that fixes it. Interop scripts live
-//! in `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
-//! [`Py`] and [`Lines`] handle.
+//! * [`cpu`]: thread and process CPU time, the clock of the benchmarks and of
+//!   the tools' CPU figures (a normal dependency of the app and the binary);
+//! * interop helpers for integration tests: tests run code we did not write,
+//!   python-ndn 0.5.2 from the workspace venv that `scripts/python-venv.sh`
+//!   creates (or `$NDNLAB_PYTHON`). The tests never skip when it is missing: they
+//!   fail with the command that fixes it. Interop scripts live in
+//!   `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
+//!   [`Py`] and [`Lines`] handle;
+//! * [`temp_dir`], [`wait_until`]: small test utilities.
+
+pub mod cpu;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

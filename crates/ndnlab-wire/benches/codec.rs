@@ -45,13 +45,7 @@ fn data(name: Name, size: usize) -> Bytes {
 struct CpuTime;
 
 fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec we pass.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    ndnlab_testkit::cpu::thread_time().as_nanos() as u64
 }
 
 impl Measurement for CpuTime {

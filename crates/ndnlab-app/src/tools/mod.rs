@@ -1,13 +1,15 @@
 //! The tools behind `ndnlab perf|put|get|ping|traffic`. Each takes a clap
 //! `Args` struct (the binary's command modules only wrap them) and prints a
-//! human table or, with `--json`, JSON objects one per line.
+//! human table or, with `--json`, JSON objects one per line. The servers all
+//! run the producer loop of [`serve`] and differ in what they answer.
 
+pub mod data_cache;
 pub mod get;
 pub mod perf;
 pub mod ping;
-pub mod producer;
 pub mod put;
 pub mod rdr;
+pub mod serve;
 pub mod signing;
 pub mod traffic;
 

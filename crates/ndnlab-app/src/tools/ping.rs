@@ -1,6 +1,7 @@
 //! `ndnlab ping` / `ndnlab ping server`: reachability and RTT, named like
 //! ndn-tools' ndnping (`/<prefix>/ping/<seq>`, seq a decimal generic component).
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -8,8 +9,9 @@ use ndnlab_wire::{Data, Interest, Name};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::client::Outcome;
+use crate::client::{IncomingInterest, Outcome};
 use crate::stats::Latency;
+use crate::tools::serve::{interrupted, Reply, Server};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -213,41 +215,32 @@ pub async fn serve(args: PingServerArgs) -> anyhow::Result<u64> {
     b.extend_name(&args.prefix).push_generic(b"ping");
     let prefix = b.build();
     let id = make_identity(args.sign, &args.prefix)?;
-    let mut producer = client.register(&prefix).await?;
+    let server = Server::register(&client, &prefix).await?;
     if !args.quiet && !args.json {
         println!("PING SERVER {prefix}");
     }
     let content = Bytes::from(vec![b'a'; args.size]);
-    let mut answered = 0u64;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
-    loop {
-        if args.count.is_some_and(|c| answered >= c) {
-            break;
-        }
-        let inc = tokio::select! {
-            i = producer.recv() => match i { Some(i) => i, None => break },
-            _ = &mut ctrl_c => break,
-        };
-        let name = inc.interest.name().clone();
+    let served = server.served();
+    let answer = |inc: &IncomingInterest| -> anyhow::Result<Reply> {
+        let name = inc.interest.name();
         let data = Data::builder(name.clone())
             .freshness_ms(args.freshness)
             .content(content.clone())
             .sign(id.signer.as_ref())?;
-        client.put_data(data, inc.pit_token.as_ref()).await?;
-        answered += 1;
         if args.json {
             print_json(&json!({"type":"interest","name":name.to_string()}));
         } else if !args.quiet {
             println!("interest received: {name}");
         }
-    }
+        Ok(Reply::Data(data))
+    };
+    server.run(answer, args.count, interrupted(None)).await?;
+    let answered = served.data.load(Relaxed);
     if args.json {
         print_json(&json!({"type":"summary","answered":answered}));
     } else {
         println!("\n--- ping server {prefix} ---\n{answered} Interests processed");
     }
-    let _ = client.unregister(&prefix).await;
     Ok(answered)
 }
 

@@ -2,22 +2,26 @@
 //! (`/<prefix>/v=<version>/seg=<n>`, FinalBlockId on every segment), answer
 //! RDR version discovery, like ndn-tools' ndnputchunks.
 //!
-//! All segments are signed up front on `--threads` threads, then served from
-//! memory. The default version of a regular file is its modification time in
+//! All segments are signed up front on `--threads` threads of a signing
+//! pool, then served from memory. The default version of a regular file is its modification time in
 //! milliseconds, so a restarted producer publishes the same version and
 //! consumers can resume; stdin gets the current time.
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use ndnlab_security::{SigningPool, MAX_THREADS};
 use ndnlab_wire::{Component, Data, Name, Signer};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::client::IncomingInterest;
 use crate::tools::rdr;
+use crate::tools::serve::{interrupted, Reply, Server};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, unix_ms, ConnectArgs};
 
@@ -62,53 +66,38 @@ pub struct Published {
     pub sha256: [u8; 32],
 }
 
-/// Segments and signs `content` (at least one segment, even if empty).
+/// Segments and signs `content` (at least one segment, even if empty) on
+/// `threads` threads of a signing pool.
 pub fn segment(
     prefix: &Name,
     version: u64,
     content: &Bytes,
     segment_size: usize,
     freshness: Duration,
-    signer: &dyn Signer,
+    signer: Arc<dyn Signer>,
     threads: usize,
 ) -> anyhow::Result<Published> {
     anyhow::ensure!(segment_size > 0, "--segment-size must be positive");
     let versioned = prefix.append_version(version);
     let n = content.len().div_ceil(segment_size).max(1) as u64;
-    let last = n - 1;
-    let final_id = ndnlab_wire::OwnedComponent::segment(last);
-    let sign_one = |i: u64| -> anyhow::Result<Bytes> {
-        let start = (i as usize * segment_size).min(content.len());
-        let end = (start + segment_size).min(content.len());
-        Ok(Data::builder(versioned.append_segment(i))
+    let final_id = ndnlab_wire::OwnedComponent::segment(n - 1);
+    let (name, body) = (versioned.clone(), content.clone());
+    let sign_one = move |&i: &u64| {
+        let start = (i as usize * segment_size).min(body.len());
+        let end = (start + segment_size).min(body.len());
+        Data::builder(name.append_segment(i))
             .freshness(freshness)
             .final_block_id(final_id.as_component())
-            .content(content.slice(start..end))
-            .sign(signer)?)
+            .content(body.slice(start..end))
+            .sign(signer.as_ref())
     };
-    let threads = threads.max(1).min(n as usize);
-    let mut segments: Vec<Option<Bytes>> = vec![None; n as usize];
-    std::thread::scope(|s| -> anyhow::Result<()> {
-        let chunk = (n as usize).div_ceil(threads);
-        let mut handles = Vec::new();
-        for (t, slots) in segments.chunks_mut(chunk).enumerate() {
-            let sign_one = &sign_one;
-            handles.push(s.spawn(move || -> anyhow::Result<()> {
-                for (k, slot) in slots.iter_mut().enumerate() {
-                    *slot = Some(sign_one((t * chunk + k) as u64)?);
-                }
-                Ok(())
-            }));
-        }
-        for h in handles {
-            h.join()
-                .map_err(|_| anyhow::anyhow!("signing thread panicked"))??;
-        }
-        Ok(())
-    })?;
+    let threads = threads.clamp(1, MAX_THREADS);
+    let segments = SigningPool::sign_ordered(threads, (0..n).collect(), sign_one)?
+        .into_iter()
+        .collect::<Result<Vec<Bytes>, _>>()?;
     Ok(Published {
         versioned,
-        segments: segments.into_iter().map(|s| s.expect("signed")).collect(),
+        segments,
         bytes: content.len() as u64,
         sha256: Sha256::digest(content).into(),
     })
@@ -154,19 +143,13 @@ pub async fn run(args: PutArgs) -> anyhow::Result<()> {
     let content2 = content.clone();
     let published = tokio::task::spawn_blocking(move || {
         segment(
-            &prefix,
-            version,
-            &content2,
-            seg_size,
-            fresh,
-            signer.as_ref(),
-            threads,
+            &prefix, version, &content2, seg_size, fresh, signer, threads,
         )
     })
     .await??;
     let sign_time = t0.elapsed();
     let client = args.connect.connect().await?;
-    let mut producer = client.register(&args.prefix).await?;
+    let server = Server::register(&client, &args.prefix).await?;
     let info = json!({
         "type": "published", "name": published.versioned.to_string(), "segments": published.segments.len(),
         "bytes": published.bytes, "sha256": hex::encode(published.sha256), "sign": args.sign.to_string(),
@@ -186,15 +169,8 @@ pub async fn run(args: PutArgs) -> anyhow::Result<()> {
             hex::encode(published.sha256)
         );
     }
-    let published = Arc::new(published);
-    let mut served = 0u64;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
-    loop {
-        let inc = tokio::select! {
-            i = producer.recv() => match i { Some(i) => i, None => break },
-            _ = &mut ctrl_c => break,
-        };
+    let served = server.served();
+    let answer = |inc: &IncomingInterest| -> anyhow::Result<Reply> {
         let i = &inc.interest;
         let name = i.name();
         let reply = if rdr::is_metadata_interest(&args.prefix, i) {
@@ -213,15 +189,12 @@ pub async fn run(args: PutArgs) -> anyhow::Result<()> {
         } else {
             None
         };
-        if let Some(d) = reply {
-            served += 1;
-            client.put_data(d, inc.pit_token.as_ref()).await?;
-        }
-    }
+        Ok(reply.map_or(Reply::Nothing, Reply::Data))
+    };
+    server.run(answer, None, interrupted(None)).await?;
     if !args.quiet && !args.json {
-        println!("served {served} Data");
+        println!("served {} Data", served.data.load(Relaxed));
     }
-    let _ = client.unregister(&args.prefix).await;
     Ok(())
 }
 
@@ -247,7 +220,7 @@ mod tests {
             &content,
             1000,
             Duration::from_secs(1),
-            &DigestSha256,
+            Arc::new(DigestSha256),
             2,
         )
         .unwrap();
@@ -278,7 +251,7 @@ mod tests {
             &Bytes::new(),
             1000,
             Duration::ZERO,
-            &DigestSha256,
+            Arc::new(DigestSha256),
             4,
         )
         .unwrap();

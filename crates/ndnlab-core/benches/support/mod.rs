@@ -1,23 +1,8 @@
-//! Shared by the core's benches: the clock they time with, and packets in buffers like
-//! a runtime's.
+//! Shared by the core's benches: a seeded generator, and packets in buffers like a
+//! runtime's. They time with `ndnlab_testkit::cpu::thread_time`.
 #![allow(dead_code)] // each bench uses a part
 
-use std::time::Duration;
-
 use bytes::Bytes;
-
-/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`): other processes on a
-/// shared machine do not count against the code being measured.
-pub fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
 
 /// The benches' xorshift64 generator (seeded; deterministic runs).
 pub struct Rng(pub u64);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use clap::{Args, Subcommand};
 use ndnlab_security::{verify_data, KeySigner, KeyType, PrivateKey, PublicKey};
+use ndnlab_testkit::cpu;
 use ndnlab_wire::{Data, DigestSha256, Name, Signer};
 
 /// Micro-benchmarks.
@@ -91,13 +92,6 @@ fn algos(spec: &str) -> anyhow::Result<Vec<Algo>> {
     })
 }
 
-/// CPU time of the calling thread in nanoseconds (Linux schedstat), so
-/// that rates per core stay meaningful on a shared, loaded machine.
-fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
 /// A measured rate: per wall-clock second (all threads) and per CPU second
 /// actually spent by the signing threads (the per-core rate).
 struct Rate {
@@ -111,7 +105,7 @@ fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: 
     let stop = Arc::new(AtomicBool::new(false));
     let prefix: Name = "/ndnlab/bench/sign".parse().expect("static name");
     let start = Instant::now();
-    let per_thread: Vec<(u64, Option<u64>)> = std::thread::scope(|s| {
+    let per_thread: Vec<(u64, Duration)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let stop = stop.clone();
@@ -119,7 +113,7 @@ fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: 
                 let payload = payload.clone();
                 let signer = signer.clone();
                 s.spawn(move || {
-                    let cpu0 = thread_cpu_ns();
+                    let cpu0 = cpu::thread_time();
                     let mut n = 0u64;
                     while !stop.load(Ordering::Relaxed) {
                         for _ in 0..8 {
@@ -131,11 +125,7 @@ fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: 
                             n += 1;
                         }
                     }
-                    let cpu = match (cpu0, thread_cpu_ns()) {
-                        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-                        _ => None,
-                    };
-                    (n, cpu)
+                    (n, cpu::thread_time() - cpu0)
                 })
             })
             .collect();
@@ -143,17 +133,15 @@ fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: 
         stop.store(true, Ordering::Relaxed);
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or((0, None)))
+            .map(|h| h.join().unwrap_or((0, Duration::ZERO)))
             .collect()
     });
     let wall = start.elapsed().as_secs_f64();
     let total: u64 = per_thread.iter().map(|p| p.0).sum();
-    let cpu: Option<u64> = per_thread.iter().map(|p| p.1).sum();
+    let cpu: Duration = per_thread.iter().map(|p| p.1).sum();
     Rate {
         per_s: total as f64 / wall,
-        per_cpu_s: cpu
-            .filter(|&c| c > 0)
-            .map(|c| total as f64 / (c as f64 / 1e9)),
+        per_cpu_s: (!cpu.is_zero()).then(|| total as f64 / cpu.as_secs_f64()),
     }
 }
 
@@ -162,7 +150,7 @@ fn measure_verify(a: &Algo, payload: &Bytes, dur: Duration) -> anyhow::Result<Ra
         .content(payload.clone())
         .sign_view(a.signer.as_ref())?;
     verify_data(&d, a.key.as_ref())?;
-    let cpu0 = thread_cpu_ns();
+    let cpu0 = cpu::thread_time();
     let start = Instant::now();
     let mut n = 0u64;
     while start.elapsed() < dur {
@@ -172,13 +160,10 @@ fn measure_verify(a: &Algo, payload: &Bytes, dur: Duration) -> anyhow::Result<Ra
         }
     }
     let wall = start.elapsed().as_secs_f64();
-    let cpu = match (cpu0, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b > a => Some((b - a) as f64 / 1e9),
-        _ => None,
-    };
+    let cpu = cpu::thread_time() - cpu0;
     Ok(Rate {
         per_s: n as f64 / wall,
-        per_cpu_s: cpu.map(|c| n as f64 / c),
+        per_cpu_s: (!cpu.is_zero()).then(|| n as f64 / cpu.as_secs_f64()),
     })
 }
 

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ndnlab_testkit::cpu;
 use ndnlab_wire::{Interest, Name};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -11,7 +12,7 @@ use tokio::sync::mpsc;
 use super::{DEFAULT_PREFIX, SATURATED};
 use crate::client::{Client, Outcome, Waiter};
 use crate::pipeline::{FetchOptions, Fetcher, NackKind, RttOptions, WindowKind, WindowOptions};
-use crate::stats::{mbps, process_cpu_time, Latency};
+use crate::stats::{mbps, Latency};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
 /// Options of `ndnlab perf client`.
@@ -170,7 +171,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let interval = Duration::from_secs_f64(args.interval);
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     let mut total = Counts::default();
-    let mut cpu_prev = process_cpu_time();
+    let mut cpu_prev = cpu::process_time();
     let mut last = Instant::now();
     let ctx = LimitCtx {
         kind,
@@ -186,7 +187,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         let dt = now - last;
         last = now;
         let c = std::mem::take(&mut *shared.lock().expect("stats lock"));
-        let cpu = process_cpu_time();
+        let cpu = cpu::process_time();
         let cpu_pct = (cpu - cpu_prev).as_secs_f64() / dt.as_secs_f64() * 100.0;
         cpu_prev = cpu;
         let limit = ctx.limit(&c, &gauges, cpu_pct, false);
@@ -207,7 +208,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let rest = std::mem::take(&mut *shared.lock().expect("stats lock"));
     total.add(&rest);
     let elapsed = start.elapsed();
-    let cpu_pct = process_cpu_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
+    let cpu_pct = cpu::process_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
     let limit = ctx.limit(&total, &gauges, cpu_pct, true);
     let summary = row_json(
         "summary",

@@ -5,6 +5,7 @@
 //! the server answers each name with `--payload` bytes of signed Data.
 //! Both report per interval and say what limits them.
 
+pub mod answer;
 pub mod client;
 pub mod server;
 

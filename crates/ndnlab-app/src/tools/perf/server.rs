@@ -1,17 +1,22 @@
 //! `ndnlab perf server`: answers every Interest under the prefix with fresh
-//! signed Data from a signing pool (or from pre-signed Data with `--cache`).
+//! signed Data from a signing pool (or from pre-signed Data with `--cache`),
+//! and reports per interval what limits it.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use ndnlab_testkit::cpu;
 use ndnlab_wire::{Data, Name};
 use serde_json::json;
+use tokio::sync::oneshot;
 
+use super::answer::{start_signers, MakeData, PerfAnswer};
 use super::{DEFAULT_PREFIX, SATURATED};
-use crate::stats::{mbps, process_cpu_time};
-use crate::tools::producer::{DataCache, MakeData, SigningPool};
+use crate::stats::mbps;
+use crate::tools::data_cache::DataCache;
+use crate::tools::serve::Server;
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -90,14 +95,13 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    let pool = Arc::new(SigningPool::start(
+    let signers = Arc::new(start_signers(
         args.threads,
-        1024,
         client.clone(),
         make,
         cache.clone(),
-    ));
-    let mut producer = client.register(&args.prefix).await?;
+    )?);
+    let server = Server::register(&client, &args.prefix).await?;
     if !args.json {
         println!(
             "perf server on {} prefix {} payload {} B sign {} threads {}{}",
@@ -114,57 +118,32 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         );
     }
 
-    let cert_name = id.key_name.clone();
-    let cert = id.certificate.clone();
-    let data_out = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let interests = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let serve = {
-        let (client, pool, cache, data_out, interests) = (
-            client.clone(),
-            pool.clone(),
-            cache.clone(),
-            data_out.clone(),
-            interests.clone(),
-        );
-        tokio::spawn(async move {
-            while let Some(inc) = producer.recv().await {
-                interests.fetch_add(1, Relaxed);
-                let name = inc.interest.name();
-                if let (Some(k), Some(c)) = (&cert_name, &cert) {
-                    if k.is_prefix_of(name) {
-                        let _ = client.put_data(c.clone(), inc.pit_token.as_ref()).await;
-                        continue;
-                    }
-                }
-                if let Some(hit) = cache.as_ref().and_then(|c| c.get(name)) {
-                    data_out.fetch_add(1, Relaxed);
-                    if client.put_data(hit, inc.pit_token.as_ref()).await.is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                if pool.submit(name.clone(), inc.pit_token) {
-                    data_out.fetch_add(1, Relaxed);
-                }
-            }
-        })
+    let served = server.served();
+    let answer = PerfAnswer {
+        certificate: id.key_name.clone().zip(id.certificate.clone()),
+        cache: cache.clone(),
+        signers: signers.clone(),
     };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serve = tokio::spawn(server.run(answer, None, async {
+        let _ = stopped.await;
+    }));
 
     let start = Instant::now();
     let interval = Duration::from_secs_f64(args.interval);
-    let snap = |pool: &SigningPool| {
-        let (signed, busy_ns) = pool.totals();
+    let snap = || {
+        let t = signers.totals();
         Snapshot {
-            interests: interests.load(Relaxed),
-            data: data_out.load(Relaxed),
-            signed,
-            busy_ns,
-            cpu: process_cpu_time(),
-            drops: pool.overflow.load(Relaxed) + client.counters().interest_drops.load(Relaxed),
+            interests: served.interests.load(Relaxed),
+            data: served.data.load(Relaxed) + served.handed_off.load(Relaxed),
+            signed: t.signed,
+            busy_ns: t.busy.as_nanos() as u64,
+            cpu: cpu::process_time(),
+            drops: signers.dropped() + client.counters().interest_drops.load(Relaxed),
             hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
         }
     };
-    let first = snap(&pool);
+    let first = snap();
     let mut prev = first;
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     let mut last_t = Instant::now();
@@ -173,7 +152,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         let now = Instant::now();
         let dt = now - last_t;
         last_t = now;
-        let s = snap(&pool);
+        let s = snap();
         let r = Row::new(&prev, &s, dt, args.payload, args.threads);
         prev = s;
         let t = start.elapsed().as_secs_f64();
@@ -196,8 +175,9 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         println!("--- summary over {:.1} s", start.elapsed().as_secs_f64());
         total.print(start.elapsed().as_secs_f64());
     }
-    serve.abort();
-    let _ = client.unregister(&args.prefix).await;
+    // stops serving and unregisters; its outcome was reported above
+    let _ = stop.send(());
+    let _ = serve.await;
     Ok(())
 }
 

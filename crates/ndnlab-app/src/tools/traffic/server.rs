@@ -1,6 +1,7 @@
 //! `ndnlab traffic server`: answers every Interest under its prefix with
 //! Data of the size the name asks for (`size-<bytes>`, else `--payload`).
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -9,6 +10,8 @@ use serde_json::json;
 
 use super::pattern::requested_payload;
 use super::DEFAULT_PREFIX;
+use crate::client::IncomingInterest;
+use crate::tools::serve::{interrupted, Reply, Server};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -47,7 +50,7 @@ pub struct ServerArgs {
 pub async fn run(args: ServerArgs) -> anyhow::Result<u64> {
     let client = args.connect.connect().await?;
     let id = make_identity(args.sign, &args.prefix)?;
-    let mut producer = client.register(&args.prefix).await?;
+    let server = Server::register(&client, &args.prefix).await?;
     if !args.json {
         println!("traffic server on {} prefix {}", client.uri(), args.prefix);
     }
@@ -56,18 +59,9 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<u64> {
     let deadline = args
         .duration
         .map(|d| tokio::time::Instant::now() + Duration::from_secs_f64(d));
-    let (mut answered, mut bytes) = (0u64, 0u64);
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
-    loop {
-        if args.count.is_some_and(|c| answered >= c) {
-            break;
-        }
-        let inc = tokio::select! {
-            i = producer.recv() => match i { Some(i) => i, None => break },
-            _ = &mut ctrl_c => break,
-            _ = async { match deadline { Some(d) => tokio::time::sleep_until(d).await, None => std::future::pending().await } } => break,
-        };
+    let served = server.served();
+    let mut bytes = 0u64;
+    let answer = |inc: &IncomingInterest| -> anyhow::Result<Reply> {
         let i = &inc.interest;
         let size = requested_payload(i.name())
             .unwrap_or(args.payload)
@@ -81,16 +75,18 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<u64> {
             .freshness_ms(args.freshness)
             .content(fill.slice(..size))
             .sign(id.signer.as_ref())?;
-        client.put_data(data, inc.pit_token.as_ref()).await?;
-        answered += 1;
         bytes += size as u64;
-    }
+        Ok(Reply::Data(data))
+    };
+    server
+        .run(answer, args.count, interrupted(deadline))
+        .await?;
+    let answered = served.data.load(Relaxed);
     let secs = start.elapsed().as_secs_f64();
     if args.json {
         print_json(&json!({"type":"summary","answered":answered,"bytes":bytes,"time_s":secs}));
     } else {
         println!("answered {answered} Interests ({bytes} content bytes) in {secs:.1} s");
     }
-    let _ = client.unregister(&args.prefix).await;
     Ok(answered)
 }

@@ -1,0 +1,149 @@
+//! What `ndnlab perf server` answers: its certificate, pre-signed Data from
+//! the cache, or else a job for the signing pool, whose threads sign the Data
+//! and send it to the forwarder themselves (PIT token echoed), so that the
+//! async side only queues work.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use ndnlab_security::{PoolError, SigningPool};
+use ndnlab_wire::{Name, SignError};
+
+use crate::client::{wrap_token, Client, IncomingInterest};
+use crate::tools::data_cache::DataCache;
+use crate::tools::serve::{Answer, Reply};
+
+/// Jobs queued per signing thread before Interests are dropped.
+pub const QUEUE_DEPTH: usize = 1024;
+
+/// Builds the signed Data answering a name.
+pub type MakeData = dyn Fn(&Name) -> Result<Bytes, SignError> + Send + Sync;
+
+/// A signing job: the name to answer and the PIT token to echo.
+pub type Job = (Name, Option<Bytes>);
+
+/// Starts `threads` signing threads that answer through `client` and keep
+/// what they sign in `cache`.
+pub fn start_signers(
+    threads: usize,
+    client: Client,
+    make: Arc<MakeData>,
+    cache: Option<Arc<DataCache>>,
+) -> Result<SigningPool<Job>, PoolError> {
+    SigningPool::start(
+        threads,
+        QUEUE_DEPTH,
+        move |(name, _): &Job| make(name),
+        move |(name, token): Job, signed| match signed {
+            Ok(data) => {
+                if let Some(c) = &cache {
+                    c.insert(&name, data.clone());
+                }
+                // false once the connection is gone: the worker stops
+                client
+                    .blocking_send(wrap_token(data, token.as_ref()))
+                    .is_ok()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, %name, "signing failed");
+                true
+            }
+        },
+    )
+}
+
+/// The perf server's answers.
+pub struct PerfAnswer {
+    /// The certificate's name prefix (the key name) and its Data.
+    pub certificate: Option<(Name, Bytes)>,
+    pub cache: Option<Arc<DataCache>>,
+    pub signers: Arc<SigningPool<Job>>,
+}
+
+impl Answer for PerfAnswer {
+    fn answer(&mut self, inc: &IncomingInterest) -> anyhow::Result<Reply> {
+        let name = inc.interest.name();
+        if let Some((key, cert)) = &self.certificate {
+            if key.is_prefix_of(name) {
+                return Ok(Reply::Data(cert.clone()));
+            }
+        }
+        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(name)) {
+            return Ok(Reply::Data(hit));
+        }
+        // a full queue drops the Interest (counted by the pool)
+        Ok(
+            if self
+                .signers
+                .try_submit((name.clone(), inc.pit_token.clone()))
+            {
+                Reply::HandedOff
+            } else {
+                Reply::Nothing
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::link::pair;
+    use ndnlab_wire::{Data, DigestSha256, Interest, Packet};
+
+    fn make() -> Arc<MakeData> {
+        Arc::new(|n: &Name| {
+            Data::builder(n.clone())
+                .content(&b"p"[..])
+                .sign(&DigestSha256)
+        })
+    }
+
+    fn incoming(uri: &str, token: u8) -> IncomingInterest {
+        IncomingInterest {
+            interest: Interest::builder(uri.parse().unwrap())
+                .build_view()
+                .unwrap(),
+            pit_token: Some(Bytes::from(vec![token])),
+            incoming_face_id: None,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn signers_echo_tokens_and_fill_the_cache() {
+        let (mine, mut fwd) = pair(64);
+        let client = Client::from_link(mine);
+        let cache = Arc::new(DataCache::new(10));
+        let signers = start_signers(2, client, make(), Some(cache.clone())).unwrap();
+        let mut answer = PerfAnswer {
+            certificate: Some(("/x/KEY".parse().unwrap(), Bytes::from_static(b"cert"))),
+            cache: Some(cache.clone()),
+            signers: Arc::new(signers),
+        };
+        for i in 0..8u8 {
+            let r = answer.answer(&incoming(&format!("/x/{i}"), i)).unwrap();
+            assert_eq!(r, Reply::HandedOff);
+        }
+        let mut tokens = Vec::new();
+        for _ in 0..8 {
+            let p = fwd.rx.recv().await.unwrap();
+            let Packet::Lp(lp) = Packet::decode(p).unwrap() else {
+                panic!("expected an LpPacket")
+            };
+            let d = Data::decode(lp.fragment().unwrap()).unwrap();
+            let t = lp.pit_token().unwrap()[0];
+            assert_eq!(d.name().to_string(), format!("/x/{t}"));
+            tokens.push(t);
+        }
+        tokens.sort();
+        assert_eq!(tokens, (0..8).collect::<Vec<_>>());
+        assert_eq!(answer.signers.totals().signed, 8);
+        assert_eq!(cache.len(), 8);
+        // repeats come from the cache, the key name gets the certificate
+        let hit = answer.answer(&incoming("/x/3", 3)).unwrap();
+        assert!(matches!(hit, Reply::Data(_)));
+        assert_eq!(cache.hits.load(std::sync::atomic::Ordering::Relaxed), 1);
+        let cert = answer.answer(&incoming("/x/KEY/k1", 9)).unwrap();
+        assert_eq!(cert, Reply::Data(Bytes::from_static(b"cert")));
+    }
+}
