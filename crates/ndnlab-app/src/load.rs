@@ -623,9 +623,9 @@ pub async fn run_inproc<F: BurstFace>(
     // CPU seconds per thread name over the measured interval.
     let (m, cpu) = tokio::task::spawn_blocking(move || {
         std::thread::sleep(warmup);
-        let t0 = thread_cpu_seconds();
+        let t0 = ndnlab_testkit::cpu::seconds_by_thread_name();
         let m = measure(&c3, Duration::ZERO, duration);
-        let t1 = thread_cpu_seconds();
+        let t1 = ndnlab_testkit::cpu::seconds_by_thread_name();
         let cpu = t1
             .into_iter()
             .map(|(name, c1)| {
@@ -644,52 +644,6 @@ pub async fn run_inproc<F: BurstFace>(
     })
     .await;
     (m, cpu)
-}
-
-/// CPU time (user + system) of a process, in seconds, from /proc.
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    Some((utime + stime) / hz)
-}
-
-/// CPU time (user + system, seconds) of every thread of this process, summed by
-/// thread name, from /proc/self/task (for the in-process CPU split).
-pub fn thread_cpu_seconds() -> Vec<(String, f64)> {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    let mut by_name: Vec<(String, f64)> = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return by_name;
-    };
-    for t in dir.flatten() {
-        let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
-            continue;
-        };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = stat[open + 1..close].to_string();
-        let f: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-        let cpu = match (
-            f.get(11).and_then(|x| x.parse::<f64>().ok()),
-            f.get(12).and_then(|x| x.parse::<f64>().ok()),
-        ) {
-            (Some(u), Some(s)) => (u + s) / hz,
-            _ => continue,
-        };
-        match by_name.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, c)) => *c += cpu,
-            None => by_name.push((name, cpu)),
-        }
-    }
-    by_name.sort_by(|a, b| a.0.cmp(&b.0));
-    by_name
 }
 
 /// Registers `prefix` toward the face of `stream` itself (rib/register on the same

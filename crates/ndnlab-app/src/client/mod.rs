@@ -606,20 +606,6 @@ impl Producer {
     pub fn client(&self) -> &Client {
         &self.client
     }
-
-    /// Answers every Interest with `handler`'s Data (or nothing) until the
-    /// connection closes.
-    pub async fn serve<F>(mut self, handler: F) -> Result<(), ClientError>
-    where
-        F: Fn(&IncomingInterest) -> Option<Bytes>,
-    {
-        while let Some(inc) = self.recv().await {
-            if let Some(data) = handler(&inc) {
-                self.client.put_data(data, inc.pit_token.as_ref()).await?;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
