@@ -64,8 +64,8 @@ fn face_to_a_dead_forwarder_is_destroyed() {
         &["/die", "--size", "1000"],
     );
     prod.expect_line("registered", Duration::from_secs(20));
-    // A transfer runs while B is killed.
-    let cons = Py::spawn(
+    // A transfer runs while B is killed: B dies once 100 Data came through.
+    let mut cons = Py::spawn(
         "fwd_consumer.py",
         &a.transport(),
         &[
@@ -76,9 +76,11 @@ fn face_to_a_dead_forwarder_is_destroyed() {
             "1000",
             "--lifetime",
             "1000",
+            "--progress",
+            "100",
         ],
     );
-    std::thread::sleep(Duration::from_millis(700));
+    cons.expect_line("progress", Duration::from_secs(30));
     b.kill();
     let r = cons.finish_json(Duration::from_secs(60));
     let fetched = r["fetched"].as_u64().unwrap();
