@@ -12,6 +12,9 @@
 
 pub mod cpu;
 
+mod fwd_process;
+pub use fwd_process::{FwdProcess, TempDir, LISTENING_PREFIX, READY_LINE};
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -1,50 +1,18 @@
 //! Helpers of the application end-to-end tests: a real `ndnlab fwd` process
-//! on a temporary Unix socket, tool processes killed when dropped, and the
-//! python-ndn interpreter for interop tests.
+//! on a temporary Unix socket (the testkit's harness), tool processes killed when
+//! dropped, and the python-ndn interpreter for interop tests.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 #[allow(unused_imports)]
-pub use ndnlab_testkit::{python, wait_until, workspace};
+pub use ndnlab_testkit::{python, wait_until, workspace, FwdProcess, TempDir};
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_ndnlab")
-}
-
-/// A temporary directory removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!(
-            "ndnlab-{tag}-{}-{}",
-            std::process::id(),
-            rand_suffix()
-        ));
-        std::fs::create_dir_all(&p).expect("create temp dir");
-        TempDir(p)
-    }
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn rand_suffix() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(Instant::now().elapsed().as_nanos() as u64);
-    h.finish() & 0xffff_ffff
 }
 
 /// A child process killed (by its own pid) when dropped.
@@ -143,59 +111,20 @@ pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// A running `ndnlab fwd` on a temporary Unix socket.
-pub struct Fwd {
-    pub dir: TempDir,
-    pub socket: PathBuf,
-    proc: Option<Proc>,
-}
+/// A running `ndnlab fwd` on a temporary Unix socket (the testkit's
+/// [`FwdProcess`]): `fwd.dir` is its temp directory, `fwd.sock()` its socket.
+pub struct Fwd(FwdProcess);
 
 impl Fwd {
     pub fn start() -> Fwd {
-        let dir = TempDir::new("fwd");
-        let socket = dir.path().join("fwd.sock");
-        let mut p = spawn(&[
-            "fwd",
-            "--socket",
-            socket.to_str().expect("utf-8 path"),
-            "--threads",
-            "1",
-            "--log-level",
-            "warn",
-        ]);
-        // wait for "ready" on stdout
-        let out = p.child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if line.contains("ready") {
-                    let _ = tx.send(());
-                }
-            }
-        });
-        if rx.recv_timeout(Duration::from_secs(20)).is_err() {
-            let o = p.stop();
-            panic!(
-                "ndnlab fwd did not become ready: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        Fwd {
-            dir,
-            socket,
-            proc: Some(p),
-        }
-    }
-
-    pub fn sock(&self) -> &str {
-        self.socket.to_str().expect("utf-8 path")
+        Fwd(FwdProcess::start(bin(), "fwd", ""))
     }
 }
 
-impl Drop for Fwd {
-    fn drop(&mut self) {
-        drop(self.proc.take());
+impl std::ops::Deref for Fwd {
+    type Target = FwdProcess;
+    fn deref(&self) -> &FwdProcess {
+        &self.0
     }
 }
 

@@ -1,0 +1,241 @@
+//! An `ndnlab fwd` daemon as a child process, for the tests of the `ndnlab` binary:
+//! a temp directory with `fwd.toml` (a Unix socket inside it, one forwarding
+//! thread, the caller's extra TOML), ready once the daemon prints
+//! `ndnlab fwd: ready`, with the `ndnlab fwd: listening on <uri>` lines before it
+//! collected. Killed, and its directory removed, on drop.
+//!
+//! The testkit knows the binary only by the path the caller passes (a test's
+//! `env!("CARGO_BIN_EXE_ndnlab")`), not as a crate.
+
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{temp_dir, Lines};
+
+/// The line `ndnlab fwd` prints once every listener is bound.
+pub const READY_LINE: &str = "ndnlab fwd: ready";
+/// The prefix of the lines naming each listener, printed before [`READY_LINE`].
+pub const LISTENING_PREFIX: &str = "ndnlab fwd: listening on ";
+
+/// How long a daemon may take to print [`READY_LINE`].
+const READY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A fresh temporary directory (see [`temp_dir`]) removed on drop.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        TempDir(temp_dir(tag))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An `ndnlab fwd` process (see the module documentation).
+pub struct FwdProcess {
+    /// The `ndnlab` binary.
+    pub binary: PathBuf,
+    /// Holds `fwd.toml` and the Unix socket; removed on drop.
+    pub dir: TempDir,
+    pub socket: PathBuf,
+    pub config: PathBuf,
+    /// The listener URIs the running process printed.
+    pub listening: Vec<String>,
+    /// `None` once stopped or killed.
+    pub child: Option<Child>,
+    /// Drains the child's stdout so it never blocks on a full pipe.
+    stdout: Option<Lines>,
+}
+
+impl FwdProcess {
+    /// Writes `<dir>/fwd.toml` (`extra` appended to a config with the temp socket and
+    /// one thread), runs `binary fwd --config <it> --log-level warn`, and waits for
+    /// it to be ready.
+    ///
+    /// # Panics
+    /// If the process cannot be spawned or is not ready in time (it is killed).
+    pub fn start(binary: impl Into<PathBuf>, tag: &str, extra: &str) -> FwdProcess {
+        let dir = TempDir::new(tag);
+        let socket = dir.join("nfd.sock");
+        let config = dir.join("fwd.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[faces.unix]\npath = \"{}\"\n[forwarder]\nthreads = 1\n{extra}\n",
+                socket.display()
+            ),
+        )
+        .expect("write fwd.toml");
+        let mut f = FwdProcess {
+            binary: binary.into(),
+            dir,
+            socket,
+            config,
+            listening: Vec::new(),
+            child: None,
+            stdout: None,
+        };
+        f.spawn();
+        f
+    }
+
+    /// (Re)starts the process with the same configuration and waits until ready.
+    pub fn spawn(&mut self) {
+        self.kill();
+        let mut child = Command::new(&self.binary)
+            .args(["fwd", "--config"])
+            .arg(&self.config)
+            .args(["--log-level", "warn"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {} fwd: {e}", self.binary.display()));
+        let lines = Lines::of(&mut child);
+        let deadline = Instant::now() + READY_TIMEOUT;
+        let mut before = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.next(left) {
+                Some(l) if l == READY_LINE => break,
+                Some(l) => before.push(l),
+                None => {
+                    let _ = child.kill();
+                    let st = child.wait();
+                    panic!(
+                        "ndnlab fwd not ready within {READY_TIMEOUT:?} ({st:?}); it printed {before:?}"
+                    );
+                }
+            }
+        }
+        self.listening = before
+            .iter()
+            .filter_map(|l| l.strip_prefix(LISTENING_PREFIX).map(str::to_string))
+            .collect();
+        self.stdout = Some(lines);
+        self.child = Some(child);
+    }
+
+    /// `unix://<socket>`, for NDN_CLIENT_TRANSPORT.
+    pub fn transport(&self) -> String {
+        format!("unix://{}", self.socket.display())
+    }
+
+    /// The socket path as a string (for `--socket`).
+    pub fn sock(&self) -> &str {
+        self.socket.to_str().expect("utf-8 path")
+    }
+
+    /// The first listener URI starting with `scheme` (e.g. "udp4").
+    ///
+    /// # Panics
+    /// If there is none.
+    pub fn listener(&self, scheme: &str) -> String {
+        self.listening
+            .iter()
+            .find(|l| l.starts_with(scheme))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {scheme} listener in {:?}", self.listening))
+    }
+
+    /// SIGTERM, then waits up to 10 s (SIGKILL after); returns whether it exited
+    /// successfully.
+    pub fn stop(&mut self) -> bool {
+        let Some(mut c) = self.child.take() else {
+            return true;
+        };
+        let _ = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(Some(st)) = c.try_wait() {
+                return st.success();
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                let _ = c.wait();
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGKILL (leaves a stale socket file behind).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Runs `<binary> ctl --socket <socket> args...`; returns (success, stdout and
+    /// stderr).
+    pub fn ctl(&self, args: &[&str]) -> (bool, String) {
+        let out = Command::new(&self.binary)
+            .args(["ctl", "--socket"])
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run ndnlab ctl");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    }
+
+    /// `ctl` that must succeed; returns its output.
+    pub fn ctl_ok(&self, args: &[&str]) -> String {
+        let (ok, out) = self.ctl(args);
+        assert!(ok, "ndnlab ctl {args:?} failed: {out}");
+        out
+    }
+
+    /// `ctl ... --json`, parsed.
+    pub fn ctl_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.ctl_ok(&a);
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("bad JSON from ctl {args:?}: {e}: {out}"))
+    }
+
+    /// Creates a face toward `to`'s listener of `scheme` and routes `prefix` through
+    /// it; returns the face id.
+    pub fn link(&self, to: &FwdProcess, scheme: &str, prefix: &str) -> u64 {
+        let r = self.ctl_json(&["face", "create", &to.listener(scheme)]);
+        let id = r["parameters"]["faceId"].as_u64().expect("face id");
+        self.ctl_ok(&["route", "add", prefix, &id.to_string()]);
+        id
+    }
+}
+
+impl Drop for FwdProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
