@@ -28,6 +28,7 @@
 //! (overflow is dropped and counted in [`Counters::interest_drops`]).
 
 pub mod blocking;
+pub mod burst;
 mod io;
 pub mod mgmt;
 pub mod pit;

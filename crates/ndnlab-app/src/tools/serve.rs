@@ -4,15 +4,21 @@
 //! Interest's PIT token echoed, count what was served, and stop after a
 //! number of answers, when a stop signal fires or when the connection closes;
 //! then unregister. The tools differ only in their [`Answer`].
+//!
+//! Two drivers run that one loop: [`Server`] on the async client (any
+//! transport), and [`BatchedServer`] on the client library's batched path
+//! (Unix and TCP), which takes every Interest of a read at once and writes the
+//! replies with one system call. Both count through the same [`Served`].
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use ndnlab_wire::{NackReason, Name};
+use ndnlab_wire::{Interest, Nack, NackReason, Name};
 
-use crate::client::{Client, IncomingInterest, Producer};
+use crate::client::burst::BurstConn;
+use crate::client::{Client, FaceUri, IncomingInterest, Producer};
 
 /// What to send for one Interest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +62,20 @@ pub struct Served {
 }
 
 impl Served {
+    /// Asks `answer` what to reply to `inc` and counts the Interest and the reply.
+    fn ask(&self, answer: &mut impl Answer, inc: &IncomingInterest) -> anyhow::Result<Reply> {
+        self.interests.fetch_add(1, Relaxed);
+        let r = answer.answer(inc)?;
+        let counter = match r {
+            Reply::Data(_) => &self.data,
+            Reply::Nack(_) => &self.nacks,
+            Reply::HandedOff => &self.handed_off,
+            Reply::Nothing => return Ok(r),
+        };
+        counter.fetch_add(1, Relaxed);
+        Ok(r)
+    }
+
     /// Interests answered one way or another (Data, Nack or handed off).
     pub fn answered(&self) -> u64 {
         self.data.load(Relaxed) + self.nacks.load(Relaxed) + self.handed_off.load(Relaxed)
@@ -111,21 +131,112 @@ impl Server {
     }
 
     async fn reply(&self, answer: &mut impl Answer, inc: &IncomingInterest) -> anyhow::Result<()> {
-        let s = &self.served;
-        s.interests.fetch_add(1, Relaxed);
-        match answer.answer(inc)? {
-            Reply::Data(d) => {
-                self.client.put_data(d, inc.pit_token.as_ref()).await?;
-                s.data.fetch_add(1, Relaxed);
+        match self.served.ask(answer, inc)? {
+            Reply::Data(d) => self.client.put_data(d, inc.pit_token.as_ref()).await?,
+            Reply::Nack(reason) => self.client.put_nack(inc, reason).await?,
+            Reply::HandedOff | Reply::Nothing => {}
+        }
+        Ok(())
+    }
+}
+
+/// Where handed-off replies go: a function that sends one whole packet (a Data in
+/// an LpPacket with its PIT token), false once the connection is gone.
+pub type Sink = Arc<dyn Fn(Bytes) -> bool + Send + Sync>;
+
+/// Handed-off replies queued toward a [`BatchedServer`] before senders wait.
+const HANDOFF_QUEUE: usize = 4096;
+
+/// The producer loop on the batched path ([`BurstConn`]), on the caller's thread.
+pub struct BatchedServer {
+    conn: BurstConn,
+    served: Arc<Served>,
+    handoff_tx: std::sync::mpsc::SyncSender<Bytes>,
+    handoff: std::sync::mpsc::Receiver<Bytes>,
+}
+
+impl BatchedServer {
+    /// Connects (Unix or TCP) and registers `prefix` toward this connection.
+    pub fn register(uri: &FaceUri, prefix: &Name) -> anyhow::Result<BatchedServer> {
+        let mut conn = BurstConn::connect(uri)?;
+        conn.register(prefix, std::time::Duration::from_secs(4))?;
+        let (handoff_tx, handoff) = std::sync::mpsc::sync_channel(HANDOFF_QUEUE);
+        Ok(BatchedServer {
+            conn,
+            served: Arc::default(),
+            handoff_tx,
+            handoff,
+        })
+    }
+
+    /// The counters the loop updates.
+    pub fn served(&self) -> Arc<Served> {
+        self.served.clone()
+    }
+
+    /// A sink for replies made on other threads (e.g. a signing pool): the loop
+    /// writes them with its next burst.
+    pub fn sink(&self) -> Sink {
+        let tx = self.handoff_tx.clone();
+        Arc::new(move |pkt| tx.send(pkt).is_ok())
+    }
+
+    /// Serves until `count` answers, until `stop` is set, or until the connection
+    /// closes (the forwarder then drops the face and its routes).
+    pub fn run(
+        mut self,
+        mut answer: impl Answer,
+        count: Option<u64>,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<()> {
+        let tick = std::time::Duration::from_millis(5);
+        let mut replies = Vec::new();
+        while !stop.load(Relaxed) && !matches!(count, Some(c) if self.served.answered() >= c) {
+            while let Ok(p) = self.handoff.try_recv() {
+                self.conn.push_raw(&p);
             }
-            Reply::Nack(reason) => {
-                self.client.put_nack(inc, reason).await?;
-                s.nacks.fetch_add(1, Relaxed);
+            let (conn, served) = (&mut self.conn, &self.served);
+            let mut failed = None;
+            let got = conn.poll(tick, |fields, pkt| {
+                if fields.nack.is_some() || failed.is_some() {
+                    return;
+                }
+                let Ok(interest) = Interest::decode(pkt) else {
+                    return;
+                };
+                let inc = IncomingInterest {
+                    interest,
+                    pit_token: fields.pit_token,
+                    incoming_face_id: fields.incoming_face_id,
+                };
+                match served.ask(&mut answer, &inc) {
+                    Ok(r) => replies.push((inc, r)),
+                    Err(e) => failed = Some(e),
+                }
+            });
+            if let Err(e) = got {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    return Ok(());
+                }
+                return Err(e.into());
             }
-            Reply::HandedOff => {
-                s.handed_off.fetch_add(1, Relaxed);
+            for (inc, r) in replies.drain(..) {
+                match r {
+                    Reply::Data(d) => conn.push_with_token(&d, inc.pit_token.as_deref()),
+                    Reply::Nack(reason) => {
+                        let mut b = Nack::new(inc.interest, reason).to_lp_builder();
+                        if let Some(t) = inc.pit_token {
+                            b = b.pit_token(t);
+                        }
+                        conn.push_raw(&b.build());
+                    }
+                    Reply::HandedOff | Reply::Nothing => {}
+                }
             }
-            Reply::Nothing => {}
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            conn.flush()?;
         }
         Ok(())
     }

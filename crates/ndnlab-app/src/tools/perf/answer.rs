@@ -9,9 +9,9 @@ use bytes::Bytes;
 use ndnlab_security::{PoolError, SigningPool};
 use ndnlab_wire::{Name, SignError};
 
-use crate::client::{wrap_token, Client, IncomingInterest};
+use crate::client::{wrap_token, IncomingInterest};
 use crate::tools::data_cache::DataCache;
-use crate::tools::serve::{Answer, Reply};
+use crate::tools::serve::{Answer, Reply, Sink};
 
 /// Jobs queued per signing thread before Interests are dropped.
 pub const QUEUE_DEPTH: usize = 1024;
@@ -26,7 +26,7 @@ pub type Job = (Name, Option<Bytes>);
 /// what they sign in `cache`.
 pub fn start_signers(
     threads: usize,
-    client: Client,
+    sink: Sink,
     make: Arc<MakeData>,
     cache: Option<Arc<DataCache>>,
 ) -> Result<SigningPool<Job>, PoolError> {
@@ -40,9 +40,7 @@ pub fn start_signers(
                     c.insert(&name, data.clone());
                 }
                 // false once the connection is gone: the worker stops
-                client
-                    .blocking_send(wrap_token(data, token.as_ref()))
-                    .is_ok()
+                sink(wrap_token(data, token.as_ref()))
             }
             Err(e) => {
                 tracing::warn!(error = %e, %name, "signing failed");
@@ -89,6 +87,7 @@ impl Answer for PerfAnswer {
 mod tests {
     use super::*;
     use crate::client::link::pair;
+    use crate::client::Client;
     use ndnlab_wire::{Data, DigestSha256, Interest, Packet};
 
     fn make() -> Arc<MakeData> {
@@ -114,7 +113,8 @@ mod tests {
         let (mine, mut fwd) = pair(64);
         let client = Client::from_link(mine);
         let cache = Arc::new(DataCache::new(10));
-        let signers = start_signers(2, client, make(), Some(cache.clone())).unwrap();
+        let sink: Sink = Arc::new(move |p| client.blocking_send(p).is_ok());
+        let signers = start_signers(2, sink, make(), Some(cache.clone())).unwrap();
         let mut answer = PerfAnswer {
             certificate: Some(("/x/KEY".parse().unwrap(), Bytes::from_static(b"cert"))),
             cache: Some(cache.clone()),

@@ -1,6 +1,6 @@
 //! `ndnlab perf client`: one windowed pipeline per flow, periodic reports.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -9,8 +9,10 @@ use ndnlab_wire::{Interest, Name};
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use super::batched::{self, Batched};
 use super::{DEFAULT_PREFIX, SATURATED};
-use crate::client::{Client, Outcome, Waiter};
+use crate::client::burst::BurstConn;
+use crate::client::{Client, FaceUri, Outcome, Waiter};
 use crate::pipeline::{FetchOptions, Fetcher, NackKind, RttOptions, WindowKind, WindowOptions};
 use crate::stats::{mbps, Latency};
 use crate::tools::{parse_name, print_json, ConnectArgs};
@@ -59,19 +61,19 @@ pub struct ClientArgs {
 }
 
 #[derive(Default)]
-struct Counts {
-    data: u64,
-    bytes: u64,
-    sent: u64,
-    retx: u64,
-    timeouts: u64,
-    nacks: u64,
-    marks: u64,
-    rtt: Latency,
+pub(super) struct Counts {
+    pub data: u64,
+    pub bytes: u64,
+    pub sent: u64,
+    pub retx: u64,
+    pub timeouts: u64,
+    pub nacks: u64,
+    pub marks: u64,
+    pub rtt: Latency,
 }
 
 impl Counts {
-    fn add(&mut self, o: &Counts) {
+    pub fn add(&mut self, o: &Counts) {
         self.data += o.data;
         self.bytes += o.bytes;
         self.sent += o.sent;
@@ -85,11 +87,11 @@ impl Counts {
 
 /// Window and in-flight gauges of one flow (for the limit statement).
 #[derive(Default)]
-struct Gauge {
-    in_flight: AtomicU64,
-    window: AtomicU64,
-    full_samples: AtomicU64,
-    samples: AtomicU64,
+pub(super) struct Gauge {
+    pub in_flight: AtomicU64,
+    pub window: AtomicU64,
+    pub full_samples: AtomicU64,
+    pub samples: AtomicU64,
 }
 
 /// Runs the client; returns the summary as JSON.
@@ -100,7 +102,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         args.interval > 0.0 && args.duration > 0.0,
         "--interval and --duration must be positive"
     );
-    let client = args.connect.connect().await?;
+    let uri = args.connect.uri()?;
     let kind = match args.cc.as_deref() {
         Some("aimd") => WindowKind::Aimd,
         Some("cubic") => WindowKind::Cubic,
@@ -124,21 +126,45 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let shared = Arc::new(Mutex::new(Counts::default()));
     let gauges: Arc<Vec<Gauge>> = Arc::new((0..args.flows).map(|_| Gauge::default()).collect());
     let deadline = Instant::now() + Duration::from_secs_f64(args.duration);
+    let done = Arc::new(AtomicBool::new(false));
     let mut flows = Vec::new();
-    for f in 0..args.flows {
-        let ctx = FlowCtx {
-            client: client.clone(),
+    let mut batched = None;
+    if matches!(uri, FaceUri::Udp(_)) {
+        let client = Client::connect(&uri).await?;
+        for f in 0..args.flows {
+            let ctx = FlowCtx {
+                client: client.clone(),
+                prefix: args.prefix.clone(),
+                flow: f as u64,
+                flows: args.flows as u64,
+                names: args.names,
+                lifetime: args.lifetime,
+                opts,
+                shared: shared.clone(),
+                gauges: gauges.clone(),
+                deadline,
+                done: done.clone(),
+            };
+            flows.push(tokio::spawn(flow(ctx)));
+        }
+    } else {
+        let conn = BurstConn::connect(&uri)?;
+        let b = Batched {
             prefix: args.prefix.clone(),
-            flow: f as u64,
-            flows: args.flows as u64,
+            flows: args.flows,
             names: args.names,
             lifetime: args.lifetime,
             opts,
             shared: shared.clone(),
             gauges: gauges.clone(),
             deadline,
+            done: done.clone(),
         };
-        flows.push(tokio::spawn(flow(ctx)));
+        batched = Some(
+            std::thread::Builder::new()
+                .name("perf-client".into())
+                .spawn(move || batched::run(conn, b))?,
+        );
     }
     if !args.json {
         let w = match kind {
@@ -147,11 +173,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         };
         println!(
             "perf client on {} prefix {} {} flows {} duration {} s",
-            client.uri(),
-            args.prefix,
-            w,
-            args.flows,
-            args.duration
+            uri, args.prefix, w, args.flows, args.duration
         );
         println!(
             "{:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}  limit",
@@ -198,12 +220,22 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
             print_row(t, dt, &c, &limit);
         }
         total.add(&c);
-        if now >= deadline || client.is_closed() {
+        if now >= deadline || done.load(Relaxed) {
             break;
         }
     }
     for f in flows {
         let _ = f.await;
+    }
+    if let Some(t) = batched {
+        let r = tokio::task::spawn_blocking(move || t.join())
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => anyhow::bail!("connection to {uri}: {e}"),
+            Err(_) => anyhow::bail!("the perf client thread panicked"),
+        }
     }
     let rest = std::mem::take(&mut *shared.lock().expect("stats lock"));
     total.add(&rest);
@@ -362,9 +394,15 @@ struct FlowCtx {
     shared: Arc<Mutex<Counts>>,
     gauges: Arc<Vec<Gauge>>,
     deadline: Instant,
+    done: Arc<AtomicBool>,
 }
 
 async fn flow(ctx: FlowCtx) {
+    flow_until_done(&ctx).await;
+    ctx.done.store(true, Relaxed);
+}
+
+async fn flow_until_done(ctx: &FlowCtx) {
     let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
     let mut fetcher = Fetcher::new(ctx.opts, 0);
     let base = Instant::now();

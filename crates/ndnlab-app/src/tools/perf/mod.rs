@@ -6,6 +6,7 @@
 //! Both report per interval and say what limits them.
 
 pub mod answer;
+mod batched;
 pub mod client;
 pub mod server;
 

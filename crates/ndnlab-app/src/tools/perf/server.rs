@@ -2,7 +2,7 @@
 //! signed Data from a signing pool (or from pre-signed Data with `--cache`),
 //! and reports per interval what limits it.
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,9 +14,10 @@ use tokio::sync::oneshot;
 
 use super::answer::{start_signers, MakeData, PerfAnswer};
 use super::{DEFAULT_PREFIX, SATURATED};
+use crate::client::{Client, FaceUri};
 use crate::stats::mbps;
 use crate::tools::data_cache::DataCache;
-use crate::tools::serve::Server;
+use crate::tools::serve::{BatchedServer, Served, Server, Sink};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -72,7 +73,7 @@ struct Snapshot {
 pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
     anyhow::ensure!(args.interval > 0.0, "--interval must be positive");
-    let client = args.connect.connect().await?;
+    let uri = args.connect.uri()?;
     let id = make_identity(args.sign, &args.prefix)?;
     let payload: Bytes = (0..args.payload)
         .map(|i| (i * 7 + 13) as u8)
@@ -95,17 +96,25 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    let signers = Arc::new(start_signers(
-        args.threads,
-        client.clone(),
-        make,
-        cache.clone(),
-    )?);
-    let server = Server::register(&client, &args.prefix).await?;
+    // Streams take the batched producer loop, UDP the async client.
+    let (conn, sink): (Conn, Sink) = if matches!(uri, FaceUri::Udp(_)) {
+        let client = Client::connect(&uri).await?;
+        let server = Server::register(&client, &args.prefix).await?;
+        let c = client.clone();
+        (
+            Conn::Async(client, server),
+            Arc::new(move |p| c.blocking_send(p).is_ok()),
+        )
+    } else {
+        let server = BatchedServer::register(&uri, &args.prefix)?;
+        let sink = server.sink();
+        (Conn::Batched(server), sink)
+    };
+    let signers = Arc::new(start_signers(args.threads, sink, make, cache.clone())?);
     if !args.json {
         println!(
             "perf server on {} prefix {} payload {} B sign {} threads {}{}",
-            client.uri(),
+            uri,
             args.prefix,
             args.payload,
             args.sign,
@@ -118,17 +127,12 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         );
     }
 
-    let served = server.served();
     let answer = PerfAnswer {
         certificate: id.key_name.clone().zip(id.certificate.clone()),
         cache: cache.clone(),
         signers: signers.clone(),
     };
-    let (stop, stopped) = oneshot::channel::<()>();
-    let serve = tokio::spawn(server.run(answer, None, async {
-        let _ = stopped.await;
-    }));
-
+    let (served, serving) = conn.serve(answer);
     let start = Instant::now();
     let interval = Duration::from_secs_f64(args.interval);
     let snap = || {
@@ -139,7 +143,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             signed: t.signed,
             busy_ns: t.busy.as_nanos() as u64,
             cpu: cpu::process_time(),
-            drops: signers.dropped() + client.counters().interest_drops.load(Relaxed),
+            drops: signers.dropped() + serving.queue_drops(),
             hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
         }
     };
@@ -161,7 +165,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         } else {
             r.print(t);
         }
-        if client.is_closed() || serve.is_finished() {
+        if serving.is_finished() {
             break;
         }
         if args.duration.is_some_and(|d| t >= d) {
@@ -175,10 +179,81 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         println!("--- summary over {:.1} s", start.elapsed().as_secs_f64());
         total.print(start.elapsed().as_secs_f64());
     }
-    // stops serving and unregisters; its outcome was reported above
-    let _ = stop.send(());
-    let _ = serve.await;
+    // stops serving (and unregisters); its outcome was reported above
+    serving.stop().await;
     Ok(())
+}
+
+/// The connection the server answers on.
+enum Conn {
+    Async(Client, Server),
+    Batched(BatchedServer),
+}
+
+/// The producer loop, running.
+enum Serving {
+    Async {
+        client: Client,
+        stop: oneshot::Sender<()>,
+        task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    },
+    Batched {
+        stop: Arc<AtomicBool>,
+        thread: std::thread::JoinHandle<anyhow::Result<()>>,
+    },
+}
+
+impl Conn {
+    /// Starts the producer loop with `answer`.
+    fn serve(self, answer: PerfAnswer) -> (Arc<Served>, Serving) {
+        match self {
+            Conn::Async(client, server) => {
+                let served = server.served();
+                let (stop, stopped) = oneshot::channel::<()>();
+                let task = tokio::spawn(server.run(answer, None, async {
+                    let _ = stopped.await;
+                }));
+                (served, Serving::Async { client, stop, task })
+            }
+            Conn::Batched(server) => {
+                let served = server.served();
+                let stop = Arc::new(AtomicBool::new(false));
+                let s = stop.clone();
+                let thread = std::thread::spawn(move || server.run(answer, None, &s));
+                (served, Serving::Batched { stop, thread })
+            }
+        }
+    }
+}
+
+impl Serving {
+    /// Interests the client library dropped because the loop fell behind.
+    fn queue_drops(&self) -> u64 {
+        match self {
+            Serving::Async { client, .. } => client.counters().interest_drops.load(Relaxed),
+            Serving::Batched { .. } => 0,
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Serving::Async { client, task, .. } => client.is_closed() || task.is_finished(),
+            Serving::Batched { thread, .. } => thread.is_finished(),
+        }
+    }
+
+    async fn stop(self) {
+        match self {
+            Serving::Async { stop, task, .. } => {
+                let _ = stop.send(());
+                let _ = task.await;
+            }
+            Serving::Batched { stop, thread } => {
+                stop.store(true, Relaxed);
+                let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+            }
+        }
+    }
 }
 
 struct Row {

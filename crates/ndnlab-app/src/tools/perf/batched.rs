@@ -1,0 +1,168 @@
+//! The perf client's flows on the client library's batched path
+//! ([`BurstConn`](crate::client::burst::BurstConn)): one thread drives every
+//! flow's pipeline ([`Fetcher`], the same sans-IO window, RTO and retransmission
+//! logic as the async path), queues the Interests each pipeline asks for, writes
+//! them with one system call and hands each Data or Nack of the next read back to
+//! its pipeline by PIT token. Used on Unix and TCP; UDP takes the async client.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ndnlab_wire::{Data, NackReason, Name};
+
+use super::client::{nack_kind, Counts, Gauge};
+use crate::client::burst::{BurstConn, InterestShape, TOKEN_LEN};
+use crate::pipeline::{DataVerdict, FetchOptions, Fetcher};
+
+/// Low bits of a PIT token that carry the segment; the flow is above them.
+const SEG_BITS: u32 = 48;
+/// Counts are handed to the reporter this often.
+const PUBLISH: Duration = Duration::from_millis(20);
+
+/// What the batched flows need.
+pub(super) struct Batched {
+    pub prefix: Name,
+    pub flows: usize,
+    pub names: Option<u64>,
+    pub lifetime: u64,
+    pub opts: FetchOptions,
+    pub shared: Arc<Mutex<Counts>>,
+    pub gauges: Arc<Vec<Gauge>>,
+    pub deadline: Instant,
+    /// Set when the loop ends (deadline or connection lost).
+    pub done: Arc<AtomicBool>,
+}
+
+/// Runs every flow until the deadline or until the connection fails.
+pub(super) fn run(mut conn: BurstConn, b: Batched) -> std::io::Result<()> {
+    let r = drive(&mut conn, &b);
+    b.done.store(true, Relaxed);
+    r
+}
+
+fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
+    let base = Instant::now();
+    let shape = InterestShape {
+        must_be_fresh: true,
+        can_be_prefix: false,
+        lifetime_ms: b.lifetime,
+    };
+    let mut fetchers: Vec<Fetcher> = (0..b.flows).map(|_| Fetcher::new(b.opts, 0)).collect();
+    let mut last: Vec<_> = fetchers.iter().map(|f| *f.stats()).collect();
+    let mut counts = Counts::default();
+    let mut published = Instant::now();
+    let mut nonce: u32 = rand::random::<u32>() | 1;
+    while Instant::now() < b.deadline {
+        let now = base.elapsed();
+        for (f, fetcher) in fetchers.iter_mut().enumerate() {
+            while let Some(req) = fetcher.poll_request(now) {
+                let mut seq = req.seg * b.flows as u64 + f as u64;
+                if let Some(n) = b.names {
+                    seq %= n.max(1);
+                }
+                // xorshift: a fresh Nonce per Interest without a system call
+                nonce ^= nonce << 13;
+                nonce ^= nonce >> 17;
+                nonce ^= nonce << 5;
+                conn.push_interest(&b.prefix, seq, nonce, shape, token(f, req.seg));
+            }
+            let g = &b.gauges[f];
+            g.in_flight.store(fetcher.in_flight() as u64, Relaxed);
+            g.window.store(fetcher.window().size() as u64, Relaxed);
+            g.samples.fetch_add(1, Relaxed);
+            if fetcher.in_flight() >= fetcher.window().size() {
+                g.full_samples.fetch_add(1, Relaxed);
+            }
+        }
+        conn.flush()?;
+        let wake = fetchers
+            .iter()
+            .filter_map(Fetcher::poll_timeout)
+            .min()
+            .map_or(b.deadline, |t| base + t)
+            .min(b.deadline);
+        let wait = wake
+            .saturating_duration_since(Instant::now())
+            .clamp(Duration::from_micros(100), PUBLISH);
+        let got = conn.poll(wait, |fields, pkt| {
+            let Some((f, seg)) = fields.pit_token.as_deref().and_then(untoken) else {
+                return;
+            };
+            let Some(fetcher) = fetchers.get_mut(f) else {
+                return;
+            };
+            let now = base.elapsed();
+            if let Some(code) = fields.nack {
+                counts.nacks += 1;
+                let _ = fetcher.on_nack(now, seg, nack_kind(NackReason::from_code(code)));
+                return;
+            }
+            let Ok(data) = Data::decode(pkt) else { return };
+            let marked = fields.congestion_mark > 0;
+            counts.marks += marked as u64;
+            if let DataVerdict::New { rtt } = fetcher.on_data(now, seg, marked) {
+                counts.data += 1;
+                counts.bytes += data.content_slice().len() as u64;
+                if let Some(rtt) = rtt {
+                    counts.rtt.record(rtt);
+                }
+            }
+        })?;
+        if got == 0 {
+            let now = base.elapsed();
+            for f in &mut fetchers {
+                if f.poll_timeout().is_some_and(|t| t <= now) {
+                    let _ = f.handle_timeout(now);
+                }
+            }
+        }
+        if published.elapsed() >= PUBLISH {
+            publish(&fetchers, &mut last, &mut counts, &b.shared);
+            published = Instant::now();
+        }
+    }
+    publish(&fetchers, &mut last, &mut counts, &b.shared);
+    Ok(())
+}
+
+/// Adds what happened since the last call to the reporter's counts.
+fn publish(
+    fetchers: &[Fetcher],
+    last: &mut [crate::pipeline::FetchStats],
+    counts: &mut Counts,
+    shared: &Mutex<Counts>,
+) {
+    for (f, l) in fetchers.iter().zip(last.iter_mut()) {
+        let st = *f.stats();
+        counts.sent += st.sent - l.sent;
+        counts.retx += st.retransmissions - l.retransmissions;
+        counts.timeouts += st.timeouts - l.timeouts;
+        *l = st;
+    }
+    shared.lock().expect("stats lock").add(counts);
+    *counts = Counts::default();
+}
+
+fn token(flow: usize, seg: u64) -> u64 {
+    ((flow as u64) << SEG_BITS) | (seg & ((1 << SEG_BITS) - 1))
+}
+
+fn untoken(t: &[u8]) -> Option<(usize, u64)> {
+    let t: [u8; TOKEN_LEN] = t.try_into().ok()?;
+    let t = u64::from_be_bytes(t);
+    Some(((t >> SEG_BITS) as usize, t & ((1 << SEG_BITS) - 1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_carry_flow_and_segment() {
+        for (f, s) in [(0, 0), (3, 12345), (65535, (1 << SEG_BITS) - 1)] {
+            assert_eq!(untoken(&token(f, s).to_be_bytes()), Some((f, s)));
+        }
+        assert_eq!(untoken(&[1, 2, 3]), None);
+    }
+}
