@@ -646,50 +646,6 @@ pub async fn run_inproc<F: BurstFace>(
     (m, cpu)
 }
 
-/// Registers `prefix` toward the face of `stream` itself (rib/register on the same
-/// connection, so the forwarder routes to the requester), before the stream is
-/// handed to [`produce_stream`]. Blocks until the forwarder answers.
-pub fn register_on_stream(stream: &mut UnixStream, prefix: &Name) -> std::io::Result<()> {
-    use crate::client::mgmt::{self, ControlParameters};
-    let params = ControlParameters {
-        name: Some(prefix.clone()),
-        origin: Some(mgmt::ORIGIN_APP),
-        flags: Some(mgmt::ROUTE_CHILD_INHERIT),
-        ..Default::default()
-    };
-    let wire = mgmt::command_interest("rib", "register", &params);
-    let name = Interest::decode(wire.clone())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?
-        .name()
-        .clone();
-    stream.write_all(&wire)?;
-    let bad = |e: String| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
-    let mut buf = BytesMut::with_capacity(65536);
-    let mut chunk = vec![0u8; 65536];
-    stream.set_read_timeout(Some(Duration::from_secs(4)))?;
-    loop {
-        while let Some(frame) = next_frame(&mut buf).map_err(|e| bad(e.to_string()))? {
-            let Ok(Packet::Data(d)) = Packet::decode(frame) else {
-                continue;
-            };
-            if d.name() != &name {
-                continue;
-            }
-            stream.set_read_timeout(None)?;
-            let r = mgmt::decode_response(&d.content()).map_err(|e| bad(e.to_string()))?;
-            if r.code != 200 {
-                return Err(bad(format!("rib/register: {} {}", r.code, r.text)));
-            }
-            return Ok(());
-        }
-        let n = stream.read(&mut chunk)?;
-        if n == 0 {
-            return Err(bad("the forwarder closed the connection".into()));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

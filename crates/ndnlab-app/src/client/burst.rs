@@ -245,6 +245,18 @@ impl BurstConn {
         tracing::trace!(uri = %self.uri, drop = e.reason());
     }
 
+    /// The Unix socket underneath, for a loop that drives it itself (the load
+    /// generator's producer), once nothing read is left unhandled.
+    pub fn into_unix(self) -> Option<UnixStream> {
+        match self.stream {
+            Stream::Unix(s) if self.inb.is_empty() && self.out.is_empty() => {
+                s.set_read_timeout(None).ok()?;
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     /// Registers `prefix` toward this connection's own face (rib/register, origin
     /// app, CHILD_INHERIT) and waits for the forwarder's answer. Packets that
     /// arrive meanwhile are dropped, so register before the load starts.

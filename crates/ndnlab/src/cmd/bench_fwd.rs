@@ -19,6 +19,7 @@ use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
 use ndnlab_app::client::blocking::BlockingClient;
+use ndnlab_app::client::burst::BurstConn;
 use ndnlab_app::client::mgmt::ControlParameters as P;
 use ndnlab_app::client::FaceUri;
 use ndnlab_app::load::{self as loadgen, LoadCounters, Measured};
@@ -304,8 +305,10 @@ fn run_procs(
     let (producer, consumer);
     if a.transport == "unix" {
         // The producer's own connection registers the prefix (face = requester).
-        let mut ps = std::os::unix::net::UnixStream::connect(&last.socket)?;
-        loadgen::register_on_stream(&mut ps, &prefix).context("producer registration")?;
+        let mut conn = BurstConn::connect(&FaceUri::Unix(last.socket.clone()))?;
+        conn.register(&prefix, Duration::from_secs(4))
+            .context("producer registration")?;
+        let ps = conn.into_unix().context("producer connection")?;
         let s = stop.clone();
         producer = std::thread::spawn(move || loadgen::produce_stream(ps, answerer, s).map(|_| ()));
         let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
