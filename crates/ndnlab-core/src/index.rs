@@ -16,8 +16,9 @@
 //!
 //! A cluster often runs past the end of its home bucket's line, so the burst pipeline
 //! prefetches two lines per probe ([`U64Index::prefetch_span`]): with a 2^21-entry CS
-//! the second line's miss, in the victim's removal and the new name's insertion, was
-//! 12-16% of a burst CS miss (docs/BENCHMARKS.md, session 10).
+//! the second line's miss, in the victim's removal and the new name's insertion, costs
+//! 12-16% of a burst CS miss when it is not prefetched (docs/BENCHMARKS.md, "Forwarder
+//! core").
 //!
 //! The map is exact on 32-bit **fingerprints** ([`fingerprint`]) of the 64-bit keys,
 //! not on the keys: two keys with the same fingerprint share one bucket. That is

@@ -22,8 +22,8 @@ pub struct Layout {
     /// CS entry (wire `Bytes`, freshness deadline, slot, indirect reference; no
     /// decoded view: a hit decodes the wire again).
     pub cs_entry: usize,
-    /// The decoded `ndnlab_wire::Data` view (not stored in the CS since the
-    /// `coreperf2` pass; built per hit).
+    /// The decoded `ndnlab_wire::Data` view (not stored in the CS: a hit decodes the
+    /// wire again and builds it).
     pub data_view: usize,
     /// The decoded `ndnlab_wire::Interest` view (not stored in the PIT).
     pub interest_view: usize,
