@@ -1,18 +1,16 @@
 //! A minimal load generator for the forwarder: a consumer keeping a window of
-//! Interests in flight and a producer answering them, over a Unix socket, UDP, or an
-//! in-process app face. Packets move in bursts so the generator itself is not the
-//! first bottleneck: one `write` for many Interests or Data and large `read`s on
-//! streams; `recvmmsg`/`sendmmsg` (and GSO/GRO for runs of equal-size datagrams) on
-//! UDP; dedicated threads for the in-process consumer and producer. Every Data is a
+//! Interests in flight and a producer answering them, over the client library's
+//! batched connection ([`BurstConn`]: Unix, TCP or UDP) or an in-process app face.
+//! Packets move in bursts so the generator itself is not the first bottleneck: one
+//! `writev` for many Interests or Data and large `read`s on streams;
+//! `recvmmsg`/`sendmmsg` (and GSO/GRO for runs of equal-size datagrams) on UDP;
+//! dedicated threads for the in-process consumer and producer. Every Data is a
 //! real packet: name = the Interest's name, FreshnessPeriod 0, DigestSha256
 //! signature; Interests carry MustBeFresh, so no forwarder's CS can answer them.
 //! With a Data pool the consumer cycles over a fixed set of names and the producer
 //! signs each name once (see [`Producer`]): the generator then measures forwarding,
 //! not its own SHA-256.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, UdpSocket};
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,10 +18,10 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
-use ndnlab_proto::framing::{advance_segments, io_slices, next_frame};
 use ndnlab_proto::link::BurstFace;
-use ndnlab_proto::lp::{LinkSender, LpFields};
-use ndnlab_udp as mmsg;
+use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
+
+use crate::client::burst::BurstConn;
 
 /// Counters shared by the consumer and the harness.
 #[derive(Debug, Default)]
@@ -96,7 +94,7 @@ impl Producer {
             }
             _ => return None,
         };
-        let data = self.data_for(&interest);
+        let data = self.data(&interest);
         if token.is_some() {
             let fields = LpFields {
                 pit_token: token,
@@ -104,8 +102,14 @@ impl Producer {
             };
             LinkSender::new(None, 0).encode_stream_header(&fields, data.len(), header);
         }
-        self.served += 1;
         Some(data)
+    }
+
+    /// The Data answering `interest` (from the pool when it holds the name), counted
+    /// as served.
+    pub fn data(&mut self, interest: &Interest) -> Bytes {
+        self.served += 1;
+        self.data_for(interest)
     }
 
     fn data_for(&mut self, interest: &Interest) -> Bytes {
@@ -185,252 +189,65 @@ impl Sequence {
     }
 }
 
-fn classify(wire: Bytes, c: &LoadCounters) -> bool {
-    match Packet::decode(wire) {
-        Ok(Packet::Data(d)) => {
+/// Counts one packet the consumer received; true when it ends an exchange (a
+/// Data, or a Nack).
+fn classify(fields: &LpFields, pkt: Bytes, c: &LoadCounters) -> bool {
+    if fields.nack.is_some() {
+        c.nacks.fetch_add(1, Relaxed);
+        return true;
+    }
+    match Data::decode(pkt) {
+        Ok(d) => {
             c.exchanges.fetch_add(1, Relaxed);
             c.payload_bytes
                 .fetch_add(d.content_slice().len() as u64, Relaxed);
             true
         }
-        Ok(Packet::Lp(lp)) => {
-            if lp.nack().is_some() {
-                c.nacks.fetch_add(1, Relaxed);
-                return true;
-            }
-            match lp.fragment().map(Data::decode) {
-                Some(Ok(d)) => {
-                    c.exchanges.fetch_add(1, Relaxed);
-                    c.payload_bytes
-                        .fetch_add(d.content_slice().len() as u64, Relaxed);
-                    true
-                }
-                _ => false,
-            }
-        }
+        Err(_) => false,
+    }
+}
+
+/// A packet through the link service, as the in-process consumer receives it.
+fn classify_wire(wire: Bytes, c: &LoadCounters) -> bool {
+    match LinkReceiver::new().receive(0, wire) {
+        Ok(Some((fields, pkt))) => classify(&fields, pkt, c),
         _ => false,
     }
-}
-
-/// Producer on a stream connection until `stop`; returns the Interests answered.
-pub fn produce_stream(
-    mut s: UnixStream,
-    mut producer: Producer,
-    stop: Arc<AtomicBool>,
-) -> std::io::Result<Producer> {
-    s.set_read_timeout(Some(Duration::from_millis(100)))?;
-    let mut inb = BytesMut::with_capacity(1 << 20);
-    let mut out = BytesMut::with_capacity(1 << 20);
-    let mut segs: Vec<Bytes> = Vec::with_capacity(1024);
-    let mut chunk = vec![0u8; 1 << 20];
-    while !stop.load(Relaxed) {
-        match s.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => inb.extend_from_slice(&chunk[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
-        }
-        while let Ok(Some(f)) = next_frame(&mut inb) {
-            let Some(data) = producer.answer_parts(f, &mut out) else {
-                continue;
-            };
-            if data.len() < 1024 {
-                out.extend_from_slice(&data);
-                continue;
-            }
-            // Large Data go to writev from the pool's buffer, behind their header.
-            if !out.is_empty() {
-                segs.push(out.split().freeze());
-            }
-            segs.push(data);
-        }
-        if !out.is_empty() {
-            segs.push(out.split().freeze());
-        }
-        write_all_segments(&mut s, &mut segs)?;
-        if out.capacity() < 64 * 1024 {
-            out = BytesMut::with_capacity(1 << 20);
-        }
-    }
-    Ok(producer)
-}
-
-/// Writes every buffer of `segs` with as few `writev` calls as the socket takes.
-fn write_all_segments(s: &mut UnixStream, segs: &mut Vec<Bytes>) -> std::io::Result<()> {
-    let mut first = 0;
-    while first < segs.len() {
-        let n = match s.write_vectored(&io_slices(segs, first)) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        advance_segments(segs, &mut first, n);
-    }
-    segs.clear();
-    Ok(())
 }
 
 fn bad_pool(pool: usize, window: usize) -> std::io::Result<()> {
     check_pool(pool, window).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
 }
 
-/// Consumer on a stream connection: keeps `window` Interests in flight until `stop`;
-/// with `pool` > 0 the names cycle over `pool` sequence numbers (see [`Producer`]).
-pub fn consume_stream(
-    mut s: UnixStream,
-    prefix: Name,
-    window: usize,
-    pool: usize,
-    c: Arc<LoadCounters>,
-    stop: Arc<AtomicBool>,
-) -> std::io::Result<()> {
-    bad_pool(pool, window)?;
-    s.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut seq = Sequence::new(prefix, std::process::id() as u64, pool);
-    let mut out = BytesMut::with_capacity(window * 64);
-    for _ in 0..window {
-        out.extend_from_slice(&seq.next_interest());
-    }
-    s.write_all(&out)?;
-    c.interests.fetch_add(window as u64, Relaxed);
-    let mut inb = BytesMut::with_capacity(4 << 20);
-    let mut chunk = vec![0u8; 4 << 20];
-    let mut last_progress = Instant::now();
-    while !stop.load(Relaxed) {
-        let n = match s.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                0
-            }
-            Err(e) => return Err(e),
-        };
-        inb.extend_from_slice(&chunk[..n]);
-        out.clear();
-        let mut done = 0;
-        while let Ok(Some(f)) = next_frame(&mut inb) {
-            done += classify(f, &c) as usize;
-        }
-        if done == 0 && last_progress.elapsed() > Duration::from_millis(2500) {
-            // Interests were lost (lifetime over): refill the window.
-            done = window;
-        }
-        if done > 0 {
-            last_progress = Instant::now();
-        }
-        for _ in 0..done {
-            out.extend_from_slice(&seq.next_interest());
-        }
-        if !out.is_empty() {
-            s.write_all(&out)?;
-            c.interests.fetch_add(done as u64, Relaxed);
-        }
-    }
-    Ok(())
-}
-
-/// Waits until a UDP socket has datagrams (or `timeout` passes); one received
-/// burst of up to [`mmsg::BATCH`] datagrams, copied out as `Bytes`.
-fn recv_udp_burst(
-    s: &UdpSocket,
-    bufs: &mut mmsg::RecvBufs,
-    got: &mut Vec<(usize, SocketAddr)>,
-    timeout: Duration,
-    out: &mut Vec<Bytes>,
-) -> std::io::Result<()> {
-    out.clear();
-    if !mmsg::wait(s, libc::POLLIN, timeout)? {
-        return Ok(());
-    }
-    match mmsg::recv_batch(s, bufs, got) {
-        Ok(_) => {}
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::ConnectionRefused
-            ) =>
-        {
-            return Ok(())
-        }
-        Err(e) => return Err(e),
-    }
-    out.extend(
-        got.iter()
-            .enumerate()
-            .flat_map(|(i, &(n, _))| bufs.datagrams(i, n).map(Bytes::copy_from_slice)),
-    );
-    Ok(())
-}
-
-/// Sends every datagram of `dgrams` (`sendmmsg`, and GSO for runs of equal-size
-/// ones), waiting when the socket buffer is full (a refused datagram is dropped:
-/// the forwarder is not up yet).
-fn send_udp_all(s: &UdpSocket, to: SocketAddr, dgrams: &[Bytes]) -> std::io::Result<()> {
-    static GSO: AtomicBool = AtomicBool::new(true);
-    let mut off = 0;
-    while off < dgrams.len() {
-        match mmsg::send_some(s, to, &dgrams[off..], &GSO) {
-            Ok(k) => off += k.max(1),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                mmsg::wait(s, libc::POLLOUT, Duration::from_millis(100))?;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => off += 1,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Producer on a UDP socket connected to the forwarder: `recvmmsg` a burst of
-/// Interests, `sendmmsg` the burst of Data.
-pub fn produce_udp(
-    s: UdpSocket,
+/// Producer on a batched connection (its prefix registered toward it, or a route
+/// set to its face) until `stop`: each read's Interests answered with one write.
+pub fn produce(
+    mut conn: BurstConn,
     mut producer: Producer,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<Producer> {
-    s.set_nonblocking(true)?;
-    let fwd = s.peer_addr()?;
-    let mut bufs = mmsg::RecvBufs::new(mmsg::BATCH, 65536);
-    let mut got = Vec::with_capacity(mmsg::BATCH);
-    let mut inb = Vec::with_capacity(mmsg::BATCH);
-    let mut replies = Vec::with_capacity(mmsg::BATCH);
-    let mut out = BytesMut::with_capacity(1 << 20);
+    let mut answers: Vec<(Option<Bytes>, Bytes)> = Vec::with_capacity(1024);
     while !stop.load(Relaxed) {
-        recv_udp_burst(
-            &s,
-            &mut bufs,
-            &mut got,
-            Duration::from_millis(100),
-            &mut inb,
-        )?;
-        replies.clear();
-        for p in inb.drain(..) {
-            if producer.answer(p, &mut out) {
-                replies.push(out.split().freeze());
+        conn.poll(Duration::from_millis(100), |fields, pkt| {
+            if fields.nack.is_some() {
+                return;
             }
+            if let Ok(i) = Interest::decode(pkt) {
+                answers.push((fields.pit_token, producer.data(&i)));
+            }
+        })?;
+        for (token, data) in answers.drain(..) {
+            conn.push_with_token(&data, token.as_deref());
         }
-        send_udp_all(&s, fwd, &replies)?;
+        conn.flush()?;
     }
     Ok(producer)
 }
 
-/// Consumer on a UDP socket connected to the forwarder: keeps `window` Interests in
-/// flight, receiving and sending bursts with `recvmmsg`/`sendmmsg`.
-pub fn consume_udp(
-    s: UdpSocket,
+/// Consumer on a batched connection: keeps `window` Interests in flight until
+/// `stop`, sending a fresh one for each Data or Nack of a read with one write.
+pub fn consume(
+    mut conn: BurstConn,
     prefix: Name,
     window: usize,
     pool: usize,
@@ -438,56 +255,35 @@ pub fn consume_udp(
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
     bad_pool(pool, window)?;
-    s.set_nonblocking(true)?;
-    let fwd = s.peer_addr()?;
-    let mut seq = Sequence::new(prefix, std::process::id() as u64 ^ 0x55, pool);
-    let mut out: Vec<Bytes> = (0..window).map(|_| seq.next_interest()).collect();
-    send_udp_all(&s, fwd, &out)?;
+    let mut seq = Sequence::new(prefix, std::process::id() as u64, pool);
+    for _ in 0..window {
+        conn.push_raw(&seq.next_interest());
+    }
+    conn.flush()?;
     c.interests.fetch_add(window as u64, Relaxed);
-    let mut bufs = mmsg::RecvBufs::new(mmsg::BATCH, 65536);
-    let mut got = Vec::with_capacity(mmsg::BATCH);
-    let mut inb = Vec::with_capacity(mmsg::BATCH);
     let mut last_progress = Instant::now();
     while !stop.load(Relaxed) {
-        recv_udp_burst(
-            &s,
-            &mut bufs,
-            &mut got,
-            Duration::from_millis(200),
-            &mut inb,
-        )?;
-        let done = inb
-            .drain(..)
-            .map(|p| classify(p, &c))
-            .filter(|ok| *ok)
-            .count();
-        let refill = if done == 0 && last_progress.elapsed() > Duration::from_millis(2500) {
-            window
-        } else {
-            done
-        };
-        if refill == 0 {
+        let mut done = 0;
+        conn.poll(Duration::from_millis(200), |fields, pkt| {
+            done += classify(&fields, pkt, &c) as usize;
+        })?;
+        if done == 0 && last_progress.elapsed() > Duration::from_millis(2500) {
+            // Interests were lost (lifetime over): refill the window.
+            done = window;
+        }
+        if done == 0 {
             continue;
         }
         last_progress = Instant::now();
-        out.clear();
-        out.extend((0..refill).map(|_| seq.next_interest()));
-        send_udp_all(&s, fwd, &out)?;
-        c.interests.fetch_add(refill as u64, Relaxed);
+        for _ in 0..done {
+            conn.push_raw(&seq.next_interest());
+        }
+        conn.flush()?;
+        c.interests.fetch_add(done as u64, Relaxed);
     }
     Ok(())
 }
 
-/// A UDP socket on 127.0.0.1 connected to `fwd`, with large buffers.
-pub fn udp_to(fwd: SocketAddr) -> std::io::Result<UdpSocket> {
-    let s = UdpSocket::bind("127.0.0.1:0")?;
-    let sr = socket2::SockRef::from(&s);
-    let _ = sr.set_recv_buffer_size(8 << 20);
-    let _ = sr.set_send_buffer_size(8 << 20);
-    mmsg::enable_gro(&s);
-    s.connect(fwd)?;
-    Ok(s)
-}
 
 /// Result of one measurement.
 #[derive(Debug, Clone, Copy)]
@@ -604,7 +400,7 @@ pub async fn run_inproc<F: BurstFace>(
             };
             let mut done = burst
                 .into_iter()
-                .map(|p| classify(p, &c2))
+                .map(|p| classify_wire(p, &c2))
                 .filter(|ok| *ok)
                 .count();
             if done == 0 && last_progress.elapsed() > Duration::from_millis(2500) {

@@ -11,6 +11,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use common::RawFace as MgmtClient;
 use common::TestFwd;
+use ndnlab_app::client::burst::BurstConn;
+use ndnlab_app::client::FaceUri;
 use ndnlab_app::load as loadgen;
 use ndnlab_proto::mgmt::params::ControlParameters as P;
 use ndnlab_testkit::wait_until;
@@ -230,10 +232,12 @@ fn loadgen_udp_bursts_through_a_forwarder() {
         .parse()
         .unwrap();
     let prefix = n("/lg/udp");
-    let ps = loadgen::udp_to(addr).unwrap();
+    let udp = FaceUri::Udp(addr.to_string());
+    let mut ps = BurstConn::connect(&udp).unwrap();
     // The producer's first datagram creates its on-demand face; route to it.
-    ps.send(&loadgen::interest(&n("/lg/hello"), 0, 0)).unwrap();
-    let remote = format!("udp4://{}", ps.local_addr().unwrap());
+    ps.push_raw(&loadgen::interest(&n("/lg/hello"), 0, 0));
+    ps.flush().unwrap();
+    let remote = format!("udp4://{}", ps.local_udp_addr().unwrap());
     let mut c = f.client();
     let mut id = None;
     wait_until(Duration::from_secs(10), || {
@@ -265,14 +269,14 @@ fn loadgen_udp_bursts_through_a_forwarder() {
     let content = Bytes::from(vec![7u8; 100]);
     let s1 = stop.clone();
     let producer = std::thread::spawn(move || {
-        loadgen::produce_udp(ps, loadgen::Producer::new(content, 0), s1)
+        loadgen::produce(ps, loadgen::Producer::new(content, 0), s1)
             .unwrap()
             .served
     });
-    let cs = loadgen::udp_to(addr).unwrap();
+    let cs = BurstConn::connect(&udp).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
     let consumer =
-        std::thread::spawn(move || loadgen::consume_udp(cs, prefix, 32, 0, c2, s2).unwrap());
+        std::thread::spawn(move || loadgen::consume(cs, prefix, 32, 0, c2, s2).unwrap());
     run_until(&counters, 200);
     stop.store(true, Relaxed);
     consumer.join().unwrap();
@@ -345,30 +349,20 @@ fn stream_load(
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     use std::sync::Arc;
     let prefix = n(prefix);
-    let mut reg = f.client();
-    let r = reg
-        .command(
-            "rib",
-            "register",
-            &P {
-                name: Some(prefix.clone()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert_eq!(r.code, 200, "{}", r.text);
-    let ps = reg.into_unix().expect("a Unix connection");
+    let unix = FaceUri::Unix(f.socket.clone());
+    let mut ps = BurstConn::connect(&unix).unwrap();
+    ps.register(&prefix, Duration::from_secs(4)).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let counters = Arc::new(loadgen::LoadCounters::default());
     let s1 = stop.clone();
     let content = Bytes::from(vec![9u8; payload]);
     let producer = std::thread::spawn(move || {
-        loadgen::produce_stream(ps, loadgen::Producer::new(content, pool), s1).unwrap()
+        loadgen::produce(ps, loadgen::Producer::new(content, pool), s1).unwrap()
     });
-    let cs = std::os::unix::net::UnixStream::connect(&f.socket).unwrap();
+    let cs = BurstConn::connect(&unix).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
     let consumer =
-        std::thread::spawn(move || loadgen::consume_stream(cs, prefix, 64, pool, c2, s2).unwrap());
+        std::thread::spawn(move || loadgen::consume(cs, prefix, 64, pool, c2, s2).unwrap());
     run_until(&counters, exchanges);
     stop.store(true, Relaxed);
     consumer.join().unwrap();

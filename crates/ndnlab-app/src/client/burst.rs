@@ -1,5 +1,6 @@
-//! The client library's batched path: one stream connection (Unix or TCP) driven
-//! synchronously from one thread, moving many packets per system call.
+//! The client library's batched path: one connection (Unix, TCP or UDP) driven
+//! synchronously from one thread, moving many packets per system call: one
+//! `writev` or `sendmmsg` for a burst out, one `read` or `recvmmsg` for a burst in.
 //!
 //! The async [`Client`](super::Client) gives every Interest its own waiter, which
 //! costs a lock, a channel and a task wake-up per packet. A load (`ndnlab perf`,
@@ -9,15 +10,18 @@
 //! connection. It speaks the same protocol layer as the async client (the stream
 //! framing and NDNLPv2 link service of `ndnlab_proto`), and encodes Interests
 //! straight into its output buffer: nothing is allocated per packet once the
-//! buffers have grown to a burst's size.
+//! buffers have grown to a burst's size. Large packets already in memory (a
+//! producer's pre-signed Data) are queued by reference and written with `writev`,
+//! not copied.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs, UdpSocket};
 use std::os::unix::net::UnixStream;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_proto::framing::next_frame;
+use ndnlab_proto::framing::{advance_segments, io_slices, next_frame};
 use ndnlab_proto::lp::{LinkReceiver, LpDrop, LpFields};
 use ndnlab_wire::tlv::{self, types as t};
 use ndnlab_wire::{Interest, Name, Packet};
@@ -30,29 +34,59 @@ const READ_CHUNK: usize = 1 << 20;
 /// Length of the PIT tokens [`BurstConn::push_interest`] writes.
 pub const TOKEN_LEN: usize = 8;
 
-enum Stream {
+enum Transport {
     Unix(UnixStream),
     Tcp(TcpStream),
+    /// A UDP socket connected to the forwarder; every queued packet is one datagram.
+    Udp {
+        sock: UdpSocket,
+        peer: SocketAddr,
+        bufs: ndnlab_udp::RecvBufs,
+        got: Vec<(usize, SocketAddr)>,
+    },
 }
 
-impl Stream {
-    fn io(&mut self) -> &mut dyn ReadWrite {
+impl Transport {
+    fn stream(&mut self) -> Option<&mut dyn ReadWrite> {
         match self {
-            Stream::Unix(s) => s,
-            Stream::Tcp(s) => s,
+            Transport::Unix(s) => Some(s),
+            Transport::Tcp(s) => Some(s),
+            Transport::Udp { .. } => None,
         }
     }
 
     fn set_read_timeout(&self, d: Option<Duration>) -> std::io::Result<()> {
         match self {
-            Stream::Unix(s) => s.set_read_timeout(d),
-            Stream::Tcp(s) => s.set_read_timeout(d),
+            Transport::Unix(s) => s.set_read_timeout(d),
+            Transport::Tcp(s) => s.set_read_timeout(d),
+            Transport::Udp { .. } => Ok(()),
         }
     }
 }
 
 trait ReadWrite: Read + Write {}
 impl<T: Read + Write> ReadWrite for T {}
+
+/// Packets from this size on are queued by reference (written with `writev`).
+const BY_REFERENCE: usize = 1024;
+
+/// A UDP socket on the loopback or any local address, connected to `peer`, with
+/// large buffers and GRO on.
+fn udp_to(peer: SocketAddr) -> std::io::Result<UdpSocket> {
+    let local: SocketAddr = if peer.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let s = UdpSocket::bind(local)?;
+    let sr = socket2::SockRef::from(&s);
+    let _ = sr.set_recv_buffer_size(8 << 20);
+    let _ = sr.set_send_buffer_size(8 << 20);
+    ndnlab_udp::enable_gro(&s);
+    s.connect(peer)?;
+    s.set_nonblocking(true)?;
+    Ok(s)
+}
 
 /// What [`BurstConn::push_interest`] puts in an Interest besides its name.
 #[derive(Debug, Clone, Copy)]
@@ -62,12 +96,15 @@ pub struct InterestShape {
     pub lifetime_ms: u64,
 }
 
-/// One batched stream connection to a forwarder.
+/// One batched connection to a forwarder.
 pub struct BurstConn {
-    stream: Stream,
+    transport: Transport,
     uri: String,
     inb: BytesMut,
     out: BytesMut,
+    /// Queued packets not yet in `out`'s unsplit tail: stream segments (written
+    /// with `writev`) or whole datagrams.
+    segs: Vec<Bytes>,
     link: LinkReceiver,
     epoch: Instant,
     /// Frames the link service dropped.
@@ -75,36 +112,64 @@ pub struct BurstConn {
 }
 
 impl BurstConn {
-    /// Connects to a Unix or TCP forwarder (UDP has no batched client path; use
-    /// the async client).
+    /// Connects to a Unix, TCP or UDP forwarder.
     pub fn connect(uri: &FaceUri) -> Result<BurstConn, ClientError> {
         let err = |source| ClientError::Connect {
             uri: uri.to_string(),
             source,
         };
-        let stream = match uri {
-            FaceUri::Unix(path) => Stream::Unix(UnixStream::connect(path).map_err(err)?),
+        let transport = match uri {
+            FaceUri::Unix(path) => Transport::Unix(UnixStream::connect(path).map_err(err)?),
             FaceUri::Tcp(hp) => {
                 let s = TcpStream::connect(hp.as_str()).map_err(err)?;
                 s.set_nodelay(true).map_err(err)?;
-                Stream::Tcp(s)
+                Transport::Tcp(s)
             }
-            FaceUri::Udp(_) => {
-                return Err(err(std::io::Error::new(
-                    std::io::ErrorKind::Unsupported,
-                    "the batched path needs a stream transport (unix:// or tcp://)",
-                )))
+            FaceUri::Udp(hp) => {
+                let peer = hp
+                    .as_str()
+                    .to_socket_addrs()
+                    .map_err(err)?
+                    .next()
+                    .ok_or_else(|| err(std::io::Error::other("no address")))?;
+                Transport::Udp {
+                    sock: udp_to(peer).map_err(err)?,
+                    peer,
+                    bufs: ndnlab_udp::RecvBufs::new(ndnlab_udp::BATCH, 65536),
+                    got: Vec::with_capacity(ndnlab_udp::BATCH),
+                }
             }
         };
         Ok(BurstConn {
-            stream,
+            transport,
             uri: uri.to_string(),
             inb: BytesMut::with_capacity(READ_CHUNK),
             out: BytesMut::with_capacity(256 * 1024),
+            segs: Vec::with_capacity(1024),
             link: LinkReceiver::new(),
             epoch: Instant::now(),
             link_drops: 0,
         })
+    }
+
+    /// The local address of a UDP connection (the forwarder's face has it as
+    /// its remote URI).
+    pub fn local_udp_addr(&self) -> Option<SocketAddr> {
+        match &self.transport {
+            Transport::Udp { sock, .. } => sock.local_addr().ok(),
+            _ => None,
+        }
+    }
+
+    fn is_udp(&self) -> bool {
+        matches!(self.transport, Transport::Udp { .. })
+    }
+
+    /// Ends the packet just written into `out`: on UDP it becomes a datagram.
+    fn end_packet(&mut self) {
+        if self.is_udp() {
+            self.segs.push(self.out.split().freeze());
+        }
     }
 
     /// The forwarder's URI.
@@ -147,40 +212,64 @@ impl BurstConn {
         }
         tlv::put_tlv(out, t::NONCE, &nonce.to_be_bytes());
         tlv::put_nni_tlv(out, t::INTEREST_LIFETIME, shape.lifetime_ms);
+        self.end_packet();
     }
 
     /// Queues a whole TLV (Interest, Data or LpPacket) as it is.
     pub fn push_raw(&mut self, wire: &[u8]) {
         self.out.extend_from_slice(wire);
+        self.end_packet();
     }
 
-    /// Queues `pkt` in an LpPacket carrying `token` (bare when `None`).
-    pub fn push_with_token(&mut self, pkt: &[u8], token: Option<&[u8]>) {
-        let Some(token) = token else {
+    /// Queues `pkt` in an LpPacket carrying `token` (bare when `None`). A large
+    /// packet is queued by reference, behind its header, and not copied.
+    pub fn push_with_token(&mut self, pkt: &Bytes, token: Option<&[u8]>) {
+        let by_ref = pkt.len() >= BY_REFERENCE;
+        if let Some(token) = token {
+            let lp_value =
+                tlv::tlv_len(t::PIT_TOKEN, token.len()) + tlv::tlv_len(t::FRAGMENT, pkt.len());
+            self.out.reserve(tlv::tlv_len(t::LP_PACKET, lp_value));
+            tlv::put_header(&mut self.out, t::LP_PACKET, lp_value);
+            tlv::put_tlv(&mut self.out, t::PIT_TOKEN, token);
+            tlv::put_header(&mut self.out, t::FRAGMENT, pkt.len());
+        }
+        if by_ref && !self.is_udp() {
+            if !self.out.is_empty() {
+                self.segs.push(self.out.split().freeze());
+            }
+            self.segs.push(pkt.clone());
+        } else {
             self.out.extend_from_slice(pkt);
-            return;
-        };
-        let lp_value =
-            tlv::tlv_len(t::PIT_TOKEN, token.len()) + tlv::tlv_len(t::FRAGMENT, pkt.len());
-        self.out.reserve(tlv::tlv_len(t::LP_PACKET, lp_value));
-        tlv::put_header(&mut self.out, t::LP_PACKET, lp_value);
-        tlv::put_tlv(&mut self.out, t::PIT_TOKEN, token);
-        tlv::put_tlv(&mut self.out, t::FRAGMENT, pkt);
+            self.end_packet();
+        }
     }
 
     /// Bytes queued and not written yet.
     pub fn queued(&self) -> usize {
-        self.out.len()
+        self.out.len() + self.segs.iter().map(Bytes::len).sum::<usize>()
     }
 
-    /// Writes everything queued with as few system calls as the socket allows.
+    /// Writes everything queued: one `writev` per [`MAX_SEGMENTS`] buffers on
+    /// streams, `sendmmsg` (and GSO for runs of equal-size datagrams) on UDP.
     pub fn flush(&mut self) -> std::io::Result<()> {
-        if self.out.is_empty() {
+        if !self.out.is_empty() {
+            self.segs.push(self.out.split().freeze());
+        }
+        if self.segs.is_empty() {
             return Ok(());
         }
-        self.stream.io().write_all(&self.out)?;
-        self.out.clear();
-        Ok(())
+        let r = match &mut self.transport {
+            Transport::Udp { sock, peer, .. } => send_all(sock, *peer, &self.segs),
+            t => {
+                let io = t.stream().expect("a stream");
+                write_all_segments(io, &mut self.segs)
+            }
+        };
+        self.segs.clear();
+        if self.out.capacity() < 64 * 1024 {
+            self.out = BytesMut::with_capacity(256 * 1024);
+        }
+        r
     }
 
     /// One read of at most `timeout` (zero: wait without limit); every packet it
@@ -191,7 +280,10 @@ impl BurstConn {
         timeout: Duration,
         mut each: impl FnMut(LpFields, Bytes),
     ) -> std::io::Result<usize> {
-        self.stream
+        if self.is_udp() {
+            return self.poll_udp(timeout, each);
+        }
+        self.transport
             .set_read_timeout((!timeout.is_zero()).then_some(timeout))?;
         if self.inb.capacity() - self.inb.len() < READ_CHUNK / 4 {
             self.inb.reserve(READ_CHUNK);
@@ -200,7 +292,8 @@ impl BurstConn {
         // SAFETY: `read` only writes initialized bytes into the slice, and only
         // the `n` bytes it reports are marked initialized below.
         let buf = unsafe { &mut *(spare as *mut [std::mem::MaybeUninit<u8>] as *mut [u8]) };
-        let n = match self.stream.io().read(buf) {
+        let io = self.transport.stream().expect("a stream");
+        let n = match io.read(buf) {
             Ok(0) => {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::UnexpectedEof,
@@ -240,21 +333,57 @@ impl BurstConn {
         Ok(got)
     }
 
+    fn poll_udp(
+        &mut self,
+        timeout: Duration,
+        mut each: impl FnMut(LpFields, Bytes),
+    ) -> std::io::Result<usize> {
+        let Transport::Udp { sock, bufs, got, .. } = &mut self.transport else {
+            return Ok(0);
+        };
+        let wait = if timeout.is_zero() {
+            Duration::from_secs(3600)
+        } else {
+            timeout
+        };
+        if !ndnlab_udp::wait(sock, libc::POLLIN, wait)? {
+            return Ok(0);
+        }
+        match ndnlab_udp::recv_batch(sock, bufs, got) {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::ConnectionRefused
+                ) =>
+            {
+                return Ok(0)
+            }
+            Err(e) => return Err(e),
+        }
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let mut n = 0;
+        for (i, &(len, _)) in got.iter().enumerate() {
+            for dgram in bufs.datagrams(i, len) {
+                match self.link.receive(now, Bytes::copy_from_slice(dgram)) {
+                    Ok(Some((fields, pkt))) => {
+                        n += 1;
+                        each(fields, pkt);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.link_drops += 1;
+                        tracing::trace!(uri = %self.uri, drop = e.reason());
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
+
     fn count_drop(&mut self, e: &LpDrop) {
         self.link_drops += 1;
         tracing::trace!(uri = %self.uri, drop = e.reason());
-    }
-
-    /// The Unix socket underneath, for a loop that drives it itself (the load
-    /// generator's producer), once nothing read is left unhandled.
-    pub fn into_unix(self) -> Option<UnixStream> {
-        match self.stream {
-            Stream::Unix(s) if self.inb.is_empty() && self.out.is_empty() => {
-                s.set_read_timeout(None).ok()?;
-                Some(s)
-            }
-            _ => None,
-        }
     }
 
     /// Registers `prefix` toward this connection's own face (rib/register, origin
@@ -314,6 +443,40 @@ impl BurstConn {
     }
 }
 
+/// `writev`s every segment, continuing after partial writes.
+fn write_all_segments(io: &mut dyn ReadWrite, segs: &mut [Bytes]) -> std::io::Result<()> {
+    let mut first = 0;
+    while first < segs.len() {
+        let n = match io.write_vectored(&io_slices(segs, first)) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        advance_segments(segs, &mut first, n);
+    }
+    Ok(())
+}
+
+/// Sends every datagram (`sendmmsg`, GSO for runs of equal-size ones), waiting
+/// when the socket buffer is full; a refused datagram is dropped (the forwarder is
+/// not up yet).
+fn send_all(s: &UdpSocket, to: SocketAddr, dgrams: &[Bytes]) -> std::io::Result<()> {
+    static GSO: AtomicBool = AtomicBool::new(true);
+    let mut off = 0;
+    while off < dgrams.len() {
+        match ndnlab_udp::send_some(s, to, &dgrams[off..], &GSO) {
+            Ok(k) => off += k.max(1),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                ndnlab_udp::wait(s, libc::POLLOUT, Duration::from_millis(100))?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => off += 1,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,10 +486,11 @@ mod tests {
     fn pushed_interests_decode_with_their_token() {
         let (a, mut b) = UnixStream::pair().unwrap();
         let mut c = BurstConn {
-            stream: Stream::Unix(a),
+            transport: Transport::Unix(a),
             uri: "test".into(),
             inb: BytesMut::new(),
             out: BytesMut::new(),
+            segs: Vec::new(),
             link: LinkReceiver::new(),
             epoch: Instant::now(),
             link_drops: 0,

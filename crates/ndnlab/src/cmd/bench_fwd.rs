@@ -308,12 +308,11 @@ fn run_procs(
         let mut conn = BurstConn::connect(&FaceUri::Unix(last.socket.clone()))?;
         conn.register(&prefix, Duration::from_secs(4))
             .context("producer registration")?;
-        let ps = conn.into_unix().context("producer connection")?;
         let s = stop.clone();
-        producer = std::thread::spawn(move || loadgen::produce_stream(ps, answerer, s).map(|_| ()));
-        let cs = std::os::unix::net::UnixStream::connect(&first.socket)?;
+        producer = std::thread::spawn(move || loadgen::produce(conn, answerer, s).map(|_| ()));
+        let cs = BurstConn::connect(&FaceUri::Unix(first.socket.clone()))?;
         let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window());
-        consumer = std::thread::spawn(move || loadgen::consume_stream(cs, p, w, pool, c, s));
+        consumer = std::thread::spawn(move || loadgen::consume(cs, p, w, pool, c, s));
     } else {
         let last_udp: SocketAddr = last
             .listener("udp4")?
@@ -323,21 +322,30 @@ fn run_procs(
             .listener("udp4")?
             .trim_start_matches("udp4://")
             .parse()?;
-        let ps = loadgen::udp_to(last_udp)?;
+        let mut ps = BurstConn::connect(&FaceUri::Udp(last_udp.to_string()))?;
         // Say hello so the forwarder creates the producer's on-demand face, then route to it.
-        ps.send(&loadgen::interest(&Name::from_uri("/ndnlab/hello")?, 0, 0))?;
-        std::thread::sleep(Duration::from_millis(200));
+        ps.push_raw(&loadgen::interest(&Name::from_uri("/ndnlab/hello")?, 0, 0));
+        ps.flush()?;
         let mut c = mgmt(last)?;
-        let remote = format!("udp4://{}", ps.local_addr()?);
-        let faces = ndnlab_proto::mgmt::dataset::decode_records(
-            ndnlab_proto::mgmt::dataset::DatasetKind::Faces,
-            &c.dataset("faces", "list")?,
-        )
-        .map_err(anyhow::Error::msg)?;
-        let id = faces
-            .iter()
-            .find(|r| r.text("remote") == Some(remote.as_str()))
-            .and_then(|r| r.num("faceId"))
+        let remote = format!("udp4://{}", ps.local_udp_addr().context("UDP address")?);
+        // The face appears once the forwarder has read the hello.
+        let mut found = None;
+        for _ in 0..100 {
+            let faces = ndnlab_proto::mgmt::dataset::decode_records(
+                ndnlab_proto::mgmt::dataset::DatasetKind::Faces,
+                &c.dataset("faces", "list")?,
+            )
+            .map_err(anyhow::Error::msg)?;
+            found = faces
+                .iter()
+                .find(|r| r.text("remote") == Some(remote.as_str()))
+                .and_then(|r| r.num("faceId"));
+            if found.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let id = found
             .context("producer UDP face not found")?;
         command(
             &mut c,
@@ -350,10 +358,10 @@ fn run_procs(
             },
         )?;
         let s = stop.clone();
-        producer = std::thread::spawn(move || loadgen::produce_udp(ps, answerer, s).map(|_| ()));
-        let cs = loadgen::udp_to(first_udp)?;
+        producer = std::thread::spawn(move || loadgen::produce(ps, answerer, s).map(|_| ()));
+        let cs = BurstConn::connect(&FaceUri::Udp(first_udp.to_string()))?;
         let (s, c, p, w) = (stop.clone(), counters.clone(), prefix.clone(), a.window());
-        consumer = std::thread::spawn(move || loadgen::consume_udp(cs, p, w, pool, c, s));
+        consumer = std::thread::spawn(move || loadgen::consume(cs, p, w, pool, c, s));
     }
     let me = std::process::id();
     let pids: Vec<(String, u32)> = std::iter::once(("load generator".to_string(), me))

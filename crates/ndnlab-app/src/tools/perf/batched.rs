@@ -3,7 +3,7 @@
 //! flow's pipeline ([`Fetcher`], the same sans-IO window, RTO and retransmission
 //! logic as the async path), queues the Interests each pipeline asks for, writes
 //! them with one system call and hands each Data or Nack of the next read back to
-//! its pipeline by PIT token. Used on Unix and TCP; UDP takes the async client.
+//! its pipeline by PIT token, on any transport.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};

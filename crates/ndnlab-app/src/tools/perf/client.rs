@@ -5,15 +5,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ndnlab_testkit::cpu;
-use ndnlab_wire::{Interest, Name};
+use ndnlab_wire::Name;
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use super::batched::{self, Batched};
 use super::{DEFAULT_PREFIX, SATURATED};
 use crate::client::burst::BurstConn;
-use crate::client::{Client, FaceUri, Outcome, Waiter};
-use crate::pipeline::{FetchOptions, Fetcher, NackKind, RttOptions, WindowKind, WindowOptions};
+use crate::pipeline::{FetchOptions, NackKind, RttOptions, WindowKind, WindowOptions};
 use crate::stats::{mbps, Latency};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -127,45 +125,21 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let gauges: Arc<Vec<Gauge>> = Arc::new((0..args.flows).map(|_| Gauge::default()).collect());
     let deadline = Instant::now() + Duration::from_secs_f64(args.duration);
     let done = Arc::new(AtomicBool::new(false));
-    let mut flows = Vec::new();
-    let mut batched = None;
-    if matches!(uri, FaceUri::Udp(_)) {
-        let client = Client::connect(&uri).await?;
-        for f in 0..args.flows {
-            let ctx = FlowCtx {
-                client: client.clone(),
-                prefix: args.prefix.clone(),
-                flow: f as u64,
-                flows: args.flows as u64,
-                names: args.names,
-                lifetime: args.lifetime,
-                opts,
-                shared: shared.clone(),
-                gauges: gauges.clone(),
-                deadline,
-                done: done.clone(),
-            };
-            flows.push(tokio::spawn(flow(ctx)));
-        }
-    } else {
-        let conn = BurstConn::connect(&uri)?;
-        let b = Batched {
-            prefix: args.prefix.clone(),
-            flows: args.flows,
-            names: args.names,
-            lifetime: args.lifetime,
-            opts,
-            shared: shared.clone(),
-            gauges: gauges.clone(),
-            deadline,
-            done: done.clone(),
-        };
-        batched = Some(
-            std::thread::Builder::new()
-                .name("perf-client".into())
-                .spawn(move || batched::run(conn, b))?,
-        );
-    }
+    let conn = BurstConn::connect(&uri)?;
+    let b = Batched {
+        prefix: args.prefix.clone(),
+        flows: args.flows,
+        names: args.names,
+        lifetime: args.lifetime,
+        opts,
+        shared: shared.clone(),
+        gauges: gauges.clone(),
+        deadline,
+        done: done.clone(),
+    };
+    let driver = std::thread::Builder::new()
+        .name("perf-client".into())
+        .spawn(move || batched::run(conn, b))?;
     if !args.json {
         let w = match kind {
             WindowKind::Fixed => format!("window {}", args.window),
@@ -224,18 +198,13 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
             break;
         }
     }
-    for f in flows {
-        let _ = f.await;
-    }
-    if let Some(t) = batched {
-        let r = tokio::task::spawn_blocking(move || t.join())
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        match r {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => anyhow::bail!("connection to {uri}: {e}"),
-            Err(_) => anyhow::bail!("the perf client thread panicked"),
-        }
+    let r = tokio::task::spawn_blocking(move || driver.join())
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    match r {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => anyhow::bail!("connection to {uri}: {e}"),
+        Err(_) => anyhow::bail!("the perf client thread panicked"),
     }
     let rest = std::mem::take(&mut *shared.lock().expect("stats lock"));
     total.add(&rest);
@@ -380,140 +349,6 @@ impl LimitCtx {
             _ if c.marks > 0 => format!("congestion marks ({}): cwnd {} at rtt {:.2} ms", c.marks, cwnd, p50),
             _ => format!("cwnd {cwnd} growing at rtt {p50:.2} ms"),
         }
-    }
-}
-
-struct FlowCtx {
-    client: Client,
-    prefix: Name,
-    flow: u64,
-    flows: u64,
-    names: Option<u64>,
-    lifetime: u64,
-    opts: FetchOptions,
-    shared: Arc<Mutex<Counts>>,
-    gauges: Arc<Vec<Gauge>>,
-    deadline: Instant,
-    done: Arc<AtomicBool>,
-}
-
-async fn flow(ctx: FlowCtx) {
-    flow_until_done(&ctx).await;
-    ctx.done.store(true, Relaxed);
-}
-
-async fn flow_until_done(ctx: &FlowCtx) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
-    let mut fetcher = Fetcher::new(ctx.opts, 0);
-    let base = Instant::now();
-    let mut tokens: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-    let gauge = &ctx.gauges[ctx.flow as usize];
-    let mut last_stats = *fetcher.stats();
-    loop {
-        let now = base.elapsed();
-        if Instant::now() >= ctx.deadline || ctx.client.is_closed() {
-            break;
-        }
-        while let Some(req) = fetcher.poll_request(now) {
-            let mut seq = req.seg * ctx.flows + ctx.flow;
-            if let Some(n) = ctx.names {
-                seq %= n.max(1);
-            }
-            let mut b = Name::builder();
-            b.extend_name(&ctx.prefix).push_sequence(seq);
-            let Ok(interest) = Interest::builder(b.build())
-                .must_be_fresh(true)
-                .nonce(rand::random())
-                .lifetime_ms(ctx.lifetime)
-                .build_view()
-            else {
-                return;
-            };
-            if let Some(old) = tokens.remove(&req.seg) {
-                ctx.client.cancel(old);
-            }
-            match ctx
-                .client
-                .express_with(
-                    interest,
-                    Waiter::Sink {
-                        tag: req.seg,
-                        tx: tx.clone(),
-                    },
-                )
-                .await
-            {
-                Ok(t) => {
-                    tokens.insert(req.seg, t);
-                }
-                Err(_) => return,
-            }
-        }
-        gauge.in_flight.store(fetcher.in_flight() as u64, Relaxed);
-        gauge.window.store(fetcher.window().size() as u64, Relaxed);
-        gauge.samples.fetch_add(1, Relaxed);
-        if fetcher.in_flight() >= fetcher.window().size() {
-            gauge.full_samples.fetch_add(1, Relaxed);
-        }
-        let wake = fetcher
-            .poll_timeout()
-            .map_or(ctx.deadline, |t| base + t)
-            .min(ctx.deadline);
-        let mut counts = Counts::default();
-        tokio::select! {
-            m = rx.recv() => {
-                let Some((seg, outcome)) = m else { break };
-                let now = base.elapsed();
-                handle(&mut fetcher, &mut tokens, &mut counts, now, seg, outcome);
-                // drain what else is ready, to amortize the stats lock
-                while let Ok((seg, outcome)) = rx.try_recv() {
-                    handle(&mut fetcher, &mut tokens, &mut counts, now, seg, outcome);
-                }
-            }
-            _ = tokio::time::sleep_until(wake.into()) => {
-                let _ = fetcher.handle_timeout(base.elapsed());
-            }
-        }
-        let st = *fetcher.stats();
-        counts.sent = st.sent - last_stats.sent;
-        counts.retx = st.retransmissions - last_stats.retransmissions;
-        counts.timeouts = st.timeouts - last_stats.timeouts;
-        last_stats = st;
-        ctx.shared.lock().expect("stats lock").add(&counts);
-    }
-    for (_, t) in tokens {
-        ctx.client.cancel(t);
-    }
-}
-
-fn handle(
-    f: &mut Fetcher,
-    tokens: &mut std::collections::HashMap<u64, u64>,
-    c: &mut Counts,
-    now: Duration,
-    seg: u64,
-    outcome: Outcome,
-) {
-    match outcome {
-        Outcome::Data(r) => {
-            tokens.remove(&seg);
-            let marked = r.congestion_mark > 0;
-            if marked {
-                c.marks += 1;
-            }
-            if let crate::pipeline::DataVerdict::New { .. } = f.on_data(now, seg, marked) {
-                c.data += 1;
-                c.bytes += r.data.content_slice().len() as u64;
-                c.rtt.record(r.rtt);
-            }
-        }
-        Outcome::Nack(reason) => {
-            tokens.remove(&seg);
-            c.nacks += 1;
-            let _ = f.on_nack(now, seg, nack_kind(reason));
-        }
-        // the pipeline's RTO handles it
-        Outcome::Timeout => {}
     }
 }
 

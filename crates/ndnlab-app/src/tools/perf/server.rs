@@ -10,14 +10,12 @@ use bytes::Bytes;
 use ndnlab_testkit::cpu;
 use ndnlab_wire::{Data, Name};
 use serde_json::json;
-use tokio::sync::oneshot;
 
 use super::answer::{start_signers, MakeData, PerfAnswer};
 use super::{DEFAULT_PREFIX, SATURATED};
-use crate::client::{Client, FaceUri};
 use crate::stats::mbps;
 use crate::tools::data_cache::DataCache;
-use crate::tools::serve::{BatchedServer, Served, Server, Sink};
+use crate::tools::serve::BatchedServer;
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -96,20 +94,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    // Streams take the batched producer loop, UDP the async client.
-    let (conn, sink): (Conn, Sink) = if matches!(uri, FaceUri::Udp(_)) {
-        let client = Client::connect(&uri).await?;
-        let server = Server::register(&client, &args.prefix).await?;
-        let c = client.clone();
-        (
-            Conn::Async(client, server),
-            Arc::new(move |p| c.blocking_send(p).is_ok()),
-        )
-    } else {
-        let server = BatchedServer::register(&uri, &args.prefix)?;
-        let sink = server.sink();
-        (Conn::Batched(server), sink)
-    };
+    let server = BatchedServer::register(&uri, &args.prefix)?;
+    let sink = server.sink();
     let signers = Arc::new(start_signers(args.threads, sink, make, cache.clone())?);
     if !args.json {
         println!(
@@ -132,7 +118,10 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         cache: cache.clone(),
         signers: signers.clone(),
     };
-    let (served, serving) = conn.serve(answer);
+    let served = server.served();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let serving = std::thread::spawn(move || server.run(answer, None, &s));
     let start = Instant::now();
     let interval = Duration::from_secs_f64(args.interval);
     let snap = || {
@@ -143,7 +132,7 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             signed: t.signed,
             busy_ns: t.busy.as_nanos() as u64,
             cpu: cpu::process_time(),
-            drops: signers.dropped() + serving.queue_drops(),
+            drops: signers.dropped(),
             hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
         }
     };
@@ -179,80 +168,11 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         println!("--- summary over {:.1} s", start.elapsed().as_secs_f64());
         total.print(start.elapsed().as_secs_f64());
     }
-    // stops serving (and unregisters); its outcome was reported above
-    serving.stop().await;
-    Ok(())
-}
-
-/// The connection the server answers on.
-enum Conn {
-    Async(Client, Server),
-    Batched(BatchedServer),
-}
-
-/// The producer loop, running.
-enum Serving {
-    Async {
-        client: Client,
-        stop: oneshot::Sender<()>,
-        task: tokio::task::JoinHandle<anyhow::Result<()>>,
-    },
-    Batched {
-        stop: Arc<AtomicBool>,
-        thread: std::thread::JoinHandle<anyhow::Result<()>>,
-    },
-}
-
-impl Conn {
-    /// Starts the producer loop with `answer`.
-    fn serve(self, answer: PerfAnswer) -> (Arc<Served>, Serving) {
-        match self {
-            Conn::Async(client, server) => {
-                let served = server.served();
-                let (stop, stopped) = oneshot::channel::<()>();
-                let task = tokio::spawn(server.run(answer, None, async {
-                    let _ = stopped.await;
-                }));
-                (served, Serving::Async { client, stop, task })
-            }
-            Conn::Batched(server) => {
-                let served = server.served();
-                let stop = Arc::new(AtomicBool::new(false));
-                let s = stop.clone();
-                let thread = std::thread::spawn(move || server.run(answer, None, &s));
-                (served, Serving::Batched { stop, thread })
-            }
-        }
-    }
-}
-
-impl Serving {
-    /// Interests the client library dropped because the loop fell behind.
-    fn queue_drops(&self) -> u64 {
-        match self {
-            Serving::Async { client, .. } => client.counters().interest_drops.load(Relaxed),
-            Serving::Batched { .. } => 0,
-        }
-    }
-
-    fn is_finished(&self) -> bool {
-        match self {
-            Serving::Async { client, task, .. } => client.is_closed() || task.is_finished(),
-            Serving::Batched { thread, .. } => thread.is_finished(),
-        }
-    }
-
-    async fn stop(self) {
-        match self {
-            Serving::Async { stop, task, .. } => {
-                let _ = stop.send(());
-                let _ = task.await;
-            }
-            Serving::Batched { stop, thread } => {
-                stop.store(true, Relaxed);
-                let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-            }
-        }
+    // stops serving; its outcome was reported above
+    stop.store(true, Relaxed);
+    match tokio::task::spawn_blocking(move || serving.join()).await {
+        Ok(Ok(Err(e))) => Err(e),
+        _ => Ok(()),
     }
 }
 
