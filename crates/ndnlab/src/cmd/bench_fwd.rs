@@ -345,8 +345,7 @@ fn run_procs(
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let id = found
-            .context("producer UDP face not found")?;
+        let id = found.context("producer UDP face not found")?;
         command(
             &mut c,
             "rib",
