@@ -338,7 +338,10 @@ impl BurstConn {
         timeout: Duration,
         mut each: impl FnMut(LpFields, Bytes),
     ) -> std::io::Result<usize> {
-        let Transport::Udp { sock, bufs, got, .. } = &mut self.transport else {
+        let Transport::Udp {
+            sock, bufs, got, ..
+        } = &mut self.transport
+        else {
             return Ok(0);
         };
         let wait = if timeout.is_zero() {
