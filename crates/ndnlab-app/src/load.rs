@@ -284,7 +284,6 @@ pub fn consume(
     Ok(())
 }
 
-
 /// Result of one measurement.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured {

@@ -275,8 +275,7 @@ fn loadgen_udp_bursts_through_a_forwarder() {
     });
     let cs = BurstConn::connect(&udp).unwrap();
     let (s2, c2) = (stop.clone(), counters.clone());
-    let consumer =
-        std::thread::spawn(move || loadgen::consume(cs, prefix, 32, 0, c2, s2).unwrap());
+    let consumer = std::thread::spawn(move || loadgen::consume(cs, prefix, 32, 0, c2, s2).unwrap());
     run_until(&counters, 200);
     stop.store(true, Relaxed);
     consumer.join().unwrap();
