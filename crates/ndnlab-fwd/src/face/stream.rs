@@ -41,7 +41,7 @@ const READ_CHUNK: usize = 256 * 1024;
 /// through forwarder, producer and back as one block, one process working at a time
 /// (one of the two cores busy). Measured with `ndnlab bench fwd --transport unix
 /// --payload 100`: 64 costs more CPU per packet, 256 pipelines less at the default
-/// window; 128 gave +50% exchanges/s (docs/BENCHMARKS.md).
+/// window, so 128 was kept.
 const DELIVER_BURST: usize = 128;
 const WRITE_BATCH: usize = 256 * 1024;
 
