@@ -3,55 +3,25 @@
 
 mod app_common;
 
-use std::io::BufRead;
 use std::time::Duration;
 
 use app_common::*;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A forwarder with a Unix socket plus TCP and UDP listeners on 127.0.0.1.
-fn start_fwd_ip(dir: &TempDir, port: u16) -> Proc {
-    let socket = dir.path().join("fwd.sock");
-    let addr = format!("127.0.0.1:{port}");
-    let mut p = spawn(&[
-        "fwd",
-        "--socket",
-        socket.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--log-level",
-        "warn",
-        "--tcp",
-        &addr,
-        "--udp",
-        &addr,
-    ]);
-    let out = p.child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for l in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-            if l.contains("ready") {
-                let _ = tx.send(());
-            }
-        }
-    });
-    rx.recv_timeout(Duration::from_secs(20)).expect("fwd ready");
-    p
+/// A forwarder with its Unix socket plus TCP and UDP listeners on 127.0.0.1; the
+/// client URIs of the two listeners.
+fn start_fwd_ip() -> (Fwd, String, String) {
+    let fwd = Fwd::with(
+        "[faces.tcp]\nlisten = [\"127.0.0.1:0\"]\n[faces.udp]\nlisten = [\"127.0.0.1:0\"]\n",
+    );
+    let tcp = fwd.listener("tcp4").replace("tcp4://", "tcp://");
+    let udp = fwd.listener("udp4").replace("udp4://", "udp://");
+    (fwd, tcp, udp)
 }
 
 #[test]
 fn put_over_unix_get_over_tcp_and_udp() {
     let dir = TempDir::new("transports");
-    let port = free_port();
-    let _fwd = start_fwd_ip(&dir, port);
-    let sock = dir.path().join("fwd.sock");
+    let (fwd, tcp, udp) = start_fwd_ip();
     let input = dir.path().join("in.bin");
     let data = content(200_000, 9);
     std::fs::write(&input, &data).unwrap();
@@ -62,12 +32,9 @@ fn put_over_unix_get_over_tcp_and_udp() {
         "--segment-size",
         "8000",
         "--socket",
-        sock.to_str().unwrap(),
+        fwd.sock(),
     ]);
-    for uri in [
-        format!("tcp://127.0.0.1:{port}"),
-        format!("udp://127.0.0.1:{port}"),
-    ] {
+    for uri in [tcp, udp] {
         let out = dir.path().join("out.bin");
         let _ = std::fs::remove_file(&out);
         let ok = wait_until(Duration::from_secs(30), || {
@@ -94,17 +61,8 @@ fn put_over_unix_get_over_tcp_and_udp() {
 
 #[test]
 fn ping_server_over_tcp_client_over_udp() {
-    let dir = TempDir::new("transports2");
-    let port = free_port();
-    let _fwd = start_fwd_ip(&dir, port);
-    let _srv = spawn(&[
-        "ping",
-        "server",
-        "/app/trping",
-        "--socket",
-        &format!("tcp://127.0.0.1:{port}"),
-    ]);
-    let udp = format!("udp://127.0.0.1:{port}");
+    let (_fwd, tcp, udp) = start_fwd_ip();
+    let _srv = spawn(&["ping", "server", "/app/trping", "--socket", &tcp]);
     let ok = wait_until(Duration::from_secs(20), || {
         run(
             &[

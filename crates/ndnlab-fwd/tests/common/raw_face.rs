@@ -22,7 +22,6 @@ impl<T: Read + Write + Send> Conn for T {}
 /// One raw connection to a forwarder.
 pub struct RawFace {
     conn: Box<dyn Conn>,
-    unix: Option<UnixStream>,
     buf: BytesMut,
     timeout: Duration,
 }
@@ -30,12 +29,10 @@ pub struct RawFace {
 impl RawFace {
     /// Connects to `unix://path` or `tcp://host:port`.
     pub fn connect(transport: &str) -> RawFace {
-        let mut unix = None;
         let conn: Box<dyn Conn> = if let Some(path) = transport.strip_prefix("unix://") {
             let s = UnixStream::connect(path).expect("connect");
             s.set_read_timeout(Some(Duration::from_millis(200)))
                 .unwrap();
-            unix = s.try_clone().ok();
             Box::new(s)
         } else {
             let addr = transport
@@ -50,19 +47,8 @@ impl RawFace {
         };
         RawFace {
             conn,
-            unix,
             buf: BytesMut::with_capacity(65536),
             timeout: Duration::from_secs(4),
-        }
-    }
-
-    /// The underlying Unix connection (its face keeps the routes it registered),
-    /// if nothing is buffered unread.
-    pub fn into_unix(self) -> Option<UnixStream> {
-        if self.buf.is_empty() {
-            self.unix
-        } else {
-            None
         }
     }
 

@@ -117,7 +117,12 @@ pub struct Fwd(FwdProcess);
 
 impl Fwd {
     pub fn start() -> Fwd {
-        Fwd(FwdProcess::start(bin(), "fwd", ""))
+        Fwd::with("")
+    }
+
+    /// A forwarder with `extra` TOML appended to its configuration.
+    pub fn with(extra: &str) -> Fwd {
+        Fwd(FwdProcess::start(bin(), "fwd", extra))
     }
 }
 
