@@ -63,6 +63,14 @@ pub struct SigningPool<J> {
     handles: Vec<JoinHandle<()>>,
 }
 
+/// Where [`SigningPool::place`] put a job.
+enum Placed<J> {
+    Queued,
+    Stopped,
+    /// Every queue was full: the job back, and the round-robin start it was offered at.
+    Full((J, usize)),
+}
+
 impl<J: Send + 'static> SigningPool<J> {
     /// Starts `threads` workers, each with a queue of `depth` jobs (0: a job
     /// is taken only by a waiting worker). A worker signs a job with `sign`
@@ -112,34 +120,39 @@ impl<J: Send + 'static> SigningPool<J> {
     /// Queues `job` on the next worker with room. False if every queue is
     /// full (counted in [`dropped`](Self::dropped)) or the workers stopped.
     pub fn try_submit(&self, job: J) -> bool {
-        let n = self.queues.len();
-        let start = self.next.fetch_add(1, Relaxed);
-        let mut job = job;
-        for k in 0..n {
-            match self.queues[(start + k) % n].try_send(job) {
-                Ok(()) => return true,
-                Err(TrySendError::Full(j)) => job = j,
-                Err(TrySendError::Disconnected(_)) => return false,
+        match self.place(job) {
+            Placed::Queued => true,
+            Placed::Stopped => false,
+            Placed::Full(_) => {
+                self.dropped.fetch_add(1, Relaxed);
+                false
             }
         }
-        self.dropped.fetch_add(1, Relaxed);
-        false
     }
 
     /// Queues `job` on the next worker with room, waiting if there is none.
     /// False if the workers stopped.
     fn submit_waiting(&self, job: J) -> bool {
+        match self.place(job) {
+            Placed::Queued => true,
+            Placed::Stopped => false,
+            Placed::Full((job, start)) => self.queues[start % self.queues.len()].send(job).is_ok(),
+        }
+    }
+
+    /// Offers `job` to each worker's queue in turn, from the next one round-robin.
+    fn place(&self, job: J) -> Placed<J> {
         let n = self.queues.len();
         let start = self.next.fetch_add(1, Relaxed);
         let mut job = job;
         for k in 0..n {
             match self.queues[(start + k) % n].try_send(job) {
-                Ok(()) => return true,
+                Ok(()) => return Placed::Queued,
                 Err(TrySendError::Full(j)) => job = j,
-                Err(TrySendError::Disconnected(_)) => return false,
+                Err(TrySendError::Disconnected(_)) => return Placed::Stopped,
             }
         }
-        self.queues[start % n].send(job).is_ok()
+        Placed::Full((job, start))
     }
 
     /// Number of worker threads.

@@ -610,4 +610,4 @@ impl Producer {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

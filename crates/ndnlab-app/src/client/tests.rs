@@ -17,7 +17,8 @@ fn interest(uri: &str, ms: u64) -> Interest {
         .unwrap()
 }
 
-async fn next_lp(peer: &mut Link) -> LpPacket {
+/// The next packet the client sent on `peer`, which must be an LpPacket.
+pub(crate) async fn next_lp(peer: &mut Link) -> LpPacket {
     let p = tokio::time::timeout(Duration::from_secs(5), peer.rx.recv())
         .await
         .expect("packet in time")

@@ -126,7 +126,7 @@ impl RawFace {
 
     /// A signed (v0.3) command Interest.
     pub fn command_interest(module: &str, verb: &str, params: &ControlParameters) -> Bytes {
-        Self::command_interest_in(SignedForm::V03, module, verb, params)
+        ndnlab_app::client::mgmt::command_interest(module, verb, params)
     }
 
     /// A command Interest in either signed form.
@@ -136,10 +136,7 @@ impl RawFace {
         verb: &str,
         params: &ControlParameters,
     ) -> Bytes {
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        mgmt::command_interest(module, verb, params, form, now_ms, rand::random())
+        ndnlab_app::client::mgmt::command_interest_in(form, module, verb, params)
     }
 
     /// Sends a command and returns the forwarder's response, whatever its code.

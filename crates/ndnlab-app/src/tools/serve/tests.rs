@@ -1,25 +1,13 @@
 //! The producer loop over an in-process link; the test plays the forwarder
 //! (answers the rib commands, sends Interests, reads the replies).
 
-use std::time::Duration;
-
-use ndnlab_wire::{Data, DigestSha256, Interest, LpPacket, Packet};
+use ndnlab_wire::{Data, DigestSha256, Interest, LpPacket};
 use tokio::sync::oneshot;
 
 use super::*;
 use crate::client::link::{pair, Link};
+use crate::client::tests::next_lp;
 use crate::client::{ControlParameters, ControlResponse};
-
-async fn next_lp(fwd: &mut Link) -> LpPacket {
-    let p = tokio::time::timeout(Duration::from_secs(5), fwd.rx.recv())
-        .await
-        .expect("packet in time")
-        .expect("link open");
-    match Packet::decode(p).unwrap() {
-        Packet::Lp(lp) => lp,
-        other => panic!("expected LpPacket, got {other:?}"),
-    }
-}
 
 /// Reads a rib command, checks its verb and accepts it.
 async fn accept_command(fwd: &mut Link, verb: &str) {
