@@ -208,3 +208,30 @@ fn random_frames_never_panic() {
     }
     assert!(rx.partials() <= MAX_PARTIALS);
 }
+
+#[test]
+fn every_drop_reason_has_its_own_label() {
+    let drops = [
+        LpDrop::UnknownPacketType,
+        LpDrop::BadFragment,
+        LpDrop::ReassemblyFull,
+        LpDrop::Decode(DecodeError::Truncated { offset: 0 }),
+        LpDrop::Decode(DecodeError::BadLength { offset: 0 }),
+        LpDrop::Decode(DecodeError::NonMinimalVarNumber { offset: 0 }),
+        LpDrop::Decode(DecodeError::InvalidType { typ: 0, offset: 0 }),
+        LpDrop::Decode(DecodeError::UnknownCritical { typ: 0, offset: 0 }),
+        LpDrop::Decode(DecodeError::Missing { field: "x" }),
+        LpDrop::Decode(DecodeError::Unexpected {
+            expected: 0,
+            got: 0,
+            offset: 0,
+        }),
+        LpDrop::Decode(DecodeError::BadNonNegativeInteger { offset: 0 }),
+        LpDrop::Decode(DecodeError::OutOfOrder { typ: 0, offset: 0 }),
+        LpDrop::Decode(DecodeError::TrailingBytes { offset: 0 }),
+        LpDrop::Decode(DecodeError::EmptyName),
+    ];
+    let idx: Vec<usize> = drops.iter().map(LpDrop::index).collect();
+    assert_eq!(idx, (0..LpDrop::REASONS.len()).collect::<Vec<_>>());
+    assert_eq!(drops[7].reason(), "lp-unknown-critical");
+}

@@ -148,3 +148,39 @@ fn signature_type_of(info_tlv: &[u8]) -> Option<u64> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> ControlParameters {
+        ControlParameters {
+            name: Some("/p".parse().unwrap()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn both_signed_forms_verify_and_a_tampered_one_does_not() {
+        for form in [SignedForm::V03, SignedForm::Legacy] {
+            let wire = command_interest("rib", "register", &params(), form, 1_700_000_000_000, 42);
+            let i = Interest::decode(wire).unwrap();
+            assert_eq!(i.name().prefix(4).to_uri(), "/localhost/nfd/rib/register");
+            assert_eq!(i.name().get(4).unwrap().value, &params().encode()[..]);
+            check_signature(&i).unwrap_or_else(|e| panic!("{form:?}: {e}"));
+        }
+        // a legacy command whose SignatureValue is not the digest of the rest
+        let wire = command_interest("rib", "register", &params(), SignedForm::Legacy, 1, 2);
+        let i = Interest::decode(wire).unwrap();
+        let n = i.name().len();
+        let mut value = Vec::new();
+        tlv::put_tlv(&mut value, t::SIGNATURE_VALUE, &[0u8; 32]);
+        let forged = i.name().prefix(n - 1).append_generic(&value);
+        let forged = Interest::decode(Interest::builder(forged).nonce(1).build()).unwrap();
+        assert!(check_signature(&forged).is_err());
+        // an unsigned command
+        let bare = command_name("rib", "register", &params());
+        let bare = Interest::decode(Interest::builder(bare).nonce(1).build()).unwrap();
+        assert!(check_signature(&bare).is_err());
+    }
+}
