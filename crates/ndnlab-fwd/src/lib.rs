@@ -1,25 +1,27 @@
 //! # ndnlab-fwd: the forwarder daemon (`ndnlab fwd`)
 //!
-//! This crate turns the sans-IO core (`ndnlab-core`) into a forwarder that NDN
-//! software (python-ndn, ndn-cxx, another `ndnlab fwd`) uses in place of NFD:
+//! This crate turns the sans-IO core (`ndnlab-core`) and the sans-IO protocol layer
+//! (`ndnlab-proto`) into a forwarder that NDN software (python-ndn, ndn-cxx, another
+//! `ndnlab fwd`) uses in place of NFD. It owns the sockets, threads and clocks; the
+//! protocols themselves (NDNLPv2, stream framing, the NFD management encodings) are
+//! `ndnlab-proto`'s, shared with the client library.
 //!
 //! * [`config`]: `fwd.toml` (serde, unknown keys rejected, `validate()` names the key);
-//! * [`face`]: transports (Unix, TCP v4/v6, UDP unicast v4/v6 and multicast, in-process
-//!   app faces) under an NDNLPv2 link service ([`face::lp`]: LpPacket fields in
-//!   increasing type order, fragmentation/reassembly on datagram faces, Nack, PitToken,
-//!   local fields, CoDel-style congestion marks), per-face counters and bounded queues;
+//! * [`face`]: transports (Unix, TCP v4/v6, UDP unicast v4/v6 and multicast, WebSocket,
+//!   in-process app faces), each running the protocol layer's link service with the
+//!   face's shared state ([`face::link`]: run-time MTU and congestion parameters,
+//!   NDNLPv2 reliability on UDP unicast faces), per-face counters (drops by reason)
+//!   and bounded queues; UDP moves bursts through `ndnlab-udp` (`recvmmsg`/`sendmmsg`,
+//!   GSO/GRO);
 //! * [`runtime`]: tokio I/O tasks feeding forwarding shards, each a thread owning one
 //!   core `Forwarder`, by the Name Dispatch Table and PIT tokens, over bounded queues
 //!   with counted drops;
-//! * [`mgmt`]: the NFD management protocol (commands, RIB with CHILD_INHERIT/CAPTURE,
-//!   status datasets, face notifications), served only to local faces;
+//! * [`mgmt`]: the NFD management server (commands, RIB with CHILD_INHERIT/CAPTURE,
+//!   status datasets, face notifications), served only to local faces; a change is
+//!   answered once every shard has applied it;
 //! * [`metrics`]: an optional Prometheus text endpoint.
 //!
-//! NDNLPv2 reliability (TxSequence/Ack, retransmission, NFD's LpReliability) is
-//! available on UDP unicast faces ([`face::lp_reliability`]); a WebSocket listener
-//! ([`face::websocket`]) serves NDNts-style browser clients. Not implemented:
-//! Ethernet faces, prefix announcements (`rib/announce`).
-//! UDP uses `recvmmsg`/`sendmmsg` ([`face::mmsg`]); io_uring is not used.
+//! Not implemented: Ethernet faces, prefix announcements (`rib/announce`).
 
 pub mod config;
 pub mod face;

@@ -249,7 +249,7 @@ impl BurstConn {
         self.out.len() + self.segs.iter().map(Bytes::len).sum::<usize>()
     }
 
-    /// Writes everything queued: one `writev` per [`MAX_SEGMENTS`] buffers on
+    /// Writes everything queued: one `writev` per `ndnlab_proto::framing::MAX_SEGMENTS` buffers on
     /// streams, `sendmmsg` (and GSO for runs of equal-size datagrams) on UDP.
     pub fn flush(&mut self) -> std::io::Result<()> {
         if !self.out.is_empty() {

@@ -1,5 +1,6 @@
-//! Faces: a LinkService (NDNLPv2, [`lp`]) over a transport ([`stream`] for Unix and
-//! TCP, [`udp`] for unicast and multicast datagrams, [`app`] for in-process apps).
+//! Faces: a LinkService (NDNLPv2, `ndnlab_proto::lp`, with the face's state in
+//! [`link`]) over a transport ([`stream`] for Unix and TCP, [`udp`] for unicast and
+//! multicast datagrams, [`websocket`], [`app`] for in-process apps).
 //!
 //! A face is an [`FaceEntry`] in the shared [`FaceTable`]: its identity (id, URIs,
 //! scope, persistency, link type), atomic counters, and its bounded send queue.

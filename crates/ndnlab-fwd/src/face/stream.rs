@@ -1,7 +1,7 @@
 //! Stream transports (Unix, TCP): one reader and one writer task per face.
 //!
 //! The reader reads up to 256 KiB per system call and cuts every complete TLV out of
-//! the buffer ([`super::framing`]), handing the whole burst to the router. The writer
+//! the buffer (`ndnlab_proto::framing`), handing the whole burst to the router. The writer
 //! takes every burst waiting in the face's queue and writes it with as few `writev`
 //! calls as the socket accepts: small packets and LpPacket headers are encoded back to
 //! back into one buffer, packets of 1 KiB or more are written from their own buffer
