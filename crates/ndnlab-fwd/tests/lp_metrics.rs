@@ -148,10 +148,12 @@ async fn reliable_faces_export_their_lp_counters() {
         }
     }
     // Let the last acks come back.
-    for _ in 0..500 {
-        if ab.link.reliability.unacked() + ba.link.reliability.unacked() == 0 {
-            break;
-        }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while ab.link.reliability.unacked() + ba.link.reliability.unacked() != 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "frames still unacknowledged after 10 s"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 

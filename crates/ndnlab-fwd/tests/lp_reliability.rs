@@ -187,13 +187,15 @@ async fn reliability_repairs_a_lossy_udp_link_between_two_forwarders() {
             .find_remote(&FaceUri::Udp(to))
             .expect("static face")
     };
-    for _ in 0..500 {
-        if face(&a, ra_addr).link.reliability.unacked()
-            + face(&b, rb_addr).link.reliability.unacked()
-            == 0
-        {
-            break;
-        }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while face(&a, ra_addr).link.reliability.unacked()
+        + face(&b, rb_addr).link.reliability.unacked()
+        != 0
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "frames still unacknowledged after 10 s"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let counters = |d: &Daemon, to: SocketAddr| {

@@ -293,7 +293,10 @@ fn every_command_and_dataset_round_trips() {
         .nonce(7)
         .build();
     sub.send_raw(&ev).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    // The manager takes a face's management Interests in order, one at a time, so
+    // once a later request from `sub` is answered its subscription is registered.
+    let barrier = records(&mut sub, "status", "general", DatasetKind::General);
+    assert!(!barrier.is_empty());
     ok(c.command(
         "faces",
         "destroy",
@@ -523,9 +526,17 @@ fn survives_100k_random_management_interests() {
         }
     }
     w.write_all(&out).unwrap();
-    // Still alive and serving: a fresh client gets status and can register.
-    std::thread::sleep(Duration::from_millis(500));
+    // Still alive and serving: once the forwarder has taken in every fuzzed
+    // Interest, a fresh client gets status and can register.
     let mut c = fwd.client();
+    assert!(
+        ndnlab_testkit::wait_until(Duration::from_secs(60), || {
+            records(&mut c, "faces", "list", DatasetKind::Faces)
+                .iter()
+                .any(|r| r.num("nInInterests").unwrap_or(0) >= 100_000)
+        }),
+        "the fuzzing face's Interests were never all received"
+    );
     let st = records(&mut c, "status", "general", DatasetKind::General);
     assert!(st[0].text("version").is_some());
     ok(c.command(
@@ -761,17 +772,17 @@ fn faces_create_and_update_follow_nfd() {
     stranger.send_to(&i, &listener).unwrap();
     let stranger_uri = format!("udp4://{}", stranger.local_addr().unwrap());
     let mut on_demand = None;
-    for _ in 0..100 {
-        on_demand = records(&mut c, "faces", "list", DatasetKind::Faces)
-            .iter()
-            .find(|r| r.text("remote") == Some(stranger_uri.as_str()))
-            .and_then(|r| r.num("faceId"));
-        if on_demand.is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let on_demand = on_demand.expect("on-demand face");
+    assert!(
+        ndnlab_testkit::wait_until(Duration::from_secs(5), || {
+            on_demand = records(&mut c, "faces", "list", DatasetKind::Faces)
+                .iter()
+                .find(|r| r.text("remote") == Some(stranger_uri.as_str()))
+                .and_then(|r| r.num("faceId"));
+            on_demand.is_some()
+        }),
+        "on-demand face for {stranger_uri} never listed"
+    );
+    let on_demand = on_demand.unwrap();
     let b = ok(cmd(
         &mut c,
         "update",

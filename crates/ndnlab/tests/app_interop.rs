@@ -40,9 +40,8 @@ fn our_get_fetches_from_python_putchunks() {
         what: "python putchunks".into(),
     };
     let out = fwd.dir.path().join("py-out.bin");
-    let mut ok = false;
     let mut last = String::new();
-    for _ in 0..100 {
+    let ok = wait_until(Duration::from_secs(60), || {
         let o = run(
             &[
                 "get",
@@ -58,12 +57,11 @@ fn our_get_fetches_from_python_putchunks() {
         if o.status.success() {
             let s = &json_lines(&stdout(&o))[0];
             assert_eq!(s["segments"], 13);
-            ok = true;
-            break;
+            return true;
         }
         last = stderr(&o);
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        false
+    });
     assert!(ok, "get from python-ndn failed: {last}");
     assert_eq!(std::fs::read(&out).unwrap(), data);
 }
@@ -84,7 +82,8 @@ fn python_segment_fetcher_fetches_from_our_put() {
     let script = workspace().join("interop/app_segment_fetcher.py");
     let out = fwd.dir.path().join("out.bin");
     let mut last = String::new();
-    for _ in 0..50 {
+    let mut result = None;
+    let ok = wait_until(Duration::from_secs(60), || {
         let child = python_cmd(&fwd)
             .arg(&script)
             .args(["/app/interop/ours", out.to_str().unwrap()])
@@ -97,14 +96,15 @@ fn python_segment_fetcher_fetches_from_our_put() {
         .wait_output(Duration::from_secs(60));
         let text = stdout(&o);
         if o.status.success() {
-            let v = &json_lines(&text)[0];
-            assert_eq!(v["segments"], 9);
-            assert_eq!(v["bytes"], 70_000);
-            assert_eq!(std::fs::read(&out).unwrap(), data);
-            return;
+            result = Some(text);
+            return true;
         }
         last = format!("{text}{}", stderr(&o));
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    panic!("python segment fetcher never succeeded: {last}");
+        false
+    });
+    assert!(ok, "python segment fetcher never succeeded: {last}");
+    let v = &json_lines(&result.unwrap())[0];
+    assert_eq!(v["segments"], 9);
+    assert_eq!(v["bytes"], 70_000);
+    assert_eq!(std::fs::read(&out).unwrap(), data);
 }

@@ -114,8 +114,9 @@ fn ping_server_exits_after_count() {
         "--socket",
         fwd.sock(),
     ]);
-    for _ in 0..40 {
-        let o = run(
+    // the first ping that succeeds once the server has registered
+    assert!(
+        wait_until(Duration::from_secs(30), || run(
             &[
                 "ping",
                 "/app/ping-count",
@@ -127,12 +128,11 @@ fn ping_server_exits_after_count() {
                 fwd.sock(),
             ],
             Duration::from_secs(10),
-        );
-        if o.status.success() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        )
+        .status
+        .success()),
+        "no ping to the server ever succeeded"
+    );
     let _ = run(
         &[
             "ping",

@@ -39,15 +39,41 @@ fn get_when_ready(
     extra: &[&str],
 ) -> std::process::Output {
     let mut last = None;
-    for _ in 0..40 {
+    let ok = wait_until(Duration::from_secs(30), || {
         let o = get(fwd, name, out, extra);
-        if o.status.success() {
-            return o;
-        }
+        let done = o.status.success();
         last = Some(o);
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("get never succeeded: {}", stderr(last.as_ref().unwrap()));
+        done
+    });
+    let last = last.expect("get ran");
+    assert!(ok, "get never succeeded: {}", stderr(&last));
+    last
+}
+
+/// The forwarder's face list, as `ctl face list --json` gives it.
+fn faces(fwd: &Fwd) -> Vec<serde_json::Value> {
+    fwd.ctl_json(&["face", "list"])
+        .as_array()
+        .expect("face list")
+        .clone()
+}
+
+/// The id of the face a FIB entry under `prefix` routes to, once there is one.
+fn producer_face(fwd: &Fwd, prefix: &str) -> Option<u64> {
+    fwd.ctl_json(&["fib", "list"])
+        .as_array()?
+        .iter()
+        .find(|e| e["name"].as_str().is_some_and(|n| n.starts_with(prefix)))
+        .and_then(|e| e["nexthops"][0]["faceId"].as_u64())
+}
+
+/// A counter of face `id` (0 while the face is not listed).
+fn face_counter(fwd: &Fwd, id: u64, counter: &str) -> u64 {
+    faces(fwd)
+        .iter()
+        .find(|f| f["faceId"] == id)
+        .and_then(|f| f[counter].as_u64())
+        .unwrap_or(0)
 }
 
 #[test]
@@ -85,7 +111,7 @@ fn verified_fetch_of_key_signed_segments_to_stdout() {
     std::fs::write(&input, &data).unwrap();
     let _put = start_put(&fwd, "/app/files/signed", &input, &["--sign", "ed25519"]);
     let mut out = None;
-    for _ in 0..40 {
+    let ok = wait_until(Duration::from_secs(30), || {
         let o = run(
             &[
                 "get",
@@ -96,13 +122,12 @@ fn verified_fetch_of_key_signed_segments_to_stdout() {
             ],
             Duration::from_secs(60),
         );
-        if o.status.success() {
-            out = Some(o);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = out.expect("get never succeeded");
+        let done = o.status.success();
+        out = Some(o);
+        done
+    });
+    let out = out.expect("get ran");
+    assert!(ok, "get never succeeded: {}", stderr(&out));
     assert_eq!(out.stdout, data, "content goes to stdout");
     let summary = stderr(&out);
     assert!(summary.contains("Signatures verified: yes"), "{summary}");
@@ -155,10 +180,33 @@ fn resumes_when_the_producer_comes_back() {
         "--socket",
         fwd.sock(),
     ]);
-    std::thread::sleep(Duration::from_millis(700));
-    // a first producer of another version does not satisfy it
+    let mut getter = getter;
+    // its first Interests find no producer: the forwarder Nacks them (NoRoute)
+    assert!(
+        wait_until(Duration::from_secs(30), || faces(&fwd).iter().any(|f| f
+            ["nOutNacks"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 1)),
+        "the consumer's Interests were never Nacked"
+    );
+    // a first producer of another version does not satisfy it: two of the
+    // consumer's Interests reach it (so it has had its chance to answer the
+    // first), it sends back no Data, and the consumer is still waiting
     let other = start_put(&fwd, "/app/files/r", &input, &["--data-version", "41"]);
-    std::thread::sleep(Duration::from_millis(500));
+    let mut face = None;
+    assert!(
+        wait_until(Duration::from_secs(30), || {
+            face = face.or_else(|| producer_face(&fwd, "/app/files/r"));
+            face.is_some_and(|id| face_counter(&fwd, id, "nOutInterests") >= 2)
+        }),
+        "the consumer's Interests never reached the v=41 producer"
+    );
+    assert_eq!(face_counter(&fwd, face.unwrap(), "nInData"), 0);
+    assert!(
+        getter.child.try_wait().unwrap().is_none(),
+        "the consumer stopped"
+    );
     assert!(!out.exists());
     drop(other);
     // the producer "restarts" with the version the consumer pinned
