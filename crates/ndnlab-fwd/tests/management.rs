@@ -278,6 +278,20 @@ fn every_command_and_dataset_round_trips() {
         )
         .unwrap());
     assert_eq!(er.count, Some(0));
+    // With a Count, all of it is erased in one command: no Capacity, which nfdc
+    // would read as "stopped at the per-command limit, ask again".
+    let er = ok(c
+        .command(
+            "cs",
+            "erase",
+            &P {
+                name: Some(n("/")),
+                count: Some(10),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!((er.count, er.capacity), (Some(0), None));
 
     // status/general.
     let st = records(&mut c, "status", "general", DatasetKind::General);
@@ -307,7 +321,16 @@ fn every_command_and_dataset_round_trips() {
     )
     .unwrap());
     let d = sub.recv_data(&n("/localhost/nfd/faces/events")).unwrap();
-    let recs = decode_records(DatasetKind::FaceEvent, &d.content()).unwrap();
+    // Exactly the management protocol's fields, in order (ndn-cxx's FaceMonitor
+    // rejects any other field between LinkType and Flags).
+    let content = d.content();
+    let outer = ndnlab_wire::tlv::read_element(&content, 0, content.len()).unwrap();
+    assert_eq!(outer.typ, 192);
+    let types: Vec<u64> = ndnlab_wire::tlv::Elements::new(&content, outer.value.clone())
+        .map(|e| e.unwrap().typ)
+        .collect();
+    assert_eq!(types, [193, 105, 114, 129, 132, 133, 134, 108]);
+    let recs = decode_records(DatasetKind::FaceEvent, &content).unwrap();
     assert_eq!(recs[0].num("kind"), Some(2));
     assert_eq!(recs[0].num("faceId"), Some(face));
     assert!(!records(&mut c, "faces", "list", DatasetKind::Faces)

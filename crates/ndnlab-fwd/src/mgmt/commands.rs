@@ -511,13 +511,12 @@ async fn cs_erase(m: &mut Manager, p: P) -> R {
             break;
         }
     }
-    let mut body = P {
+    // NFD adds Capacity only when it stopped at its per-command erase limit, and
+    // nfdc then asks again for the rest; this forwarder erases all that was asked
+    // in one command, so the body never has one.
+    R::ok(P {
         name: Some(name),
         count: Some(erased as u64),
         ..Default::default()
-    };
-    if p.count.is_some_and(|c| erased as u64 >= c) {
-        body.capacity = p.count;
-    }
-    R::ok(body)
+    })
 }

@@ -77,31 +77,37 @@ pub struct FaceStatus {
 }
 
 impl FaceStatus {
-    fn encode_common(&self, w: &mut TlvWriter) {
+    /// FaceId, Uri and LocalUri.
+    fn encode_identity(&self, w: &mut TlvWriter) {
         w.nni(tt::FACE_ID, self.face_id)
             .string(tt::URI, &self.uri)
             .string(tt::LOCAL_URI, &self.local_uri);
-        if let Some(e) = self.expiration_period {
-            w.nni(tt::EXPIRATION_PERIOD, e);
-        }
+    }
+
+    /// FaceScope, FacePersistency and LinkType.
+    fn encode_kind(&self, w: &mut TlvWriter) {
         w.nni(tt::FACE_SCOPE, self.scope)
             .nni(tt::FACE_PERSISTENCY, self.persistency)
             .nni(tt::LINK_TYPE, self.link_type);
-        if let Some(v) = self.base_congestion_marking_interval {
-            w.nni(tt::BASE_CONGESTION_MARKING_INTERVAL, v);
-        }
-        if let Some(v) = self.default_congestion_threshold {
-            w.nni(tt::DEFAULT_CONGESTION_THRESHOLD, v);
-        }
-        if let Some(v) = self.mtu {
-            w.nni(tt::MTU, v);
-        }
     }
 
     /// A FaceStatus (128) record.
     pub fn encode(&self, w: &mut TlvWriter) {
         w.nested(tt::FACE_STATUS, |w| {
-            self.encode_common(w);
+            self.encode_identity(w);
+            if let Some(e) = self.expiration_period {
+                w.nni(tt::EXPIRATION_PERIOD, e);
+            }
+            self.encode_kind(w);
+            if let Some(v) = self.base_congestion_marking_interval {
+                w.nni(tt::BASE_CONGESTION_MARKING_INTERVAL, v);
+            }
+            if let Some(v) = self.default_congestion_threshold {
+                w.nni(tt::DEFAULT_CONGESTION_THRESHOLD, v);
+            }
+            if let Some(v) = self.mtu {
+                w.nni(tt::MTU, v);
+            }
             w.nni(tt::N_IN_INTERESTS, self.n_in_interests)
                 .nni(tt::N_IN_DATA, self.n_in_data)
                 .nni(tt::N_IN_NACKS, self.n_in_nacks)
@@ -114,12 +120,16 @@ impl FaceStatus {
         });
     }
 
-    /// A FaceEventNotification (192) record; kind 1 created, 2 destroyed, 3 up, 4 down.
+    /// A FaceEventNotification (192) record; kind 1 created, 2 destroyed, 3 up,
+    /// 4 down. It carries exactly the management protocol's fields (FaceEventKind,
+    /// FaceId, Uri, LocalUri, FaceScope, FacePersistency, LinkType, Flags): ndn-cxx
+    /// rejects a notification with FaceStatus's other fields in between.
     pub fn encode_event(&self, kind: u64) -> Bytes {
         let mut w = TlvWriter::new();
         w.nested(tt::FACE_EVENT_NOTIFICATION, |w| {
             w.nni(tt::FACE_EVENT_KIND, kind);
-            self.encode_common(w);
+            self.encode_identity(w);
+            self.encode_kind(w);
             w.nni(tt::FLAGS, self.flags);
         });
         w.finish()
