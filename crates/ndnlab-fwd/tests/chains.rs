@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::RawFace as MgmtClient;
+use common::RawFace;
 use common::TestFwd;
 use ndnlab_app::client::burst::BurstConn;
 use ndnlab_app::client::FaceUri;
@@ -64,7 +64,7 @@ fn link(from: &TestFwd, to: &TestFwd, scheme: &str, prefix: &str) -> u64 {
 }
 
 /// Fetches `prefix/0..count` one at a time; returns the Data received.
-fn fetch(c: &mut MgmtClient, prefix: &str, count: usize, size: usize) -> usize {
+fn fetch(c: &mut RawFace, prefix: &str, count: usize, size: usize) -> usize {
     let mut got = 0;
     for i in 0..count {
         let name = n(&format!("{prefix}/{i}"));

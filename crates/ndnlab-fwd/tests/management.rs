@@ -10,7 +10,7 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::RawFace as MgmtClient;
+use common::RawFace;
 use common::TestFwd;
 use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind, Record};
 use ndnlab_proto::mgmt::params::{ControlParameters as P, ControlResponse};
@@ -21,7 +21,7 @@ fn n(s: &str) -> Name {
     Name::from_uri(s).unwrap()
 }
 
-fn records(c: &mut MgmtClient, module: &str, ds: &str, kind: DatasetKind) -> Vec<Record> {
+fn records(c: &mut RawFace, module: &str, ds: &str, kind: DatasetKind) -> Vec<Record> {
     decode_records(kind, &c.dataset(module, ds).unwrap()).unwrap()
 }
 
@@ -349,7 +349,7 @@ fn non_local_face_gets_403() {
         .to_string();
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
-    let wire = MgmtClient::command_interest(
+    let wire = RawFace::command_interest(
         "rib",
         "register",
         &P {
@@ -417,7 +417,7 @@ fn garbage_parameters_get_400_with_reason() {
     assert_eq!(r.code, 400);
     assert!(r.text.contains("Name"));
     // A bad DigestSha256 is refused.
-    let mut wire = MgmtClient::command_interest(
+    let mut wire = RawFace::command_interest(
         "rib",
         "register",
         &P {
@@ -588,7 +588,7 @@ fn faces_create_and_update_follow_nfd() {
     let mut c = fwd.client();
     let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
     let uri = format!("udp4://{}", peer.local_addr().unwrap());
-    let cmd = |c: &mut MgmtClient, verb: &str, p: P| c.command("faces", verb, &p).unwrap();
+    let cmd = |c: &mut RawFace, verb: &str, p: P| c.command("faces", verb, &p).unwrap();
 
     // create: LpReliability (bit 1) on, congestion parameters set.
     let body = ok(cmd(

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::RawFace as MgmtClient;
+use common::RawFace;
 use common::TestFwd;
 use ndnlab_fwd::FwdConfig;
 use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind};
@@ -15,7 +15,7 @@ fn n(s: &str) -> Name {
     Name::from_uri(s).unwrap()
 }
 
-fn set(c: &mut MgmtClient, prefix: &str, strategy: &str) -> (u64, String, Option<P>) {
+fn set(c: &mut RawFace, prefix: &str, strategy: &str) -> (u64, String, Option<P>) {
     let r = c
         .command(
             "strategy-choice",
@@ -30,7 +30,7 @@ fn set(c: &mut MgmtClient, prefix: &str, strategy: &str) -> (u64, String, Option
     (r.code, r.text, r.body)
 }
 
-fn listed(c: &mut MgmtClient) -> Vec<(String, String)> {
+fn listed(c: &mut RawFace) -> Vec<(String, String)> {
     let recs = decode_records(
         DatasetKind::Strategy,
         &c.dataset("strategy-choice", "list").unwrap(),

@@ -4,7 +4,7 @@
 //! `/run/nfd/nfd.sock`; works with `ndnlab fwd` and with NFD itself.
 
 use clap::{Args, Subcommand};
-use ndnlab_app::client::blocking::BlockingClient as MgmtClient;
+use ndnlab_app::client::blocking::BlockingClient;
 use ndnlab_app::client::FaceUri;
 use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind, Record, Value};
 use ndnlab_proto::mgmt::params::{ControlParameters, ControlResponse};
@@ -159,7 +159,7 @@ pub enum OnOff {
 
 pub fn run(args: CtlArgs) -> anyhow::Result<()> {
     let transport = FaceUri::resolve(args.socket.as_deref().map(std::path::Path::new))?;
-    let mut c = MgmtClient::connect(&transport)?;
+    let mut c = BlockingClient::connect(&transport)?;
     let json = args.json;
     match args.cmd {
         CtlCmd::Status => {
@@ -420,7 +420,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
 }
 
 fn dataset(
-    c: &mut MgmtClient,
+    c: &mut BlockingClient,
     module: &str,
     ds: &str,
     kind: DatasetKind,
@@ -430,7 +430,7 @@ fn dataset(
 }
 
 /// A face id from a number or a remote URI (looked up in faces/list).
-fn face_id(c: &mut MgmtClient, s: &str) -> anyhow::Result<u64> {
+fn face_id(c: &mut BlockingClient, s: &str) -> anyhow::Result<u64> {
     if let Ok(id) = s.parse() {
         return Ok(id);
     }
