@@ -349,7 +349,7 @@ fn non_local_face_gets_403() {
         .to_string();
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
-    let wire = RawFace::command_interest(
+    let wire = ndnlab_app::client::mgmt::command_interest(
         "rib",
         "register",
         &P {
@@ -417,7 +417,7 @@ fn garbage_parameters_get_400_with_reason() {
     assert_eq!(r.code, 400);
     assert!(r.text.contains("Name"));
     // A bad DigestSha256 is refused.
-    let mut wire = RawFace::command_interest(
+    let mut wire = ndnlab_app::client::mgmt::command_interest(
         "rib",
         "register",
         &P {

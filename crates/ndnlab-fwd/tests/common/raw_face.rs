@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use ndnlab_proto::framing::next_frame;
-use ndnlab_proto::mgmt::{
-    self, ControlParameters, ControlResponse, FetchStep, SegmentFetch, SignedForm,
-};
+use ndnlab_proto::mgmt::{self, ControlParameters, ControlResponse, FetchStep, SegmentFetch};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
 trait Conn: Read + Write + Send {}
@@ -124,21 +122,6 @@ impl RawFace {
         }
     }
 
-    /// A signed (v0.3) command Interest.
-    pub fn command_interest(module: &str, verb: &str, params: &ControlParameters) -> Bytes {
-        ndnlab_app::client::mgmt::command_interest(module, verb, params)
-    }
-
-    /// A command Interest in either signed form.
-    pub fn command_interest_in(
-        form: SignedForm,
-        module: &str,
-        verb: &str,
-        params: &ControlParameters,
-    ) -> Bytes {
-        ndnlab_app::client::mgmt::command_interest_in(form, module, verb, params)
-    }
-
     /// Sends a command and returns the forwarder's response, whatever its code.
     pub fn command(
         &mut self,
@@ -146,7 +129,7 @@ impl RawFace {
         verb: &str,
         params: &ControlParameters,
     ) -> Result<ControlResponse, String> {
-        let wire = Self::command_interest(module, verb, params);
+        let wire = ndnlab_app::client::mgmt::command_interest(module, verb, params);
         let name = Interest::decode(wire.clone())
             .map_err(|e| e.to_string())?
             .name()
