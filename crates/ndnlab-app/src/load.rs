@@ -207,9 +207,9 @@ fn classify(fields: &LpFields, pkt: Bytes, c: &LoadCounters) -> bool {
     }
 }
 
-/// A packet through the link service, as the in-process consumer receives it.
-fn classify_wire(wire: Bytes, c: &LoadCounters) -> bool {
-    match LinkReceiver::new().receive(0, wire) {
+/// A packet through the in-process consumer's link service, then counted.
+fn classify_wire(link: &mut LinkReceiver, wire: Bytes, c: &LoadCounters) -> bool {
+    match link.receive(0, wire) {
         Ok(Some((fields, pkt))) => classify(&fields, pkt, c),
         _ => false,
     }
@@ -388,6 +388,7 @@ pub async fn run_inproc<F: BurstFace>(
     let c2 = counters.clone();
     let consumer = dedicated("bench-consumer", move || async move {
         let mut seq = Sequence::new(prefix, 7, pool);
+        let mut link = LinkReceiver::new();
         let first: Vec<Bytes> = (0..window).map(|_| seq.next_interest()).collect();
         cons.send_burst(first);
         let mut last_progress = Instant::now();
@@ -399,7 +400,7 @@ pub async fn run_inproc<F: BurstFace>(
             };
             let mut done = burst
                 .into_iter()
-                .map(|p| classify_wire(p, &c2))
+                .map(|p| classify_wire(&mut link, p, &c2))
                 .filter(|ok| *ok)
                 .count();
             if done == 0 && last_progress.elapsed() > Duration::from_millis(2500) {
