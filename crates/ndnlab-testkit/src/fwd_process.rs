@@ -154,11 +154,7 @@ impl FwdProcess {
     /// # Panics
     /// If there is none.
     pub fn listener(&self, scheme: &str) -> String {
-        self.listening
-            .iter()
-            .find(|l| l.starts_with(scheme))
-            .cloned()
-            .unwrap_or_else(|| panic!("no {scheme} listener in {:?}", self.listening))
+        listener(&self.listening, scheme)
     }
 
     /// SIGTERM, then waits up to 10 s (SIGKILL after); returns whether it exited
@@ -238,4 +234,17 @@ impl Drop for FwdProcess {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The first of a forwarder's listener URIs starting with `scheme` (e.g. "udp4"),
+/// for the process harness here and the in-process daemons of the fwd tests.
+///
+/// # Panics
+/// If there is none.
+pub fn listener(listening: &[String], scheme: &str) -> String {
+    listening
+        .iter()
+        .find(|l| l.starts_with(scheme))
+        .cloned()
+        .unwrap_or_else(|| panic!("no {scheme} listener in {listening:?}"))
 }

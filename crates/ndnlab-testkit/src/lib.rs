@@ -13,7 +13,7 @@
 pub mod cpu;
 
 mod fwd_process;
-pub use fwd_process::{FwdProcess, TempDir, LISTENING_PREFIX, READY_LINE};
+pub use fwd_process::{listener, FwdProcess, TempDir, LISTENING_PREFIX, READY_LINE};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -77,11 +77,7 @@ impl TestFwd {
 
     /// The first listener URI starting with `scheme` (e.g. "udp4").
     pub fn listener(&self, scheme: &str) -> String {
-        self.listening
-            .iter()
-            .find(|l| l.starts_with(scheme))
-            .cloned()
-            .unwrap_or_else(|| panic!("no {scheme} listener in {:?}", self.listening))
+        ndnlab_testkit::listener(&self.listening, scheme)
     }
 }
 
