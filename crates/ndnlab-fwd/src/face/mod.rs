@@ -12,6 +12,7 @@
 //! drops its routes and posts a face event.
 
 pub mod app;
+pub mod bind;
 pub mod link;
 pub mod stream;
 pub mod udp;

@@ -56,8 +56,7 @@ pub struct UdpChannel {
 impl UdpChannel {
     /// Binds a unicast channel. Fails if the address is taken.
     pub fn bind(addr: SocketAddr, mtu: usize, idle_timeout_s: u64) -> io::Result<Arc<UdpChannel>> {
-        let std = std::net::UdpSocket::bind(addr)?;
-        std.set_nonblocking(true)?;
+        let std = super::bind::udp_socket(addr)?;
         let sock = socket2::SockRef::from(&std);
         let _ = sock.set_recv_buffer_size(8 << 20);
         let _ = sock.set_send_buffer_size(8 << 20);
@@ -185,7 +184,7 @@ impl UdpChannel {
         let (face, queue) = FaceEntry::new(
             ingress.alloc_face_id(),
             FaceUri::Udp(remote),
-            FaceUri::Udp(self.local),
+            FaceUri::Udp(local_toward(self.local, remote)),
             false,
             persistency,
             false,
@@ -368,6 +367,22 @@ impl UdpChannel {
     }
 }
 
+/// The address a face's datagrams leave from: the channel's, with a wildcard IP
+/// replaced by the source address the kernel picks toward `remote` (NFD's faces
+/// report it, e.g. `udp4://127.0.0.1:6363` for a loopback peer of a `0.0.0.0:6363`
+/// channel). A connected probe socket asks the routing table; nothing is sent.
+fn local_toward(channel: SocketAddr, remote: SocketAddr) -> SocketAddr {
+    if !channel.ip().is_unspecified() {
+        return channel;
+    }
+    let probe = std::net::UdpSocket::bind(SocketAddr::new(channel.ip(), 0))
+        .and_then(|s| s.connect(remote).and_then(|()| s.local_addr()));
+    match probe {
+        Ok(a) => SocketAddr::new(a.ip(), channel.port()),
+        Err(_) => channel,
+    }
+}
+
 fn ingress_has(ch: &UdpChannel, id: u64) -> bool {
     ch.peers
         .lock()
@@ -502,6 +517,29 @@ mod tests {
         let got = wait_for(&sink, 1).await;
         assert_eq!(got.len(), 1, "the IPv6 multicast face got the datagram");
         assert_eq!(got[0].1, interest());
+    }
+
+    #[tokio::test]
+    async fn a_face_on_a_wildcard_channel_reports_its_real_local_address() {
+        let ch = UdpChannel::bind("0.0.0.0:0".parse().unwrap(), 1452, 600).unwrap();
+        let port = ch.local_addr().port();
+        let ingress: Arc<dyn Ingress> = Arc::new(Sink::default());
+        let face = ch.connect(
+            "127.0.0.1:9".parse().unwrap(),
+            Persistency::Persistent,
+            None,
+            &ingress,
+        );
+        assert_eq!(face.local.to_string(), format!("udp4://127.0.0.1:{port}"));
+        // a channel bound to one address keeps it
+        let ch = UdpChannel::bind("127.0.0.1:0".parse().unwrap(), 1452, 600).unwrap();
+        let face = ch.connect(
+            "127.0.0.1:9".parse().unwrap(),
+            Persistency::Persistent,
+            None,
+            &ingress,
+        );
+        assert_eq!(FaceUri::Udp(ch.local_addr()), face.local);
     }
 
     #[test]

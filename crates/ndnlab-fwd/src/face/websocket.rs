@@ -49,7 +49,9 @@ pub async fn listen(
     addr: SocketAddr,
     ingress: Arc<dyn Ingress>,
 ) -> io::Result<(tokio::task::JoinHandle<()>, String)> {
-    let listener = TcpListener::bind(addr).await.map_err(|e| {
+    let listener = super::bind::tcp_listener(addr)
+        .and_then(TcpListener::from_std)
+        .map_err(|e| {
         io::Error::new(
             e.kind(),
             format!("cannot listen for WebSocket on {addr} (is the port taken?): {e}"),

@@ -91,8 +91,8 @@ pub async fn listen_tcp(
     shared: &Arc<Shared>,
     addr: SocketAddr,
 ) -> anyhow::Result<(tokio::task::JoinHandle<()>, SocketAddr)> {
-    let listener = TcpListener::bind(addr)
-        .await
+    let listener = crate::face::bind::tcp_listener(addr)
+        .and_then(TcpListener::from_std)
         .with_context(|| format!("cannot listen on TCP {addr} (is the port taken?)"))?;
     let local = listener.local_addr()?;
     shared
