@@ -108,7 +108,11 @@ fn every_shipped_example_config_starts() {
             .filter_map(|l| l.strip_prefix(LISTENING_PREFIX))
             .collect();
         if example.ends_with("fwd.example.toml") {
-            for want in ["tcp4://0.0.0.0:6363", "tcp6://[::]:6363", "udp4://0.0.0.0:6363"] {
+            for want in [
+                "tcp4://0.0.0.0:6363",
+                "tcp6://[::]:6363",
+                "udp4://0.0.0.0:6363",
+            ] {
                 assert!(listening.contains(&want), "{want} missing: {listening:?}");
             }
         }
