@@ -634,6 +634,48 @@ fn faces_create_and_update_follow_nfd() {
         },
     );
     assert_eq!(with_local_uri.code, 406, "{}", with_local_uri.text);
+    assert_eq!(
+        with_local_uri.text,
+        "Unicast UDP faces cannot be created with a LocalUri"
+    );
+    // NFD checks the request before looking for an existing face: a LocalUri on
+    // the face just created is still 406, not 409.
+    let again_with_local_uri = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some(uri.clone()),
+            local_uri: Some("udp4://127.0.0.1:6363".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(again_with_local_uri.code, 406);
+    let tiny_mtu = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some("udp4://127.0.0.1:12".into()),
+            mtu: Some(63),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        (tiny_mtu.code, tiny_mtu.text.as_str()),
+        (406, "Override MTU cannot be less than 64")
+    );
+    let again = cmd(
+        &mut c,
+        "create",
+        P {
+            uri: Some(uri.clone()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        (again.code, again.text.as_str()),
+        (409, "Face with remote URI already exists")
+    );
+    assert_eq!(again.body.unwrap().face_id, Some(face));
     let tcp = fwd.listener("tcp4");
     let reliability_on_tcp = cmd(
         &mut c,
@@ -719,7 +761,7 @@ fn faces_create_and_update_follow_nfd() {
             face_persistency: Some(1),
             flags: Some(1 | 4),
             mask: Some(1 | 4),
-            mtu: Some(100),
+            mtu: Some(63),
             ..Default::default()
         },
     );
@@ -732,7 +774,7 @@ fn faces_create_and_update_follow_nfd() {
     let b = r.body.unwrap();
     assert_eq!(b.face_persistency, Some(1));
     assert_eq!((b.flags, b.mask), (Some(1), Some(1)));
-    assert_eq!(b.mtu, Some(100));
+    assert_eq!(b.mtu, Some(63));
     assert_eq!(b.uri, None);
     let list = records(&mut c, "faces", "list", DatasetKind::Faces);
     let rec = list.iter().find(|r| r.num("faceId") == Some(face)).unwrap();
@@ -770,6 +812,29 @@ fn faces_create_and_update_follow_nfd() {
     assert_eq!(rec.num("persistency"), Some(2));
     assert_eq!(rec.num("mtu"), Some(1200));
     assert_eq!(rec.num("defaultCongestionThreshold"), Some(5000));
+    // An override beyond the transport's MTU is accepted and clamped (NFD);
+    // no face reports more than the largest NDN packet.
+    let b = ok(cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(face),
+            mtu: Some(100_000),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(b.mtu, Some(8800));
+    // A TCP face has no MTU to override: 406 at creation, 409 on update.
+    let r = cmd(
+        &mut c,
+        "update",
+        P {
+            face_id: Some(tcp_face.face_id.unwrap()),
+            mtu: Some(1400),
+            ..Default::default()
+        },
+    );
+    assert_eq!((r.code, r.body.unwrap().mtu), (409, Some(1400)));
     // Reliability back on.
     let b = ok(cmd(
         &mut c,
@@ -851,4 +916,124 @@ fn faces_create_and_update_follow_nfd() {
     );
     assert_eq!(r.code, 409);
     assert_eq!(r.body.unwrap().flags, Some(2));
+}
+
+/// A faces/query Name with a FaceQueryFilter of one LocalUri (129) or UriScheme (131).
+fn face_query(typ: u64, value: &str) -> Name {
+    let mut filter = ndnlab_fwd::mgmt::codec::TlvWriter::new();
+    filter.nested(150, |w| {
+        w.string(typ, value);
+    });
+    let mut b = Name::builder();
+    b.push_generic(b"localhost")
+        .push_generic(b"nfd")
+        .push_generic(b"faces")
+        .push_generic(b"query")
+        .push_generic(&filter.finish());
+    b.build()
+}
+
+#[test]
+fn datasets_show_what_nfd_shows() {
+    let fwd = TestFwd::start("mgmtnfd", |c| {
+        c.faces.udp.listen = vec!["0.0.0.0:0".parse().unwrap()];
+        c.faces.udp.idle_timeout_s = 600;
+        c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()];
+    });
+    let mut c = fwd.client();
+
+    // The reserved faces, as NFD lists them.
+    let faces = records(&mut c, "faces", "list", DatasetKind::Faces);
+    let ids: Vec<u64> = faces.iter().filter_map(|r| r.num("faceId")).collect();
+    assert_eq!(&ids[..3], &[1, 254, 255], "{ids:?}");
+    for (r, uri) in faces
+        .iter()
+        .zip(["internal://", "contentstore://", "null://"])
+    {
+        assert_eq!(r.text("remote"), Some(uri));
+        assert_eq!(r.text("local"), Some(uri));
+        assert_eq!(r.num("scope"), Some(1));
+        assert_eq!(r.num("persistency"), Some(2));
+        assert_eq!(r.num("mtu"), Some(8800));
+    }
+    // A Unix face has no MTU of its own: it reports the largest NDN packet.
+    let unix = faces
+        .iter()
+        .find(|r| r.text("remote").is_some_and(|u| u.starts_with("fd://")))
+        .expect("the requesting Unix face");
+    assert_eq!(unix.num("mtu"), Some(8800));
+
+    // FIB: /localhost/nfd and /localhost/nfd/rib through the internal face.
+    let fib = records(&mut c, "fib", "list", DatasetKind::Fib);
+    for name in ["/localhost/nfd", "/localhost/nfd/rib"] {
+        let e = fib
+            .iter()
+            .find(|r| r.text("name") == Some(name))
+            .unwrap_or_else(|| panic!("{name} not in {fib:?}"));
+        let hop = e.all("nexthop").next().unwrap();
+        assert_eq!((hop.num("faceId"), hop.num("cost")), (Some(1), Some(0)));
+    }
+
+    // Management's own exchanges show in the forwarder's counters and on face 1:
+    // every request so far (the datasets above and this one's first segment)
+    // came in and went out to the internal face, and each earlier one's reply
+    // came back.
+    let st = &records(&mut c, "status", "general", DatasetKind::General)[0];
+    let n_in = st.num("nInInterests").unwrap();
+    assert!(n_in >= 3, "{st:?}");
+    assert_eq!(st.num("nOutInterests"), Some(n_in));
+    assert_eq!(st.num("nOutData"), Some(n_in - 1), "{st:?}");
+    assert_eq!(st.num("nSatisfiedInterests"), Some(n_in - 1), "{st:?}");
+    assert_eq!(st.num("nFibEntries"), Some(2));
+    let internal = records(&mut c, "faces", "list", DatasetKind::Faces)
+        .into_iter()
+        .find(|r| r.num("faceId") == Some(1))
+        .unwrap();
+    assert_eq!(internal.num("nOutInterests"), Some(n_in + 1));
+    assert_eq!(internal.num("nInData"), Some(n_in));
+
+    // An on-demand UDP face on the 0.0.0.0 channel: its LocalUri is the real
+    // address (a query by it finds it), and it reports when it will expire.
+    let port = fwd.listener("udp4").rsplit(':').next().unwrap().to_string();
+    let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let i = Interest::builder(n("/nowhere")).nonce(9).build();
+    peer.send_to(&i, format!("127.0.0.1:{port}")).unwrap();
+    let local = format!("udp4://127.0.0.1:{port}");
+    let remote = format!("udp4://{}", peer.local_addr().unwrap());
+    let mut found = Vec::new();
+    assert!(ndnlab_testkit::wait_until(Duration::from_secs(5), || {
+        found = decode_records(
+            DatasetKind::Faces,
+            &c.fetch_segmented(face_query(129, &local)).unwrap(),
+        )
+        .unwrap();
+        !found.is_empty()
+    }));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let f = &found[0];
+    assert_eq!(f.text("remote"), Some(remote.as_str()));
+    assert_eq!(f.num("persistency"), Some(1));
+    let left = f
+        .num("expirationPeriod")
+        .expect("on-demand UDP faces expire");
+    assert!(left > 500_000 && left <= 600_000, "{left} ms");
+    // A TCP face reports the largest NDN packet as its MTU and no expiry.
+    let tcp = ok(c
+        .command(
+            "faces",
+            "create",
+            &P {
+                uri: Some(fwd.listener("tcp4")),
+                ..Default::default()
+            },
+        )
+        .unwrap());
+    assert_eq!(tcp.mtu, Some(8800));
+    let t = decode_records(
+        DatasetKind::Faces,
+        &c.fetch_segmented(face_query(131, "tcp4")).unwrap(),
+    )
+    .unwrap();
+    assert!(t.iter().all(|r| r.num("expirationPeriod").is_none()));
+    assert!(t.iter().all(|r| r.num("mtu") == Some(8800)));
 }

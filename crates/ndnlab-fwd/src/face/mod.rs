@@ -174,6 +174,9 @@ pub struct FaceEntry {
     pub link: link::LinkState,
     pub limits: FaceLimits,
     pub stats: FaceStats,
+    /// For faces closed when idle (on-demand UDP): when the last packet came
+    /// (the daemon's clock, ns) and how long a face may stay idle.
+    idle: std::sync::OnceLock<(Arc<AtomicU64>, u64)>,
     queue: SendQueue,
     closed: AtomicBool,
     close_notify: Notify,
@@ -211,6 +214,7 @@ impl FaceEntry {
             link: link::LinkState::new(&limits),
             limits,
             stats: FaceStats::default(),
+            idle: std::sync::OnceLock::new(),
             queue: SendQueue {
                 tx,
                 queued_pkts: AtomicUsize::new(0),
@@ -292,6 +296,20 @@ impl FaceEntry {
             }
             n.await;
         }
+    }
+
+    /// Makes the face report when it would be closed for idleness: `last_seen`
+    /// is updated by its transport on every packet received.
+    pub fn set_idle_timeout(&self, last_seen: Arc<AtomicU64>, timeout_ns: u64) {
+        let _ = self.idle.set((last_seen, timeout_ns));
+    }
+
+    /// Nanoseconds until an on-demand face is closed for idleness (NFD's
+    /// ExpirationPeriod); `None` for faces that do not expire.
+    pub fn expires_in(&self, now: u64) -> Option<u64> {
+        let (seen, timeout) = self.idle.get()?;
+        (self.persistency.get() == Persistency::OnDemand)
+            .then(|| (seen.load(Relaxed).saturating_add(*timeout)).saturating_sub(now))
     }
 
     /// NFD face flags: bit 0 LocalFields, bit 1 LpReliability, bit 2 CongestionMarking.

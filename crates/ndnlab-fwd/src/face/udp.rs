@@ -200,6 +200,7 @@ impl UdpChannel {
             },
         );
         drop(peers);
+        face.set_idle_timeout(last_seen.clone(), self.idle_timeout_ns);
         face.link
             .reliability
             .attach_udp(self.socket.clone(), remote);

@@ -52,11 +52,11 @@ pub async fn listen(
     let listener = super::bind::tcp_listener(addr)
         .and_then(TcpListener::from_std)
         .map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot listen for WebSocket on {addr} (is the port taken?): {e}"),
-        )
-    })?;
+            io::Error::new(
+                e.kind(),
+                format!("cannot listen for WebSocket on {addr} (is the port taken?): {e}"),
+            )
+        })?;
     let local = listener.local_addr()?;
     let task = tokio::spawn(async move {
         loop {

@@ -68,7 +68,7 @@ fn face_body(f: &FaceEntry) -> P {
         face_persistency: Some(f.persistency.get() as u64),
         base_congestion_marking_interval: Some(limits.congestion_interval_ns),
         default_congestion_threshold: Some(limits.congestion_threshold as u64),
-        mtu: f.link.mtu_override().or(f.mtu).map(|m| m as u64),
+        mtu: Some(super::status::reported_mtu(f)),
         flags: Some(f.flags()),
         ..Default::default()
     }
@@ -117,55 +117,79 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         return R::error(400, "Uri is required", p);
     };
     let uri = match FaceUri::parse(&uri_s) {
-        Ok(u @ (FaceUri::Tcp(_) | FaceUri::Udp(_))) => u,
-        Ok(u) => return R::error(406, format!("cannot create {} faces", u.scheme()), p),
-        Err(e) => return R::error(400, format!("bad Uri: {e}"), p),
+        Ok(u) => u,
+        Err(e) => return R::error(400, format!("Malformed command: bad Uri: {e}"), p),
     };
+    if let Some(local) = &p.local_uri {
+        if let Err(e) = FaceUri::parse(local) {
+            return R::error(400, format!("Malformed command: bad LocalUri: {e}"), p);
+        }
+    }
+    // NFD's protocol factories check the request in this order (406 each).
+    let proto = match &uri {
+        FaceUri::Udp(_) => "UDP",
+        FaceUri::Tcp(_) => "TCP",
+        _ => return R::error(406, "Unsupported protocol", p),
+    };
+    if p.local_uri.is_some() {
+        return R::error(
+            406,
+            format!("Unicast {proto} faces cannot be created with a LocalUri"),
+            p,
+        );
+    }
     let persistency = match p.face_persistency.map(persistency_of) {
         None => Persistency::Persistent,
         Some(Some(Persistency::OnDemand)) => {
-            return R::error(406, "on-demand faces cannot be created", p)
+            return R::error(
+                406,
+                format!("Outgoing {proto} faces do not support on-demand persistency"),
+                p,
+            )
         }
         Some(Some(x)) => x,
         Some(None) => return R::error(400, "unknown FacePersistency", p),
     };
-    if let Some(existing) = m.shared.faces.find_remote(&uri) {
-        return R::error(
-            409,
-            "face with this remote URI already exists",
-            face_body(&existing),
-        );
+    if matches!(&uri, FaceUri::Udp(a) if a.ip().is_multicast()) {
+        return R::error(406, "Cannot create multicast UDP faces", p);
     }
-    // What the new face will be, checked before it exists (NFD's factories: 406).
     let local = matches!(&uri, FaceUri::Tcp(a) if a.ip().is_loopback());
     if wants(&p, FLAG_LOCAL_FIELDS) && !local {
         return R::error(
             406,
-            "local fields can only be enabled on faces with local scope",
+            "Local fields can only be enabled on faces with local scope",
             p,
         );
     }
-    if wants(&p, FLAG_LP_RELIABILITY) && !matches!(uri, FaceUri::Udp(a) if !a.ip().is_multicast()) {
+    let mtu = match (&uri, p.mtu) {
+        (_, None) => None,
+        (FaceUri::Tcp(_), Some(_)) => {
+            return R::error(406, "TCP faces do not support MTU overrides", p)
+        }
+        (_, Some(v)) if v < MIN_MTU => {
+            return R::error(
+                406,
+                format!("Override MTU cannot be less than {MIN_MTU}"),
+                p,
+            )
+        }
+        (FaceUri::Udp(a), Some(v)) => Some(v.min(udp_max_mtu(a)) as usize),
+        (_, Some(v)) => Some(v as usize),
+    };
+    if wants(&p, FLAG_LP_RELIABILITY) && !matches!(uri, FaceUri::Udp(_)) {
         return R::error(
             406,
             "LP reliability is supported on UDP unicast faces only",
             p,
         );
     }
-    if p.local_uri.is_some() {
+    if let Some(existing) = m.shared.faces.find_remote(&uri) {
         return R::error(
-            406,
-            "LocalUri is not supported: a face uses the channel of its Uri's address family",
-            p,
+            409,
+            "Face with remote URI already exists",
+            face_body(&existing),
         );
     }
-    if p.mtu.is_some() && !matches!(uri, FaceUri::Udp(_)) {
-        return R::error(406, "Mtu can be set on UDP faces only", p);
-    }
-    if p.mtu.is_some_and(|v| !MTU_RANGE.contains(&v)) {
-        return R::error(400, "Mtu must be within 576..=65000", p);
-    }
-    let mtu = p.mtu.map(|v| v as usize);
     match crate::runtime::listeners::create_face(&m.shared, &uri, persistency, mtu).await {
         Ok(f) => {
             if let Err(e) = apply_options(m, &f, &p) {
@@ -176,6 +200,15 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         }
         Err(e) => R::error(504, format!("cannot create face: {e}"), p),
     }
+}
+
+/// The smallest MTU a face may be given (NFD's `MIN_MTU`).
+const MIN_MTU: u64 = 64;
+
+/// The largest UDP payload toward `a` (65535 less the IP and UDP headers): the
+/// transport MTU an override is clamped to, as NFD clamps it.
+fn udp_max_mtu(a: &std::net::SocketAddr) -> u64 {
+    65535 - 8 - if a.is_ipv4() { 20 } else { 40 }
 }
 
 /// Applies Flags/Mask and the congestion parameters of a faces/create or
@@ -257,12 +290,20 @@ fn faces_update(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
         invalid.flags = Some(bad_flags);
         invalid.mask = Some(bad_flags);
     }
-    if let Some(mtu) = p.mtu {
-        if f.mtu.is_none() || !MTU_RANGE.contains(&mtu) {
-            invalid.mtu = Some(mtu);
-            bad.push("Mtu (UDP faces only, 576..=65000)");
+    // NFD: an override of at least MIN_MTU on a face whose transport has an MTU
+    // (datagram faces); the link never exceeds its transport's MTU.
+    let mtu = match (p.mtu, f.mtu) {
+        (None, _) => None,
+        (Some(v), Some(transport)) if v >= MIN_MTU => Some(match &f.remote {
+            FaceUri::Udp(a) => v.min(udp_max_mtu(a)) as usize,
+            _ => (v as usize).min(transport),
+        }),
+        (Some(v), _) => {
+            invalid.mtu = Some(v);
+            bad.push("Mtu (datagram faces only, at least 64)");
+            None
         }
-    }
+    };
     if !bad.is_empty() {
         return R::error(
             409,
@@ -273,8 +314,8 @@ fn faces_update(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
     if let Some(x) = persistency {
         f.persistency.set(x);
     }
-    if let Some(mtu) = p.mtu {
-        f.link.set_mtu(mtu as usize);
+    if let Some(mtu) = mtu {
+        f.link.set_mtu(mtu);
     }
     if let Err(e) = apply_options(m, &f, &p) {
         return R::error(409, e, invalid);

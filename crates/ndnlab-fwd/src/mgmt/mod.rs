@@ -15,6 +15,7 @@
 //!   (see `strategy.rs`).
 
 mod commands;
+pub mod internal;
 pub use ndnlab_proto::mgmt::{codec, dataset, params};
 pub mod rib;
 mod status;
@@ -70,6 +71,8 @@ pub struct Manager {
     /// dataset).
     strategies: std::collections::BTreeMap<Name, ndnlab_core::StrategyInstance>,
     status: status::StatusState,
+    /// Management's own exchanges (the internal face's counters).
+    traffic: internal::MgmtTraffic,
 }
 
 impl Manager {
@@ -82,6 +85,7 @@ impl Manager {
             shared,
             rib: rib::Rib::new(),
             strategies,
+            traffic: internal::MgmtTraffic::default(),
         }
     }
 
@@ -159,17 +163,24 @@ impl Manager {
     }
 
     fn post_event(&mut self, f: &FaceEntry, kind: u64) {
-        let rec = status::face_status(f);
-        let payload = rec.encode_event(kind);
         let now = self.shared.clock();
+        let rec = status::face_status(f, now);
+        let payload = rec.encode_event(kind);
         for (face, data) in self.status.post_event(payload, now) {
             if let Some(face) = self.shared.faces.get(face) {
-                send_data(&face, data);
+                self.reply(&face, data);
             }
         }
     }
 
+    /// Sends a reply or notification, counted as the internal face's Data.
+    fn reply(&mut self, face: &FaceEntry, data: Bytes) {
+        self.traffic.reply(data.len());
+        send_data(face, data);
+    }
+
     async fn on_request(&mut self, face: Arc<FaceEntry>, interest: Interest) {
+        self.traffic.request(interest.wire().len());
         let name = interest.name().clone();
         let comp = |i: usize| name.get(i).map(|c| c.value.to_vec()).unwrap_or_default();
         let module = String::from_utf8_lossy(&comp(2)).into_owned();
@@ -189,7 +200,7 @@ impl Manager {
             }
             let now = self.shared.clock();
             if let Some(data) = self.dataset(&face, &interest, &module, &verb, now).await {
-                send_data(&face, data);
+                self.reply(&face, data);
             }
             return;
         }
@@ -198,7 +209,7 @@ impl Manager {
         let data = ndnlab_wire::Data::builder(name)
             .content(resp.encode())
             .sign_digest();
-        send_data(&face, data);
+        self.reply(&face, data);
     }
 
     /// Parses and runs a command, producing its response.

@@ -10,6 +10,7 @@ use ndnlab_wire::{Data, Interest, Name};
 
 use super::codec::{fields, TlvWriter};
 use super::dataset::{self, CsInfoRecord, FaceStatus, ForwarderStatus};
+use super::internal::{management_routes, reserved_faces, FACEID_INTERNAL, MAX_NDN_PACKET_SIZE};
 use super::Manager;
 use crate::face::FaceEntry;
 
@@ -102,20 +103,20 @@ fn event_data(request: &Name, seq: u64, payload: &Bytes) -> Bytes {
         .sign_digest()
 }
 
-/// The FaceStatus of a face.
-pub fn face_status(f: &FaceEntry) -> FaceStatus {
+/// The FaceStatus of a face at `now`.
+pub fn face_status(f: &FaceEntry, now: u64) -> FaceStatus {
     let s = &f.stats;
     FaceStatus {
         face_id: f.id,
         uri: f.remote.to_string(),
         local_uri: f.local.to_string(),
-        expiration_period: None,
+        expiration_period: f.expires_in(now).map(|ns| ns / 1_000_000),
         scope: f.local_scope as u64,
         persistency: f.persistency.get() as u64,
         link_type: f.multi_access as u64,
         base_congestion_marking_interval: Some(f.marking_limits().congestion_interval_ns),
         default_congestion_threshold: Some(f.marking_limits().congestion_threshold as u64),
-        mtu: f.link.mtu_override().or(f.mtu).map(|m| m as u64),
+        mtu: Some(reported_mtu(f)),
         n_in_interests: s.in_interests.load(Relaxed),
         n_in_data: s.in_data.load(Relaxed),
         n_in_nacks: s.in_nacks.load(Relaxed),
@@ -128,17 +129,28 @@ pub fn face_status(f: &FaceEntry) -> FaceStatus {
     }
 }
 
+/// The MTU management reports for a face (NFD): the link's MTU (an override
+/// included), and [`MAX_NDN_PACKET_SIZE`] for faces without a limit (streams,
+/// in-process apps); never more than that.
+pub fn reported_mtu(f: &FaceEntry) -> u64 {
+    f.link
+        .mtu_override()
+        .or(f.mtu)
+        .map_or(MAX_NDN_PACKET_SIZE, |m| (m as u64).min(MAX_NDN_PACKET_SIZE))
+}
+
 /// Whether a face matches a FaceQueryFilter value.
-fn matches_filter(f: &FaceEntry, filter: &Bytes) -> Result<bool, String> {
+fn matches_filter(f: &FaceStatus, filter: &Bytes) -> Result<bool, String> {
+    let scheme = |u: &str| u.split("://").next().unwrap_or("").to_string();
     for fl in fields(filter)? {
         let ok = match fl.typ {
-            105 => fl.nni()? == f.id,
-            131 => fl.string()? == f.remote.scheme() || fl.string()? == f.local.scheme(),
-            114 => fl.string()? == f.remote.to_string(),
-            129 => fl.string()? == f.local.to_string(),
-            132 => fl.nni()? == f.local_scope as u64,
-            133 => fl.nni()? == f.persistency.get() as u64,
-            134 => fl.nni()? == f.multi_access as u64,
+            105 => fl.nni()? == f.face_id,
+            131 => fl.string()? == scheme(&f.uri) || fl.string()? == scheme(&f.local_uri),
+            114 => fl.string()? == f.uri,
+            129 => fl.string()? == f.local_uri,
+            132 => fl.nni()? == f.scope,
+            133 => fl.nni()? == f.persistency,
+            134 => fl.nni()? == f.link_type,
             _ => true,
         };
         if !ok {
@@ -252,9 +264,17 @@ impl Manager {
                     version: concat!("ndnlab ", env!("CARGO_PKG_VERSION")).into(),
                     start_ms: self.shared.start_unix_ms,
                     current_ms: self.shared.start_unix_ms + now / 1_000_000,
-                    n_fib: self.rib.fib_len() as u64,
+                    n_fib: self.rib.fib_len() as u64 + management_routes().len() as u64,
                     ..Default::default()
                 };
+                // Management's exchanges pass through NFD's forwarder: in from the
+                // requester, out to the internal face, and back.
+                let t = self.traffic;
+                st.n_in_interests += t.interests;
+                st.n_out_interests += t.interests;
+                st.n_in_data += t.data;
+                st.n_out_data += t.data;
+                st.n_satisfied += t.data;
                 for r in &reports {
                     let c = &r.counters;
                     st.n_pit += r.n_pit as u64;
@@ -271,15 +291,12 @@ impl Manager {
                 st.n_name_tree = st.n_fib + st.n_pit;
                 st.encode(&mut w);
             }
-            ("faces", "list") => {
-                for f in self.shared.faces.list() {
-                    face_status(&f).encode(&mut w);
-                }
-            }
-            ("faces", "query") => {
-                for f in self.shared.faces.list() {
+            ("faces", "list" | "query") => {
+                let faces = self.shared.faces.list();
+                let live = faces.iter().map(|f| face_status(f, now));
+                for f in reserved_faces(&self.traffic).into_iter().chain(live) {
                     if filter.is_none_or(|fl| matches_filter(&f, fl).unwrap_or(false)) {
-                        face_status(&f).encode(&mut w);
+                        f.encode(&mut w);
                     }
                 }
             }
@@ -295,6 +312,9 @@ impl Manager {
                 }
             }
             ("fib", "list") => {
+                for name in management_routes() {
+                    dataset::encode_fib_entry(&mut w, &name, [(FACEID_INTERNAL, 0)].into_iter());
+                }
                 for (name, hops) in self.rib.fib() {
                     dataset::encode_fib_entry(&mut w, name, hops.iter().map(|(f, c)| (*f, *c)));
                 }
