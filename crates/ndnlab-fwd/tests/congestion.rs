@@ -77,3 +77,43 @@ fn most_marks(interval: Duration, elapsed: Duration) -> usize {
     }
     n + 1
 }
+
+/// What the forwarder queues in the kernel counts too (SIOCOUTQ, as NFD's stream
+/// transports count it): 40 Data of 3000 bytes fit in a Unix socket's send buffer,
+/// so the face's own queue stays empty while the consumer reads nothing. Asked for
+/// one every 10 ms, they pass the 64 KiB threshold after about 16 and stay above
+/// it for the 100 ms interval while more are sent: some are marked.
+#[test]
+fn unsent_socket_bytes_count_toward_marking() {
+    const N: usize = 40;
+    let fwd = TestFwd::start("cmarkq", |_| {});
+    let producer = common::producer(&fwd, "/outq", 3000, N);
+    let mut cons = fwd.client();
+    for i in 0..N {
+        let wire = Interest::builder(Name::from_uri(&format!("/outq/{i}")).unwrap())
+            .nonce(i as u32 ^ 0x0A0A)
+            .lifetime_ms(10_000)
+            .build();
+        cons.send_raw(&wire).unwrap();
+        // Paces the requests; the test's outcome needs only that they span more
+        // than the interval after the threshold is passed.
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(producer.join().unwrap(), N);
+    let (mut data, mut marked) = (0, 0);
+    while data < N {
+        match cons.recv_packet(Duration::from_secs(10)).unwrap() {
+            Some(Packet::Data(_)) => data += 1,
+            Some(Packet::Lp(lp)) => {
+                if lp.fragment().is_some_and(|f| Data::decode(f).is_ok()) {
+                    data += 1;
+                    marked += (lp.congestion_mark().unwrap_or(0) > 0) as usize;
+                }
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    assert_eq!(data, N);
+    assert!(marked >= 1, "no mark although the socket held over 64 KiB");
+}

@@ -328,6 +328,18 @@ pub fn mark_congestion(
     now: u64,
     fields: &mut LpFields,
 ) {
+    mark_congestion_queued(marker, face, now, face.queued_bytes(), fields);
+}
+
+/// [`mark_congestion`] with the queue length given: stream faces add the bytes
+/// the kernel still holds unsent (NFD's `getSendQueueLength`).
+pub fn mark_congestion_queued(
+    marker: &mut CongestionMarker,
+    face: &FaceEntry,
+    now: u64,
+    queued: usize,
+    fields: &mut LpFields,
+) {
     if !face.congestion_marking.load(Relaxed) {
         return;
     }
@@ -336,7 +348,7 @@ pub fn mark_congestion(
         interval_ns: l.congestion_interval_ns,
         threshold: l.congestion_threshold,
     };
-    if marker.should_mark(now, face.queued_bytes(), &limits) {
+    if marker.should_mark(now, queued, &limits) {
         fields.congestion_mark = 1;
         face.stats.congestion_marks.fetch_add(1, Relaxed);
     }

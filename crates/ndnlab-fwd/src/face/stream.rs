@@ -7,6 +7,11 @@
 //! back into one buffer, packets of 1 KiB or more are written from their own buffer
 //! without a copy (behind their LpPacket header, written into the shared buffer, when
 //! they carry a PIT token or other fields). Streams never fragment (app faces).
+//!
+//! Congestion marks look at the face's queue plus the bytes the kernel holds unsent
+//! on the socket (`SIOCOUTQ`), read once per burst, as NFD's stream transports do:
+//! a fast writer otherwise sees an empty queue while megabytes wait in the socket
+//! buffer, and the consumer learns of congestion only from timeouts.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -14,9 +19,10 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::{mark_congestion, FaceEntry, SendQueueRx};
+use super::{mark_congestion_queued, FaceEntry, SendQueueRx};
 use ndnlab_proto::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
+use std::os::fd::RawFd;
 
 /// What faces deliver to and report to (the runtime's router).
 pub trait Ingress: Send + Sync + 'static {
@@ -45,12 +51,15 @@ const READ_CHUNK: usize = 256 * 1024;
 const DELIVER_BURST: usize = 128;
 const WRITE_BATCH: usize = 256 * 1024;
 
-/// Runs a stream face until its peer or a socket error closes it.
+/// Runs a stream face until its peer or a socket error closes it. `socket` is the
+/// descriptor whose unsent bytes count toward congestion marking; the writer keeps
+/// it open for as long as it runs.
 pub fn spawn_stream_face<R, W>(
     face: Arc<FaceEntry>,
     queue: SendQueueRx,
     reader: R,
     writer: W,
+    socket: Option<RawFd>,
     ingress: Arc<dyn Ingress>,
 ) where
     R: AsyncRead + Unpin + Send + 'static,
@@ -70,7 +79,7 @@ pub fn spawn_stream_face<R, W>(
     });
     tokio::spawn(async move {
         tokio::select! {
-            r = write_loop(&face, queue, writer, &*ingress) => {
+            r = write_loop(&face, queue, writer, socket, &*ingress) => {
                 if let Err(e) = r {
                     tracing::debug!(face = face.id, error = %e, "face write ended");
                 }
@@ -135,6 +144,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     face: &Arc<FaceEntry>,
     mut queue: SendQueueRx,
     mut writer: W,
+    socket: Option<RawFd>,
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
     let mut link = LinkSender::new(None, 0);
@@ -147,8 +157,13 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         while let Some(items) = next.take() {
             face.dequeued(&items);
             let now = ingress.now();
+            let unsent = match socket {
+                Some(fd) if face.congestion_marking.load(Relaxed) => unsent_bytes(fd),
+                _ => 0,
+            };
             for mut it in items {
-                mark_congestion(&mut marker, face, now, &mut it.fields);
+                let queued = face.queued_bytes() + unsent;
+                mark_congestion_queued(&mut marker, face, now, queued, &mut it.fields);
                 if it.pkt.len() >= ZERO_COPY_MIN {
                     // A large packet goes to writev as it is (no copy), behind its
                     // LpPacket header (PIT token etc.) if it has one.
@@ -182,6 +197,20 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
+/// Bytes written to a socket that the kernel has not sent yet (`SIOCOUTQ`; for
+/// TCP, also those sent but not acknowledged); 0 if the socket cannot tell.
+pub fn unsent_bytes(fd: RawFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: TIOCOUTQ (SIOCOUTQ) writes one int through the pointer, which is valid
+    // for the call; an invalid descriptor only makes the call fail.
+    let rc = unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut n as *mut libc::c_int) };
+    if rc == 0 {
+        n.max(0) as usize
+    } else {
+        0
+    }
+}
+
 /// Packets at least this long are written from their own buffer (writev)
 /// instead of being copied into the burst buffer.
 const ZERO_COPY_MIN: usize = 1024;
@@ -208,6 +237,17 @@ async fn write_segments<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn unsent_bytes_counts_what_the_peer_has_not_read() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let (mut a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        assert_eq!(unsent_bytes(a.as_raw_fd()), 0);
+        a.write_all(&[7u8; 3000]).unwrap();
+        assert!(unsent_bytes(a.as_raw_fd()) >= 3000);
+        assert_eq!(unsent_bytes(-1), 0);
+    }
 
     #[tokio::test]
     async fn write_segments_survives_partial_writes() {

@@ -77,7 +77,7 @@ pub fn listen_unix(
             );
             ingress.register_face(&face);
             let (r, w) = stream.into_split();
-            spawn_stream_face(face, queue, r, w, ingress);
+            spawn_stream_face(face, queue, r, w, Some(fd as i32), ingress);
         }
     }))
 }
@@ -137,8 +137,9 @@ fn add_tcp_face(
         ingress.limits(),
     );
     ingress.register_face(&face);
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
     let (r, w) = stream.into_split();
-    spawn_stream_face(face.clone(), queue, r, w, ingress);
+    spawn_stream_face(face.clone(), queue, r, w, Some(fd), ingress);
     face
 }
 
