@@ -14,6 +14,8 @@
 //! * [`mgmt`]: the NFD management protocol: ControlParameters and ControlResponse,
 //!   status datasets and their segmentation, command Interests in both signed forms,
 //!   and the request/response logic of a management client.
+//! * [`emu`]: an emulated link layer (delay, jitter, loss, rate with a bounded
+//!   queue, MTU) for one direction of a link, with a seeded generator.
 //! * [`link`]: an in-memory link (a pair of bounded channels of whole TLVs), the face
 //!   an application in the same process as a forwarder uses.
 //!
@@ -21,6 +23,7 @@
 //! Time is passed in as nanoseconds on the caller's monotonic clock ([`lp::Nanos`]),
 //! so the same code runs on sockets, in memory and in virtual time.
 
+pub mod emu;
 pub mod framing;
 pub mod link;
 pub mod lp;
