@@ -32,14 +32,31 @@ pub struct AppFace {
 impl AppFace {
     /// Creates and registers an app face named `app://<name>`.
     pub fn open(name: &str, ingress: Arc<dyn Ingress>) -> AppFace {
+        Self::create(name, ingress, true, None)
+    }
+
+    /// Creates and registers a face toward another forwarder in the same process
+    /// (`app://<name>`, non-local, permanent): what the laboratory joins two
+    /// forwarders with. With an `mtu`, packets beyond it leave as NDNLPv2
+    /// fragments, as on a datagram face.
+    pub fn open_peer(name: &str, ingress: Arc<dyn Ingress>, mtu: Option<usize>) -> AppFace {
+        Self::create(name, ingress, false, mtu)
+    }
+
+    fn create(name: &str, ingress: Arc<dyn Ingress>, local: bool, mtu: Option<usize>) -> AppFace {
+        let persistency = if local {
+            Persistency::OnDemand
+        } else {
+            Persistency::Permanent
+        };
         let (face, queue) = FaceEntry::new(
             ingress.alloc_face_id(),
             FaceUri::App(name.to_string()),
             FaceUri::App(name.to_string()),
-            true,
-            Persistency::OnDemand,
+            local,
+            persistency,
             false,
-            None,
+            mtu,
             ingress.limits(),
         );
         ingress.register_face(&face);
@@ -111,7 +128,10 @@ impl AppFace {
                 .stats
                 .out_bytes
                 .fetch_add(it.pkt.len() as u64, Relaxed);
-            if it.fields.is_empty() {
+            if let Some(mtu) = self.face.link.mtu_override().or(self.face.mtu) {
+                self.sender
+                    .encode_with_mtu(Some(mtu), &it.fields, &it.pkt, &mut out);
+            } else if it.fields.is_empty() {
                 out.push(it.pkt);
             } else {
                 let mut b = BytesMut::new();

@@ -624,6 +624,12 @@ impl Daemon {
         AppFace::open(name, self.shared.ingress())
     }
 
+    /// A non-local face toward another forwarder in this process (see
+    /// [`AppFace::open_peer`]).
+    pub fn peer_face(&self, name: &str, mtu: Option<usize>) -> AppFace {
+        AppFace::open_peer(name, self.shared.ingress(), mtu)
+    }
+
     /// Registers a route toward a face, as `rib/register` would (origin app, CHILD_INHERIT).
     pub async fn register_route(&self, prefix: &ndnlab_wire::Name, face: u64, cost: u64) {
         let (tx, rx) = oneshot::channel();
