@@ -225,7 +225,7 @@ pub fn analyze_two_level(ds: &Dataset, alpha: f64) -> Result<TwoLevelAnalysis> {
         .collect();
     let sign = |cell_bits: u32, mask: u32| -> f64 {
         // Product of the factors in `mask`: -1 for each factor at its low level.
-        if (!cell_bits & mask).count_ones() % 2 == 0 {
+        if (!cell_bits & mask).count_ones() & 1 == 0 {
             1.0
         } else {
             -1.0
@@ -486,7 +486,7 @@ fn find_generators(
                     .sum::<u32>()
                     | (1 << f);
                 // The product of the word's columns must be constant over the runs.
-                let parity = |b: u32| (!b & mask).count_ones() % 2;
+                let parity = |b: u32| (!b & mask).count_ones() & 1;
                 let first = parity(bits[0]);
                 bits.iter().all(|&b| parity(b) == first).then_some(Word {
                     mask,

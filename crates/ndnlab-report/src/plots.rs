@@ -7,13 +7,15 @@ use plotters::prelude::*;
 use crate::figure::{err, Plot, FONT};
 use crate::style::{color, padded, tick, GREY, LABEL, TICK, TITLE};
 
+/// A point of a [`LevelSeries`]: `(level index, mean, interval)`.
+pub type LevelPoint = (usize, f64, Option<(f64, f64)>);
+
 /// One series of a [`LevelChart`]: a mean (with an optional interval) at some
 /// of the levels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LevelSeries {
     pub name: String,
-    /// `(level index, mean, interval)`.
-    pub points: Vec<(usize, f64, Option<(f64, f64)>)>,
+    pub points: Vec<LevelPoint>,
 }
 
 /// A response against the levels of a factor, with error bars, one series per
