@@ -25,6 +25,11 @@ struct Cli {
 enum Command {
     /// The quick default experiment: a 2x2 factorial over an in-process forwarder.
     Quickstart(cmd::quickstart::QuickstartArgs),
+    /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
+    #[command(subcommand)]
+    Analyze(cmd::analyze::AnalyzeCmd),
+    /// Write the HTML report of an experiment directory.
+    Report(cmd::report::ReportArgs),
     /// Decode and encode NDN packets (like ndn-tools' ndndissect).
     #[command(subcommand)]
     Packet(cmd::packet::PacketCmd),
@@ -55,6 +60,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Quickstart(a) => cmd::quickstart::run(a),
+        Command::Analyze(c) => cmd::analyze::run(c),
+        Command::Report(a) => cmd::report::run(a),
         Command::Packet(c) => cmd::packet::run(c),
         Command::Fwd(a) => cmd::fwd::run(a),
         Command::Ctl(a) => cmd::ctl::run(a),

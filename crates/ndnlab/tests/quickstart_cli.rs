@@ -76,17 +76,22 @@ fn runs_the_design_and_writes_results() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| e["variation"].as_f64().unwrap())
+            .map(|e| e["percent"].as_f64().unwrap())
             .sum::<f64>()
-            + r["error_variation"].as_f64().unwrap();
+            + r["error"]["percent"].as_f64().unwrap();
         assert!(
-            (total - 1.0).abs() < 1e-9,
-            "allocation of variation sums to 1: {total}"
+            (total - 100.0).abs() < 1e-6,
+            "allocation of variation sums to 100%: {total}"
         );
+        assert_eq!(r["replicates"], 2);
     }
     let csv = std::fs::read_to_string(dir.join("runs.csv")).expect("runs.csv");
     assert_eq!(csv.lines().count(), 9, "header + 8 runs");
     assert!(dir.join("summary.json").exists());
+    let results = std::fs::read_to_string(dir.join("results.csv")).expect("results.csv");
+    assert!(results.starts_with("run_id,cs,popularity,replicate,seed,status,"));
+    let html = std::fs::read_to_string(dir.join("index.html")).expect("index.html");
+    assert!(html.contains("Factorial analysis of exchanges_per_sec"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

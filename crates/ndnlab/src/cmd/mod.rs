@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod analyze;
 pub mod bench;
 pub mod bench_fwd;
 pub mod ctl;
@@ -12,4 +13,5 @@ pub mod perf;
 pub mod ping;
 pub mod put;
 pub mod quickstart;
+pub mod report;
 pub mod traffic;

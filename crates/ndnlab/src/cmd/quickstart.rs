@@ -10,11 +10,10 @@
 //! * factor B, popularity: uniform or Zipf(s = 1.0) over the catalogue;
 //!
 //! each cell replicated `r` times with its own seed. For every response
-//! (exchanges/s of wall-clock time, CS hit ratio) it prints the cell means with 95%
-//! confidence intervals, the effects and the allocation of variation, and writes
-//! `runs.csv` and `summary.json` (pandas reads both) into `--out`.
-
-mod design;
+//! (exchanges/s of wall-clock time, CS hit ratio) it prints the effects with 95%
+//! confidence intervals and the allocation of variation (`ndnlab-analysis`), and
+//! writes `runs.csv` and `summary.json` (pandas reads both), `results.csv` in the
+//! laboratory's contract and the HTML report `index.html` into `--out`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -23,6 +22,7 @@ use anyhow::Context;
 use bytes::Bytes;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ndnlab_analysis::{analyze_two_level, Dataset, Table, Transform, TwoLevelAnalysis};
 use ndnlab_core::{
     CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, LinkType, LpMeta, OutPacket, Time,
 };
@@ -31,8 +31,6 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Zipf};
 use serde::Serialize;
-
-use design::{Factorial2x2, Response};
 
 const CONSUMER: FaceId = FaceId(256);
 const PRODUCER: FaceId = FaceId(257);
@@ -119,20 +117,30 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
 
-    let throughput = analyse(&runs, "exchanges/s", |r| r.exchanges_per_sec, &args);
-    let hit_ratio = analyse(&runs, "CS hit ratio", |r| r.cs_hit_ratio, &args);
+    let throughput = analyse(&runs, "exchanges_per_sec", |r| r.exchanges_per_sec, &args)?;
+    let hit_ratio = analyse(&runs, "cs_hit_ratio", |r| r.cs_hit_ratio, &args)?;
     write_results(&args.out, &runs, &[&throughput, &hit_ratio])?;
+    let report = ndnlab_report::write_report(
+        &args.out,
+        &ndnlab_report::ReportOptions {
+            factors: Some(vec!["cs".into(), "popularity".into()]),
+            ..Default::default()
+        },
+    )?;
     if args.json {
         let summary = serde_json::json!({ "runs": runs, "responses": [throughput, hit_ratio] });
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         print_runs(&runs);
-        throughput.print();
-        hit_ratio.print();
+        for r in [&throughput, &hit_ratio] {
+            println!();
+            print!("{}", ndnlab_report::text::two_level(r));
+        }
         println!(
-            "\nwrote {} and {}",
+            "\nwrote {}, {} and {}",
             args.out.join("runs.csv").display(),
-            args.out.join("summary.json").display()
+            args.out.join("summary.json").display(),
+            report.display()
         );
     }
     Ok(())
@@ -150,15 +158,29 @@ fn progress(total: u64, quiet: bool) -> ProgressBar {
     bar
 }
 
-fn analyse(runs: &[Run], name: &str, f: impl Fn(&Run) -> f64, args: &QuickstartArgs) -> Response {
-    let mut design = Factorial2x2::new(
-        ("content store", "off", "on"),
-        ("popularity", "uniform", &format!("zipf({})", args.zipf)),
-    );
-    for r in runs {
-        design.add(r.cs == "on", r.popularity == "zipf", f(r));
-    }
-    design.analyse(name)
+/// The 2^2 r analysis of one response (Jain, ch. 18) by `ndnlab-analysis`.
+fn analyse(
+    runs: &[Run],
+    name: &str,
+    f: impl Fn(&Run) -> f64,
+    args: &QuickstartArgs,
+) -> anyhow::Result<TwoLevelAnalysis> {
+    let zipf = format!("zipf({})", args.zipf);
+    let table = Table::from_columns(&[
+        ("cs", runs.iter().map(|r| r.cs.to_string()).collect()),
+        (
+            "popularity",
+            runs.iter()
+                .map(|r| match r.popularity {
+                    "zipf" => zipf.clone(),
+                    p => p.to_string(),
+                })
+                .collect(),
+        ),
+        (name, runs.iter().map(|r| f(r).to_string()).collect()),
+    ])?;
+    let ds = Dataset::from_table(&table, &["cs", "popularity"], name, Transform::None)?;
+    Ok(analyze_two_level(&ds, 0.05)?)
 }
 
 /// Runs one cell replication: consumer -> forwarder core -> producer, all in memory.
@@ -286,7 +308,7 @@ fn name_index(name: &Name) -> Option<usize> {
 fn write_results(
     dir: &std::path::Path,
     runs: &[Run],
-    responses: &[&Response],
+    responses: &[&TwoLevelAnalysis],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
@@ -314,6 +336,26 @@ fn write_results(
     let csv_path = dir.join("runs.csv");
     std::fs::write(&csv_path, csv)
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    // The laboratory's output contract: run_id, factors, replicate, seed, status, metrics.
+    let mut results = String::from(
+        "run_id,cs,popularity,replicate,seed,status,exchanges_per_sec,cs_hit_ratio,mean_latency_us,drops\n",
+    );
+    for (i, r) in runs.iter().enumerate() {
+        results += &format!(
+            "{i},{},{},{},{},ok,{:.1},{:.6},{:.3},{}\n",
+            r.cs,
+            r.popularity,
+            r.replication,
+            r.seed,
+            r.exchanges_per_sec,
+            r.cs_hit_ratio,
+            r.mean_latency_us,
+            r.drops
+        );
+    }
+    let results_path = dir.join("results.csv");
+    std::fs::write(&results_path, results)
+        .with_context(|| format!("cannot write {}", results_path.display()))?;
     let json_path = dir.join("summary.json");
     let summary = serde_json::json!({ "runs": runs, "responses": responses });
     std::fs::write(&json_path, serde_json::to_string_pretty(&summary)?)

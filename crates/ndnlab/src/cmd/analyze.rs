@@ -1,0 +1,184 @@
+//! `ndnlab analyze`: factorial analysis, ANOVA and summaries of any CSV table.
+//! The statistics live in `ndnlab-analysis`, the tables in `ndnlab-report`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use ndnlab_analysis::{
+    analyze_anova, analyze_two_level, group_summaries, Dataset, Table, Transform,
+};
+use ndnlab_report::text;
+
+#[derive(Subcommand, Debug)]
+pub enum AnalyzeCmd {
+    /// Two-level factorial analysis (2^k, 2^k r, 2^(k-p)): effects, allocation of variation, top contributors.
+    Factorial(FactorialArgs),
+    /// Analysis of variance of a full factorial design with any number of levels.
+    Anova(AnovaArgs),
+    /// Means with confidence intervals, medians and percentiles per group.
+    Summary(SummaryArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FactorialArgs {
+    /// The CSV file (header row, one row per observation).
+    file: PathBuf,
+    /// The response column.
+    #[arg(long)]
+    response: String,
+    /// Factor columns, each holding -1/+1 or two named levels (default: every
+    /// other column with exactly two distinct values).
+    #[arg(long, value_delimiter = ',')]
+    factors: Option<Vec<String>>,
+    /// The column numbering the replicates of a run (not a factor).
+    #[arg(long)]
+    replicates: Option<String>,
+    /// Analyse log10 of the response (multiplicative model).
+    #[arg(long)]
+    log: bool,
+    /// Significance level of the confidence intervals.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AnovaArgs {
+    /// The CSV file.
+    file: PathBuf,
+    /// The response column.
+    #[arg(long)]
+    response: String,
+    /// Factor columns (any number of levels each).
+    #[arg(long, value_delimiter = ',', required = true)]
+    factors: Vec<String>,
+    /// Analyse log10 of the response (multiplicative model).
+    #[arg(long)]
+    log: bool,
+    /// Significance level of the F tests and confidence intervals.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SummaryArgs {
+    /// The CSV file.
+    file: PathBuf,
+    /// Columns to group by (default: no grouping).
+    #[arg(long, value_delimiter = ',')]
+    by: Vec<String>,
+    /// Metric columns (default: every numeric column not grouped by).
+    #[arg(long, value_delimiter = ',')]
+    metrics: Option<Vec<String>>,
+    /// Significance level of the confidence intervals.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(path: &Path) -> anyhow::Result<Table> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Table::from_csv_str(&text).with_context(|| path.display().to_string())
+}
+
+fn transform(log: bool) -> Transform {
+    if log {
+        Transform::Log10
+    } else {
+        Transform::None
+    }
+}
+
+pub fn run(cmd: AnalyzeCmd) -> anyhow::Result<()> {
+    match cmd {
+        AnalyzeCmd::Factorial(a) => factorial(a),
+        AnalyzeCmd::Anova(a) => anova(a),
+        AnalyzeCmd::Summary(a) => summary(a),
+    }
+}
+
+fn factorial(a: FactorialArgs) -> anyhow::Result<()> {
+    let file = a.file.display().to_string();
+    let t = load(&a.file)?;
+    t.column_index(&a.response).with_context(|| file.clone())?;
+    let factors = match a.factors {
+        Some(f) => f,
+        None => {
+            let mut exclude = vec![a.response.as_str()];
+            if let Some(r) = &a.replicates {
+                exclude.push(r);
+            }
+            let f = t.columns_with_levels(2, &exclude);
+            if f.is_empty() {
+                anyhow::bail!("{file}: no column with exactly two levels to use as a factor; name them with --factors");
+            }
+            f
+        }
+    };
+    let fs: Vec<&str> = factors.iter().map(String::as_str).collect();
+    let ds = Dataset::from_table(&t, &fs, &a.response, transform(a.log))
+        .with_context(|| file.clone())?;
+    if let Some(r) = &a.replicates {
+        ds.check_replicate_ids(&t, r)
+            .with_context(|| file.clone())?;
+    }
+    let analysis = analyze_two_level(&ds, a.alpha).with_context(|| file.clone())?;
+    if a.json {
+        let top: Vec<&str> = analysis.ranked().iter().map(|e| e.term.as_str()).collect();
+        let v = serde_json::json!({ "analysis": analysis, "ranking": top });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", text::two_level(&analysis));
+    }
+    Ok(())
+}
+
+fn anova(a: AnovaArgs) -> anyhow::Result<()> {
+    let file = a.file.display().to_string();
+    let t = load(&a.file)?;
+    let fs: Vec<&str> = a.factors.iter().map(String::as_str).collect();
+    let ds = Dataset::from_table(&t, &fs, &a.response, transform(a.log))
+        .with_context(|| file.clone())?;
+    let analysis = analyze_anova(&ds, a.alpha).with_context(|| file.clone())?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&analysis)?);
+    } else {
+        print!("{}", text::anova(&analysis));
+    }
+    Ok(())
+}
+
+fn summary(a: SummaryArgs) -> anyhow::Result<()> {
+    let file = a.file.display().to_string();
+    let t = load(&a.file)?;
+    let metrics = match a.metrics {
+        Some(m) => m,
+        None => t
+            .headers()
+            .iter()
+            .filter(|h| !a.by.contains(h) && t.is_numeric(h))
+            .cloned()
+            .collect(),
+    };
+    if metrics.is_empty() {
+        anyhow::bail!("{file}: no numeric column to summarise; name them with --metrics");
+    }
+    let by: Vec<&str> = a.by.iter().map(String::as_str).collect();
+    let ms: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    let groups = group_summaries(&t, &by, &ms, a.alpha).with_context(|| file.clone())?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&groups)?);
+    } else {
+        print!("{}", text::summaries(&groups, a.alpha));
+    }
+    Ok(())
+}
