@@ -1,0 +1,597 @@
+//! The experiment file: a TOML document declaring the forwarders, the links
+//! between them, the applications on them, the factors to vary and the design.
+//!
+//! Every table denies unknown keys, and every value is checked by
+//! [`Experiment::validate`] before anything starts; errors name the file, the line
+//! (for TOML and type errors) and the key. Factors address any key by its dotted
+//! path (`forwarder.cs_capacity`, `apps.server.payload`, `topology.n`): a run is the
+//! document with each factor's key set to one of its levels, parsed again.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::LabError;
+
+/// A whole experiment (one run's view once factor levels are applied).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    #[serde(default)]
+    pub experiment: Meta,
+    #[serde(default)]
+    pub topology: TopologySpec,
+    /// Defaults of every link.
+    #[serde(default)]
+    pub link: LinkSpec,
+    /// Explicit links (`topology.kind = "explicit"`), or overrides of generated
+    /// links between the same two nodes.
+    #[serde(default)]
+    pub links: Vec<LinkEntry>,
+    /// Defaults of every forwarder.
+    #[serde(default)]
+    pub forwarder: ForwarderSpec,
+    /// Per-node overrides of `forwarder`, by node name.
+    #[serde(default)]
+    pub nodes: BTreeMap<String, ForwarderOverride>,
+    #[serde(default)]
+    pub routes: RoutesSpec,
+    /// Application groups by name (`apps.<name>.<key>` in factor paths).
+    #[serde(default)]
+    pub apps: BTreeMap<String, AppSpec>,
+    /// Factor path → levels.
+    #[serde(default)]
+    pub factors: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(default)]
+    pub design: DesignSpec,
+}
+
+/// `[experiment]`: the campaign's name, runner and timing.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Meta {
+    pub name: String,
+    pub description: String,
+    /// `inproc`, `processes` or `netns`.
+    pub runner: String,
+    /// Seconds measured in each run.
+    pub duration_s: f64,
+    /// Seconds run before measuring (traffic flows, nothing is counted).
+    pub warmup_s: f64,
+    /// Repetitions of every design point, each with its own seed.
+    pub repetitions: u32,
+    /// Seed of the first run; run i uses `seed + i`.
+    pub seed: u64,
+    /// Shuffle the run order (with `seed`), as Jain recommends against drift.
+    pub randomize: bool,
+    /// The scaled-down values `--quick` applies (any key path → value).
+    pub quick: BTreeMap<String, toml::Value>,
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            name: "experiment".into(),
+            description: String::new(),
+            runner: "inproc".into(),
+            duration_s: 5.0,
+            warmup_s: 1.0,
+            repetitions: 1,
+            seed: 1,
+            randomize: false,
+            quick: BTreeMap::new(),
+        }
+    }
+}
+
+/// `[topology]`: a generated topology, or an imported file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologySpec {
+    /// `line`, `star`, `dumbbell`, `tree`, `grid`, `explicit`, `minindn`, `ndnsim`.
+    pub kind: String,
+    /// Forwarders: of the line, the star's leaves, each side of the dumbbell, the
+    /// tree's depth, the grid's side.
+    pub n: u32,
+    /// A Mini-NDN or ndnSIM topology file (relative to the experiment file).
+    pub file: Option<String>,
+}
+
+impl Default for TopologySpec {
+    fn default() -> Self {
+        TopologySpec {
+            kind: "line".into(),
+            n: 1,
+            file: None,
+        }
+    }
+}
+
+/// What a link is made of and what it does to frames.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkSpec {
+    /// `memory`, `unix`, `tcp` or `udp` (`ether` under the netns runner).
+    pub face: String,
+    pub delay_ms: f64,
+    pub jitter_ms: f64,
+    /// Percent of frames lost, each direction.
+    pub loss_pct: f64,
+    /// Link rate in Mbit/s; 0 is unlimited.
+    pub bandwidth_mbps: f64,
+    /// Frames queued for the transmitter at most; 0 is unbounded.
+    pub queue: usize,
+    /// Largest frame; 0 is none (datagram faces then use their own).
+    pub mtu: usize,
+    /// Link cost for routing.
+    pub cost: u64,
+}
+
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec {
+            face: "memory".into(),
+            delay_ms: 0.0,
+            jitter_ms: 0.0,
+            loss_pct: 0.0,
+            bandwidth_mbps: 0.0,
+            queue: 0,
+            mtu: 0,
+            cost: 1,
+        }
+    }
+}
+
+impl LinkSpec {
+    /// The emulated link layer's parameters.
+    pub fn params(&self) -> ndnlab_proto::emu::LinkParams {
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        ndnlab_proto::emu::LinkParams {
+            delay_ns: ms(self.delay_ms),
+            jitter_ns: ms(self.jitter_ms),
+            loss: self.loss_pct / 100.0,
+            rate_bps: (self.bandwidth_mbps > 0.0).then(|| (self.bandwidth_mbps * 1e6) as u64),
+            queue_frames: (self.queue > 0).then_some(self.queue),
+            mtu: (self.mtu > 0).then_some(self.mtu),
+            reorder: false,
+        }
+    }
+}
+
+/// A link between two named nodes, with optional overrides of `[link]`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEntry {
+    pub a: String,
+    pub b: String,
+    pub face: Option<String>,
+    pub delay_ms: Option<f64>,
+    pub jitter_ms: Option<f64>,
+    pub loss_pct: Option<f64>,
+    pub bandwidth_mbps: Option<f64>,
+    pub queue: Option<usize>,
+    pub mtu: Option<usize>,
+    pub cost: Option<u64>,
+}
+
+impl LinkEntry {
+    /// `base` with this entry's overrides.
+    pub fn apply(&self, base: &LinkSpec) -> LinkSpec {
+        LinkSpec {
+            face: self.face.clone().unwrap_or_else(|| base.face.clone()),
+            delay_ms: self.delay_ms.unwrap_or(base.delay_ms),
+            jitter_ms: self.jitter_ms.unwrap_or(base.jitter_ms),
+            loss_pct: self.loss_pct.unwrap_or(base.loss_pct),
+            bandwidth_mbps: self.bandwidth_mbps.unwrap_or(base.bandwidth_mbps),
+            queue: self.queue.unwrap_or(base.queue),
+            mtu: self.mtu.unwrap_or(base.mtu),
+            cost: self.cost.unwrap_or(base.cost),
+        }
+    }
+}
+
+/// A forwarder's configuration.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ForwarderSpec {
+    /// Forwarding threads (shards).
+    pub threads: usize,
+    /// Content Store capacity in Data packets; 0 turns caching off.
+    pub cs_capacity: usize,
+    /// `lru`, `priority-fifo` or `tinylfu`.
+    pub cs_policy: String,
+    /// Input queue of each shard, in packets.
+    pub queue_capacity: usize,
+    /// Strategy per prefix (NFD strategy names).
+    pub strategy: BTreeMap<String, String>,
+}
+
+impl Default for ForwarderSpec {
+    fn default() -> Self {
+        ForwarderSpec {
+            threads: 1,
+            cs_capacity: 65536,
+            cs_policy: "lru".into(),
+            queue_capacity: 65536,
+            strategy: BTreeMap::new(),
+        }
+    }
+}
+
+/// Per-node overrides of [`ForwarderSpec`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ForwarderOverride {
+    pub threads: Option<usize>,
+    pub cs_capacity: Option<usize>,
+    pub cs_policy: Option<String>,
+    pub queue_capacity: Option<usize>,
+    #[serde(default)]
+    pub strategy: BTreeMap<String, String>,
+}
+
+impl ForwarderOverride {
+    pub fn apply(&self, base: &ForwarderSpec) -> ForwarderSpec {
+        let mut strategy = base.strategy.clone();
+        strategy.extend(self.strategy.clone());
+        ForwarderSpec {
+            threads: self.threads.unwrap_or(base.threads),
+            cs_capacity: self.cs_capacity.unwrap_or(base.cs_capacity),
+            cs_policy: self
+                .cs_policy
+                .clone()
+                .unwrap_or_else(|| base.cs_policy.clone()),
+            queue_capacity: self.queue_capacity.unwrap_or(base.queue_capacity),
+            strategy,
+        }
+    }
+}
+
+/// `[routes]`: how FIBs are filled.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutesSpec {
+    /// `shortest` (computed toward every producer prefix) or `static` only.
+    pub mode: String,
+    /// `cost` or `delay`.
+    pub metric: String,
+    /// Every neighbour on some shortest path is a next hop (else the first).
+    pub multipath: bool,
+    /// Routes added as given.
+    #[serde(rename = "static")]
+    pub fixed: Vec<StaticRoute>,
+}
+
+impl Default for RoutesSpec {
+    fn default() -> Self {
+        RoutesSpec {
+            mode: "shortest".into(),
+            metric: "cost".into(),
+            multipath: false,
+            fixed: Vec::new(),
+        }
+    }
+}
+
+/// One static route: on `node`, `prefix` via the link toward `via`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRoute {
+    pub node: String,
+    pub prefix: String,
+    pub via: String,
+    #[serde(default)]
+    pub cost: u64,
+}
+
+/// An application group: one app of this kind on each node it names.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AppSpec {
+    /// `consumer` or `producer`.
+    pub kind: String,
+    /// Where: node names, or `first`, `last`, `all`, `leaves`.
+    pub nodes: Vec<String>,
+    /// Name prefix served or requested.
+    pub prefix: String,
+    // --- consumers ---
+    /// `window` (keep `window` Interests in flight), `poisson` (`rate` per second,
+    /// exponential gaps) or `constant` (`rate` per second, even gaps).
+    pub pattern: String,
+    pub window: usize,
+    pub rate: f64,
+    /// Distinct contents requested (seed 001's content diversity).
+    pub catalogue: u64,
+    /// Zipf exponent of popularity; 0 is uniform.
+    pub zipf: f64,
+    /// Name components of each requested name, prefix included (seed 004).
+    pub name_components: usize,
+    /// InterestLifetime in milliseconds.
+    pub lifetime_ms: u64,
+    /// Ask for fresh Data only (defeats caches of stale copies).
+    pub must_be_fresh: bool,
+    // --- producers ---
+    /// Content bytes of each Data.
+    pub payload: usize,
+    /// FreshnessPeriod in milliseconds.
+    pub freshness_ms: u64,
+    /// `digest` (DigestSha256), or a key type (`ecdsa-p256`, `rsa-2048`,
+    /// `ed25519`, `hmac`, ...), as `ndnlab put --sign` takes.
+    pub signature: String,
+}
+
+impl Default for AppSpec {
+    fn default() -> Self {
+        AppSpec {
+            kind: "consumer".into(),
+            nodes: vec!["first".into()],
+            prefix: "/lab".into(),
+            pattern: "window".into(),
+            window: 16,
+            rate: 1000.0,
+            catalogue: 10_000,
+            zipf: 0.0,
+            name_components: 3,
+            lifetime_ms: 2000,
+            must_be_fresh: false,
+            payload: 1000,
+            freshness_ms: 10_000,
+            signature: "digest".into(),
+        }
+    }
+}
+
+/// `[design]`: which combinations of factor levels run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DesignSpec {
+    /// `full` (every combination), `2k` (two levels each, full), `fractional`
+    /// (2^(k-p) with `generators`) or `sweep` (one factor at a time, the others at
+    /// their first level).
+    pub kind: String,
+    /// Fractional designs: `D = ABC` style generators over factor letters in
+    /// declaration order (A is the first factor in `[factors]` order).
+    pub generators: Vec<String>,
+}
+
+impl Default for DesignSpec {
+    fn default() -> Self {
+        DesignSpec {
+            kind: "full".into(),
+            generators: Vec::new(),
+        }
+    }
+}
+
+/// Parses an experiment, naming `file` and the line of a syntax or type error.
+pub fn parse(text: &str, file: &str) -> Result<(toml::Value, Experiment), LabError> {
+    let doc: toml::Value = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+    let exp: Experiment = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+    exp.validate().map_err(|m| LabError::Invalid {
+        file: file.to_string(),
+        msg: m,
+    })?;
+    Ok((doc, exp))
+}
+
+/// Reads and parses an experiment file.
+pub fn load(path: &Path) -> Result<(toml::Value, Experiment), LabError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
+        path: path.display().to_string(),
+        err: e.to_string(),
+    })?;
+    parse(&text, &path.display().to_string())
+}
+
+fn located(file: &str, text: &str, e: &toml::de::Error) -> LabError {
+    let line = e
+        .span()
+        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    LabError::Syntax {
+        file: file.to_string(),
+        line,
+        msg: e.message().to_string(),
+    }
+}
+
+impl Experiment {
+    /// Checks every value; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let m = &self.experiment;
+        if !["inproc", "processes", "netns"].contains(&m.runner.as_str()) {
+            return Err(format!(
+                "experiment.runner: '{}' is not a runner (inproc, processes, netns)",
+                m.runner
+            ));
+        }
+        if !(m.duration_s > 0.0) {
+            return Err("experiment.duration_s must be positive".into());
+        }
+        if m.warmup_s < 0.0 || m.warmup_s.is_nan() {
+            return Err("experiment.warmup_s must not be negative".into());
+        }
+        if m.repetitions == 0 {
+            return Err("experiment.repetitions must be at least 1".into());
+        }
+        let kinds = [
+            "line", "star", "dumbbell", "tree", "grid", "explicit", "minindn", "ndnsim",
+        ];
+        if !kinds.contains(&self.topology.kind.as_str()) {
+            return Err(format!(
+                "topology.kind: '{}' is not one of {}",
+                self.topology.kind,
+                kinds.join(", ")
+            ));
+        }
+        if self.topology.n == 0
+            && !["explicit", "minindn", "ndnsim"].contains(&self.topology.kind.as_str())
+        {
+            return Err("topology.n must be at least 1".into());
+        }
+        if matches!(self.topology.kind.as_str(), "minindn" | "ndnsim")
+            && self.topology.file.is_none()
+        {
+            return Err(format!(
+                "topology.file is required for kind '{}'",
+                self.topology.kind
+            ));
+        }
+        check_link("link", &self.link)?;
+        for (i, l) in self.links.iter().enumerate() {
+            check_link(
+                &format!("links[{i}] ({}-{})", l.a, l.b),
+                &l.apply(&self.link),
+            )?;
+        }
+        check_forwarder("forwarder", &self.forwarder)?;
+        for (name, o) in &self.nodes {
+            check_forwarder(&format!("nodes.{name}"), &o.apply(&self.forwarder))?;
+        }
+        if !["shortest", "static"].contains(&self.routes.mode.as_str()) {
+            return Err(format!(
+                "routes.mode: '{}' (shortest or static)",
+                self.routes.mode
+            ));
+        }
+        if !["cost", "delay"].contains(&self.routes.metric.as_str()) {
+            return Err(format!(
+                "routes.metric: '{}' (cost or delay)",
+                self.routes.metric
+            ));
+        }
+        for (i, r) in self.routes.fixed.iter().enumerate() {
+            if !r.prefix.starts_with('/') {
+                return Err(format!(
+                    "routes.static[{i}].prefix: '{}' is not a name",
+                    r.prefix
+                ));
+            }
+        }
+        if self.apps.is_empty() {
+            return Err("apps: declare at least one consumer and one producer".into());
+        }
+        for (name, a) in &self.apps {
+            check_app(&format!("apps.{name}"), a)?;
+        }
+        if !self.apps.values().any(|a| a.kind == "consumer") {
+            return Err("apps: no consumer".into());
+        }
+        if !self.apps.values().any(|a| a.kind == "producer") {
+            return Err("apps: no producer".into());
+        }
+        for (path, levels) in &self.factors {
+            if levels.is_empty() {
+                return Err(format!("factors.\"{path}\": no levels"));
+            }
+        }
+        if !["full", "2k", "fractional", "sweep"].contains(&self.design.kind.as_str()) {
+            return Err(format!(
+                "design.kind: '{}' (full, 2k, fractional, sweep)",
+                self.design.kind
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
+    if !["memory", "unix", "tcp", "udp", "ether"].contains(&l.face.as_str()) {
+        return Err(format!(
+            "{at}.face: '{}' (memory, unix, tcp, udp, ether)",
+            l.face
+        ));
+    }
+    for (k, v) in [
+        ("delay_ms", l.delay_ms),
+        ("jitter_ms", l.jitter_ms),
+        ("bandwidth_mbps", l.bandwidth_mbps),
+    ] {
+        if v < 0.0 || v.is_nan() {
+            return Err(format!("{at}.{k} must not be negative"));
+        }
+    }
+    if !(0.0..=100.0).contains(&l.loss_pct) {
+        return Err(format!("{at}.loss_pct must be within 0..=100"));
+    }
+    if l.mtu != 0 && l.mtu < 64 {
+        return Err(format!("{at}.mtu must be 0 (none) or at least 64"));
+    }
+    Ok(())
+}
+
+fn check_forwarder(at: &str, f: &ForwarderSpec) -> Result<(), String> {
+    if f.threads == 0 || f.threads > 64 {
+        return Err(format!("{at}.threads must be within 1..=64"));
+    }
+    if !["lru", "priority-fifo", "tinylfu"].contains(&f.cs_policy.as_str()) {
+        return Err(format!(
+            "{at}.cs_policy: '{}' (lru, priority-fifo, tinylfu)",
+            f.cs_policy
+        ));
+    }
+    if f.queue_capacity == 0 {
+        return Err(format!("{at}.queue_capacity must be positive"));
+    }
+    for (prefix, s) in &f.strategy {
+        if !prefix.starts_with('/') {
+            return Err(format!("{at}.strategy: '{prefix}' is not a name"));
+        }
+        if !s.starts_with("/localhost/nfd/strategy/") {
+            return Err(format!(
+                "{at}.strategy.\"{prefix}\": '{s}' is not a strategy name"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
+    if !["consumer", "producer"].contains(&a.kind.as_str()) {
+        return Err(format!("{at}.kind: '{}' (consumer or producer)", a.kind));
+    }
+    if a.nodes.is_empty() {
+        return Err(format!("{at}.nodes: name at least one node"));
+    }
+    if !a.prefix.starts_with('/') || ndnlab_wire::Name::from_uri(&a.prefix).is_err() {
+        return Err(format!("{at}.prefix: '{}' is not a name", a.prefix));
+    }
+    if a.kind == "consumer" {
+        if !["window", "poisson", "constant"].contains(&a.pattern.as_str()) {
+            return Err(format!(
+                "{at}.pattern: '{}' (window, poisson, constant)",
+                a.pattern
+            ));
+        }
+        if a.pattern == "window" && a.window == 0 {
+            return Err(format!("{at}.window must be positive"));
+        }
+        if a.pattern != "window" && !(a.rate > 0.0) {
+            return Err(format!("{at}.rate must be positive"));
+        }
+        if a.catalogue == 0 {
+            return Err(format!("{at}.catalogue must be positive"));
+        }
+        if a.zipf < 0.0 || a.zipf.is_nan() {
+            return Err(format!("{at}.zipf must not be negative"));
+        }
+        let prefix_len = ndnlab_wire::Name::from_uri(&a.prefix).map_or(0, |n| n.len());
+        if a.name_components < prefix_len + 1 {
+            return Err(format!(
+                "{at}.name_components must be at least {} (the prefix and one more)",
+                prefix_len + 1
+            ));
+        }
+        if a.lifetime_ms == 0 {
+            return Err(format!("{at}.lifetime_ms must be positive"));
+        }
+    } else {
+        if a.payload > 8000 {
+            return Err(format!("{at}.payload must be at most 8000 bytes"));
+        }
+        if let Err(e) = a.signature.parse::<ndnlab_app::tools::signing::SignKind>() {
+            return Err(format!("{at}.signature: {e}"));
+        }
+    }
+    Ok(())
+}

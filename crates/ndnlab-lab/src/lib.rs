@@ -1,0 +1,45 @@
+//! # ndnlab-lab: declared experiments over topologies of forwarders
+//!
+//! The laboratory sits on top of the forwarder daemon (`ndnlab-fwd`) and the
+//! applications (`ndnlab-app`). An experiment file ([`experiment`]) declares
+//! forwarders, the links between them (a face type and an emulated link layer:
+//! delay, jitter, loss, bandwidth with a queue limit, MTU), routes, applications,
+//! factors and a design. From it the laboratory:
+//!
+//! * builds the topology ([`topology`]: generators, routes over shortest paths);
+//! * expands the design into runs ([`design`]: full factorial, 2^k, 2^(k-p),
+//!   sweeps, repetitions with distinct seeds, optional random order);
+//! * runs each run on a [`runner`] (`inproc`: every forwarder in this process, links
+//!   in memory through `ndnlab_proto::emu`);
+//! * writes the output directory ([`results`]): `experiment.toml`, `machine.json`,
+//!   `results.csv` and `results.json` (one row per run: run id, factor levels,
+//!   replicate, seed, status, metrics), `samples/` and `logs/`, which the analysis
+//!   and report crates read.
+//!
+//! [`campaign`] ties these together for `ndnlab run`.
+
+pub mod apps;
+pub mod campaign;
+pub mod design;
+pub mod experiment;
+pub mod results;
+pub mod runner;
+pub mod topology;
+
+/// Errors in experiment files, named by file, line and key.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// TOML syntax or a value of the wrong type.
+    #[error("{file}{}: {msg}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Syntax {
+        file: String,
+        line: Option<usize>,
+        msg: String,
+    },
+    /// A value out of range or inconsistent with another.
+    #[error("{file}: {msg}")]
+    Invalid { file: String, msg: String },
+    /// The file could not be read.
+    #[error("cannot read {path}: {err}")]
+    Io { path: String, err: String },
+}

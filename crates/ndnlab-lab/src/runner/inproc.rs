@@ -1,0 +1,355 @@
+//! The `inproc` runner: every forwarder of the topology is an `ndnlab fwd` daemon
+//! in this process (its shards on their own threads), joined by peer faces whose
+//! frames cross an emulated link layer (`ndnlab_proto::emu`, one emulator per
+//! direction, seeded from the run's seed); applications are client-library apps
+//! on in-memory links. Nothing leaves the process, so it measures the real CPU
+//! cost of forwarding without sockets, and runs on any machine.
+//!
+//! Link timing rides on tokio's timer, whose granularity is 1 ms: delays are
+//! rounded up to the next millisecond boundary, bandwidth and loss are exact.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ndnlab_app::client::{Client, SEND_QUEUE};
+use ndnlab_fwd::face::app::AppFace;
+use ndnlab_fwd::{Daemon, FwdConfig};
+use ndnlab_proto::emu::{LinkEmulator, LinkParams};
+use ndnlab_wire::Name;
+use tokio::time::Instant;
+
+use super::{Metrics, RunPlan, Runner};
+use crate::apps::{self, ConsumerStats, Window};
+use crate::experiment::ForwarderSpec;
+
+/// How often PIT and CS sizes are sampled.
+const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+
+/// See the module documentation.
+pub struct InProc;
+
+impl Runner for InProc {
+    fn name(&self) -> &'static str {
+        "inproc"
+    }
+
+    fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
+        for l in &plan.topology.links {
+            if l.spec.face != "memory" {
+                anyhow::bail!(
+                    "link {}-{}: face '{}' needs the processes or netns runner (inproc links are in memory)",
+                    l.a,
+                    l.b,
+                    l.spec.face
+                );
+            }
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        rt.block_on(run(plan, dir))
+    }
+}
+
+fn fwd_config(f: &ForwarderSpec) -> FwdConfig {
+    let mut cfg = FwdConfig::default();
+    cfg.faces.unix.enabled = false;
+    cfg.forwarder.threads = f.threads;
+    cfg.forwarder.queue_capacity = f.queue_capacity;
+    cfg.cs.capacity = f.cs_capacity;
+    cfg.cs.admit = f.cs_capacity > 0;
+    cfg.cs.policy = f.cs_policy.clone();
+    cfg.strategies = f
+        .strategy
+        .iter()
+        .map(|(prefix, s)| ndnlab_fwd::config::StrategyEntry {
+            prefix: prefix.clone(),
+            strategy: s.clone(),
+        })
+        .collect();
+    cfg
+}
+
+/// Moves frames between two peer faces through one emulator per direction.
+async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
+    let mut ab = LinkEmulator::new(params.clone(), seed);
+    let mut ba = LinkEmulator::new(params, seed ^ 0x9E37_79B9_7F4A_7C15);
+    let t0 = Instant::now();
+    let now = move || t0.elapsed().as_nanos() as u64;
+    loop {
+        let next = match (ab.next_arrival(), ba.next_arrival()) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let wake = async move {
+            match next {
+                Some(t) => tokio::time::sleep_until(t0 + Duration::from_nanos(t)).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            x = a.recv_burst() => {
+                let Some(frames) = x else { return };
+                let t = now();
+                for f in frames {
+                    let _ = ab.send(t, f);
+                }
+            }
+            x = b.recv_burst() => {
+                let Some(frames) = x else { return };
+                let t = now();
+                for f in frames {
+                    let _ = ba.send(t, f);
+                }
+            }
+            _ = wake => {}
+        }
+        let t = now();
+        let out: Vec<_> = std::iter::from_fn(|| ab.poll(t)).collect();
+        if !out.is_empty() {
+            b.send_burst(out);
+        }
+        let out: Vec<_> = std::iter::from_fn(|| ba.poll(t)).collect();
+        if !out.is_empty() {
+            a.send_burst(out);
+        }
+    }
+}
+
+/// Forwarder counters summed over shards.
+#[derive(Debug, Default, Clone, Copy)]
+struct Snapshot {
+    in_interests: u64,
+    in_data: u64,
+    satisfied: u64,
+    unsatisfied: u64,
+    cs_hits: u64,
+    cs_misses: u64,
+    pit: usize,
+    cs: usize,
+}
+
+async fn snapshot(d: &Daemon) -> Snapshot {
+    let mut s = Snapshot::default();
+    for r in d.shared().query_shards().await {
+        let c = &r.counters;
+        s.in_interests += c.n_in_interests;
+        s.in_data += c.n_in_data;
+        s.satisfied += c.n_satisfied_interests;
+        s.unsatisfied += c.n_unsatisfied_interests;
+        s.cs_hits += r.cs.n_hits;
+        s.cs_misses += r.cs.n_misses;
+        s.pit += r.n_pit;
+        s.cs += r.cs.n_entries;
+    }
+    s
+}
+
+async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
+    let exp = &plan.exp;
+    let mut daemons: BTreeMap<String, Daemon> = BTreeMap::new();
+    for node in &plan.topology.nodes {
+        let spec = exp
+            .nodes
+            .get(node)
+            .map(|o| o.apply(&exp.forwarder))
+            .unwrap_or_else(|| exp.forwarder.clone());
+        let d = Daemon::start(fwd_config(&spec))
+            .await
+            .map_err(|e| anyhow::anyhow!("forwarder {node}: {e:#}"))?;
+        daemons.insert(node.clone(), d);
+    }
+    // Links: a peer face on each side, bridged through the emulator.
+    let mut faces: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for (i, l) in plan.topology.links.iter().enumerate() {
+        let mtu = (l.spec.mtu > 0).then_some(l.spec.mtu);
+        let fa = daemons[&l.a].peer_face(&format!("{}-{}", l.a, l.b), mtu);
+        let fb = daemons[&l.b].peer_face(&format!("{}-{}", l.b, l.a), mtu);
+        faces.insert((l.a.clone(), l.b.clone()), fa.id());
+        faces.insert((l.b.clone(), l.a.clone()), fb.id());
+        let seed = plan.seed.wrapping_mul(0x100_0000_01B3) ^ i as u64;
+        tokio::spawn(bridge(fa, fb, l.spec.params(), seed));
+    }
+    for (node, routes) in &plan.routes {
+        for (prefix, via, cost) in routes {
+            let face = faces[&(node.clone(), via.clone())];
+            daemons[node]
+                .register_route(&Name::from_uri(prefix)?, face, *cost)
+                .await;
+        }
+    }
+    // Producers first (registered before any consumer starts).
+    let mut producers = Vec::new();
+    for (group, a) in &exp.apps {
+        if a.kind != "producer" {
+            continue;
+        }
+        for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
+            let client = Client::from_link(
+                daemons[&node]
+                    .app_face(&format!("{group}@{node}"))
+                    .into_link(SEND_QUEUE),
+            );
+            let prefix = Name::from_uri(&a.prefix)?;
+            let registered = client.register(&prefix).await?;
+            producers.push(tokio::spawn(apps::serve(
+                registered,
+                a.clone(),
+                node.clone(),
+            )));
+        }
+    }
+    let start = Instant::now();
+    let open = start + Duration::from_secs_f64(exp.experiment.warmup_s);
+    let window = Window {
+        open,
+        close: open + Duration::from_secs_f64(exp.experiment.duration_s),
+    };
+    let mut consumers = Vec::new();
+    for (group, a) in &exp.apps {
+        if a.kind != "consumer" {
+            continue;
+        }
+        for (k, node) in plan
+            .topology
+            .select(&a.nodes)
+            .map_err(anyhow::Error::msg)?
+            .into_iter()
+            .enumerate()
+        {
+            let client = Client::from_link(
+                daemons[&node]
+                    .app_face(&format!("{group}@{node}"))
+                    .into_link(SEND_QUEUE),
+            );
+            let stats = Arc::new(Mutex::new(ConsumerStats::default()));
+            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64);
+            let task = tokio::spawn(apps::consume(
+                client,
+                a.clone(),
+                seed,
+                window,
+                stats.clone(),
+            ));
+            consumers.push((format!("{group}@{node}"), stats, task));
+        }
+    }
+    // Samples of PIT and CS sizes over the whole run; counters at the window's ends.
+    let mut pit_rows = Vec::new();
+    let mut before = BTreeMap::new();
+    let mut after = BTreeMap::new();
+    let mut cpu_open = Duration::ZERO;
+    let cpu_close;
+    let mut tick = tokio::time::interval(SAMPLE_EVERY);
+    loop {
+        tick.tick().await;
+        let now = Instant::now();
+        let t = now.duration_since(start).as_secs_f64();
+        for (name, d) in &daemons {
+            let s = snapshot(d).await;
+            pit_rows.push((t, name.clone(), s.pit, s.cs));
+        }
+        if before.is_empty() && now >= window.open {
+            cpu_open = ndnlab_testkit::cpu::process_time();
+            for (name, d) in &daemons {
+                before.insert(name.clone(), snapshot(d).await);
+            }
+        }
+        if now >= window.close {
+            cpu_close = ndnlab_testkit::cpu::process_time();
+            for (name, d) in &daemons {
+                after.insert(name.clone(), snapshot(d).await);
+            }
+            break;
+        }
+    }
+    for (_, _, task) in &mut consumers {
+        let _ = task.await;
+    }
+    let measured = window.close.duration_since(window.open).as_secs_f64();
+    let mut m = Metrics::new();
+    // Consumers, summed.
+    let mut total = ConsumerStats::default();
+    let mut delay_rows = Vec::new();
+    for (name, stats, _) in &consumers {
+        let s = stats.lock().unwrap_or_else(|e| e.into_inner());
+        total.interests += s.interests;
+        total.data += s.data;
+        total.nacks += s.nacks;
+        total.timeouts += s.timeouts;
+        total.bytes += s.bytes;
+        let _ = total.delay_us.add(&s.delay_us);
+        delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.clone(), t, us)));
+        m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
+    }
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    m.insert("interests".into(), total.interests as f64);
+    m.insert("data".into(), total.data as f64);
+    m.insert("nacks".into(), total.nacks as f64);
+    m.insert("timeouts".into(), total.timeouts as f64);
+    m.insert("satisfaction".into(), ratio(total.data, total.interests));
+    m.insert("loss".into(), 1.0 - ratio(total.data, total.interests));
+    m.insert("data_per_sec".into(), total.data as f64 / measured);
+    m.insert(
+        "throughput_mbps".into(),
+        total.bytes as f64 * 8.0 / measured / 1e6,
+    );
+    if total.data > 0 {
+        let h = &total.delay_us;
+        m.insert("delay_mean_us".into(), h.mean());
+        m.insert("delay_p50_us".into(), h.value_at_quantile(0.5) as f64);
+        m.insert("delay_p99_us".into(), h.value_at_quantile(0.99) as f64);
+    }
+    // Forwarders.
+    let (mut hits, mut misses, mut fwd_in) = (0, 0, 0);
+    for (name, b) in &before {
+        let a = after[name];
+        let interests = a.in_interests - b.in_interests;
+        fwd_in += interests;
+        hits += a.cs_hits - b.cs_hits;
+        misses += a.cs_misses - b.cs_misses;
+        m.insert(
+            format!("fwd_interests_per_sec.{name}"),
+            interests as f64 / measured,
+        );
+    }
+    m.insert("fwd_interests_per_sec".into(), fwd_in as f64 / measured);
+    m.insert("cs_hit_ratio".into(), ratio(hits, hits + misses));
+    let pit_max = pit_rows.iter().map(|r| r.2).max().unwrap_or(0);
+    m.insert("pit_max".into(), pit_max as f64);
+    m.insert(
+        "cpu_cores".into(),
+        (cpu_close.saturating_sub(cpu_open)).as_secs_f64() / measured,
+    );
+    // Raw samples, for pandas: delivery times, and table sizes over time.
+    let samples = dir.join("samples");
+    std::fs::create_dir_all(samples.join("tables"))?;
+    let mut w = csv::Writer::from_path(samples.join(format!("{}.csv", plan.run_id)))?;
+    w.write_record(["t_s", "delay_us"])?;
+    for (_, t, us) in &delay_rows {
+        w.write_record([format!("{t:.6}"), us.to_string()])?;
+    }
+    w.flush()?;
+    let mut w =
+        csv::Writer::from_path(samples.join("tables").join(format!("{}.csv", plan.run_id)))?;
+    w.write_record(["t_s", "node", "pit", "cs"])?;
+    for (t, node, pit, cs) in &pit_rows {
+        w.write_record([
+            format!("{t:.3}"),
+            node.clone(),
+            pit.to_string(),
+            cs.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    for p in producers {
+        p.abort();
+    }
+    for (_, d) in daemons {
+        d.shutdown().await;
+    }
+    Ok(m)
+}

@@ -1,0 +1,93 @@
+//! Runners: how one run of an experiment is executed.
+//!
+//! A runner takes a [`RunPlan`] (the experiment with this run's factor levels
+//! applied, its topology and routes, its seed) and a directory of its own, and
+//! returns the run's metrics. Raw samples go to files in that directory. The
+//! runners are `inproc` (this process), and, as they land, `processes` and `netns`;
+//! virtual time (the simulator) fits the same interface.
+
+pub mod inproc;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::experiment::Experiment;
+use crate::topology::Topology;
+
+/// Everything a runner needs for one run.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub run_id: usize,
+    pub seed: u64,
+    pub exp: Experiment,
+    pub topology: Topology,
+    /// Node → (prefix, next-hop node, cost).
+    pub routes: BTreeMap<String, Vec<(String, String, u64)>>,
+}
+
+impl RunPlan {
+    /// The plan of an experiment: topology and routes toward every producer.
+    pub fn new(run_id: usize, seed: u64, exp: Experiment) -> Result<RunPlan, String> {
+        let topology = Topology::of(&exp)?;
+        let mut producers = Vec::new();
+        for (name, a) in &exp.apps {
+            let nodes = topology
+                .select(&a.nodes)
+                .map_err(|e| format!("apps.{name}.nodes: {e}"))?;
+            if a.kind == "producer" {
+                producers.extend(nodes.into_iter().map(|n| (a.prefix.clone(), n)));
+            }
+        }
+        let mut routes = if exp.routes.mode == "shortest" {
+            topology.routes(&producers, &exp.routes.metric, exp.routes.multipath)
+        } else {
+            BTreeMap::new()
+        };
+        for (i, r) in exp.routes.fixed.iter().enumerate() {
+            let linked = topology
+                .links
+                .iter()
+                .any(|l| (l.a == r.node && l.b == r.via) || (l.b == r.node && l.a == r.via));
+            if !linked {
+                return Err(format!(
+                    "routes.static[{i}]: no link between '{}' and '{}'",
+                    r.node, r.via
+                ));
+            }
+            routes.entry(r.node.clone()).or_default().push((
+                r.prefix.clone(),
+                r.via.clone(),
+                r.cost,
+            ));
+        }
+        Ok(RunPlan {
+            run_id,
+            seed,
+            exp,
+            topology,
+            routes,
+        })
+    }
+}
+
+/// A run's measurements: metric name → value (the columns of `results.csv`).
+pub type Metrics = BTreeMap<String, f64>;
+
+/// Runs one run.
+pub trait Runner {
+    /// The runner's name, as `experiment.runner` and `--runner` spell it.
+    fn name(&self) -> &'static str;
+    /// Runs `plan`, writing its samples under the campaign's `dir`.
+    fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics>;
+}
+
+/// The runner called `name`, or why it is not available here.
+pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
+    match name {
+        "inproc" => Ok(Box::new(inproc::InProc)),
+        "processes" | "netns" => {
+            anyhow::bail!("runner '{name}' is not available in this build (use inproc)")
+        }
+        other => anyhow::bail!("no runner '{other}' (inproc, processes, netns)"),
+    }
+}

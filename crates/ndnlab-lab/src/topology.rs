@@ -1,0 +1,284 @@
+//! Topologies: named forwarders and the links between them, generated (line,
+//! star, dumbbell, binary tree, grid) or declared, and the routes computed over
+//! them (shortest paths by link cost or delay toward every producer prefix).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use petgraph::algo::dijkstra;
+use petgraph::graph::{NodeIndex, UnGraph};
+
+use crate::experiment::{Experiment, LinkSpec};
+
+/// One link of a resolved topology.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub a: String,
+    pub b: String,
+    pub spec: LinkSpec,
+}
+
+/// Forwarders by name (in creation order) and links.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Topology {
+    pub nodes: Vec<String>,
+    pub links: Vec<Link>,
+}
+
+impl Topology {
+    /// The topology an experiment declares.
+    pub fn of(exp: &Experiment) -> Result<Topology, String> {
+        let n = exp.topology.n as usize;
+        let pairs = match exp.topology.kind.as_str() {
+            "line" => (names("r", n), (1..n).map(|i| (i - 1, i)).collect()),
+            "star" => {
+                // hub r0 and n leaves
+                let nodes = names("r", n + 1);
+                (nodes, (1..=n).map(|i| (0, i)).collect())
+            }
+            "dumbbell" => {
+                // n left leaves - left router - right router - n right leaves
+                let mut nodes = vec!["left".to_string(), "right".to_string()];
+                let mut links = vec![(0, 1)];
+                for i in 0..n {
+                    nodes.push(format!("l{i}"));
+                    links.push((0, nodes.len() - 1));
+                }
+                for i in 0..n {
+                    nodes.push(format!("r{i}"));
+                    links.push((1, nodes.len() - 1));
+                }
+                (nodes, links)
+            }
+            "tree" => {
+                // a binary tree of depth n: 2^n - 1 nodes, r0 the root
+                let count = (1usize << n.min(12)) - 1;
+                (
+                    names("r", count),
+                    (1..count).map(|i| ((i - 1) / 2, i)).collect(),
+                )
+            }
+            "grid" => {
+                let mut links = Vec::new();
+                for y in 0..n {
+                    for x in 0..n {
+                        let i = y * n + x;
+                        if x + 1 < n {
+                            links.push((i, i + 1));
+                        }
+                        if y + 1 < n {
+                            links.push((i, i + n));
+                        }
+                    }
+                }
+                let nodes = (0..n * n)
+                    .map(|i| format!("r{}_{}", i / n, i % n))
+                    .collect();
+                (nodes, links)
+            }
+            "explicit" => {
+                let mut nodes: Vec<String> = Vec::new();
+                for l in &exp.links {
+                    for x in [&l.a, &l.b] {
+                        if !nodes.contains(x) {
+                            nodes.push(x.clone());
+                        }
+                    }
+                }
+                for name in exp.nodes.keys() {
+                    if !nodes.contains(name) {
+                        nodes.push(name.clone());
+                    }
+                }
+                if nodes.is_empty() {
+                    return Err("topology.kind = \"explicit\" needs [[links]] or [nodes.*]".into());
+                }
+                (nodes, Vec::new())
+            }
+            other => return Err(format!("topology.kind '{other}' needs an imported file")),
+        };
+        let (nodes, idx) = pairs;
+        let mut topo = Topology {
+            links: idx
+                .into_iter()
+                .map(|(a, b): (usize, usize)| Link {
+                    a: nodes[a].clone(),
+                    b: nodes[b].clone(),
+                    spec: exp.link.clone(),
+                })
+                .collect(),
+            nodes,
+        };
+        topo.apply_link_entries(exp)?;
+        Ok(topo)
+    }
+
+    /// `[[links]]`: overrides of existing links, or new ones.
+    fn apply_link_entries(&mut self, exp: &Experiment) -> Result<(), String> {
+        for (i, e) in exp.links.iter().enumerate() {
+            for x in [&e.a, &e.b] {
+                if !self.nodes.contains(x) {
+                    return Err(format!("links[{i}]: no node '{x}'"));
+                }
+            }
+            if e.a == e.b {
+                return Err(format!("links[{i}]: a link joins two different nodes"));
+            }
+            let found = self
+                .links
+                .iter_mut()
+                .find(|l| (l.a == e.a && l.b == e.b) || (l.a == e.b && l.b == e.a));
+            match found {
+                Some(l) => l.spec = e.apply(&l.spec),
+                None => self.links.push(Link {
+                    a: e.a.clone(),
+                    b: e.b.clone(),
+                    spec: e.apply(&exp.link),
+                }),
+            }
+        }
+        for name in exp.nodes.keys() {
+            if !self.nodes.contains(name) {
+                return Err(format!("nodes.{name}: no such node in the topology"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Nodes named by an app's `nodes` list (`first`, `last`, `all`, `leaves` or
+    /// names).
+    pub fn select(&self, which: &[String]) -> Result<Vec<String>, String> {
+        let mut out = BTreeSet::new();
+        let degree = |n: &String| self.links.iter().filter(|l| &l.a == n || &l.b == n).count();
+        for w in which {
+            match w.as_str() {
+                "first" => {
+                    out.insert(self.nodes[0].clone());
+                }
+                "last" => {
+                    out.insert(self.nodes[self.nodes.len() - 1].clone());
+                }
+                "all" => out.extend(self.nodes.iter().cloned()),
+                "leaves" => out.extend(self.nodes.iter().filter(|n| degree(n) <= 1).cloned()),
+                name if self.nodes.iter().any(|n| n == name) => {
+                    out.insert(name.to_string());
+                }
+                other => return Err(format!("no node '{other}' in the topology")),
+            }
+        }
+        // creation order, not alphabetical
+        Ok(self
+            .nodes
+            .iter()
+            .filter(|n| out.contains(*n))
+            .cloned()
+            .collect())
+    }
+
+    /// For each node, prefix → next-hop neighbours with their costs: shortest
+    /// paths (by `metric`, "cost" or "delay") toward each node serving a prefix.
+    /// With `multipath`, every neighbour on some shortest path is a next hop.
+    pub fn routes(
+        &self,
+        producers: &[(String, String)],
+        metric: &str,
+        multipath: bool,
+    ) -> BTreeMap<String, Vec<(String, String, u64)>> {
+        let mut g = UnGraph::<String, u64>::new_undirected();
+        let idx: BTreeMap<&String, NodeIndex> = self
+            .nodes
+            .iter()
+            .map(|n| (n, g.add_node(n.clone())))
+            .collect();
+        for l in &self.links {
+            let w = match metric {
+                "delay" => ((l.spec.delay_ms * 1000.0).round() as u64).max(1),
+                _ => l.spec.cost.max(1),
+            };
+            g.add_edge(idx[&l.a], idx[&l.b], w);
+        }
+        let mut out: BTreeMap<String, Vec<(String, String, u64)>> = BTreeMap::new();
+        for (prefix, at) in producers {
+            let dist = dijkstra(&g, idx[at], None, |e| *e.weight());
+            for node in &self.nodes {
+                if node == at {
+                    continue;
+                }
+                let Some(&d) = dist.get(&idx[node]) else {
+                    continue; // unreachable
+                };
+                let mut hops: Vec<(String, u64)> = g
+                    .edges(idx[node])
+                    .filter_map(|e| {
+                        let other = if e.source() == idx[node] {
+                            e.target()
+                        } else {
+                            e.source()
+                        };
+                        let via = dist.get(&other)?;
+                        (via + e.weight() == d).then(|| (g[other].clone(), d))
+                    })
+                    .collect();
+                hops.sort();
+                hops.dedup();
+                if !multipath {
+                    hops.truncate(1);
+                }
+                let entry = out.entry(node.clone()).or_default();
+                for (via, cost) in hops {
+                    entry.push((prefix.clone(), via, cost));
+                }
+            }
+        }
+        out
+    }
+}
+
+use petgraph::visit::EdgeRef;
+
+fn names(p: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{p}{i}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exp(kind: &str, n: u32) -> Experiment {
+        let text = format!(
+            "[topology]\nkind = \"{kind}\"\nn = {n}\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n"
+        );
+        crate::experiment::parse(&text, "t.toml").unwrap().1
+    }
+
+    #[test]
+    fn generators_have_the_right_shapes() {
+        let t = Topology::of(&exp("line", 4)).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len()), (4, 3));
+        let t = Topology::of(&exp("star", 5)).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len()), (6, 5));
+        let t = Topology::of(&exp("dumbbell", 3)).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len()), (8, 7));
+        let t = Topology::of(&exp("tree", 3)).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len()), (7, 6));
+        let t = Topology::of(&exp("grid", 16)).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len()), (256, 480));
+        assert_eq!(t.select(&["leaves".into()]).unwrap().len(), 0);
+        let t = Topology::of(&exp("line", 256)).unwrap();
+        assert_eq!(t.select(&["leaves".into()]).unwrap(), vec!["r0", "r255"]);
+    }
+
+    #[test]
+    fn shortest_paths_point_toward_the_producer() {
+        let t = Topology::of(&exp("line", 3)).unwrap();
+        let r = t.routes(&[("/p".into(), "r2".into())], "cost", false);
+        assert_eq!(r["r0"], vec![("/p".to_string(), "r1".to_string(), 2)]);
+        assert_eq!(r["r1"], vec![("/p".to_string(), "r2".to_string(), 1)]);
+        assert!(!r.contains_key("r2"));
+        // a 2x2 grid: two equal paths from the opposite corner
+        let t = Topology::of(&exp("grid", 2)).unwrap();
+        let r = t.routes(&[("/p".into(), "r1_1".into())], "cost", true);
+        assert_eq!(r["r0_0"].len(), 2);
+        let r = t.routes(&[("/p".into(), "r1_1".into())], "cost", false);
+        assert_eq!(r["r0_0"].len(), 1);
+    }
+}
