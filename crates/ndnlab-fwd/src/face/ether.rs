@@ -479,7 +479,7 @@ impl EtherChannel {
             false,
             persistency,
             false,
-            Some(mtu.unwrap_or(self.netif.mtu)),
+            Some(mtu.map_or(self.netif.mtu, |m| m.min(self.netif.mtu))),
             ingress.limits(),
         );
         let last_seen = Arc::new(AtomicU64::new(ingress.now()));
@@ -545,8 +545,8 @@ impl EtherChannel {
         });
     }
 
-    /// Sends every datagram as a frame. A full device queue (`ENOBUFS`) drops the
-    /// frame and counts it; other errors end a non-permanent face (a permanent one
+    /// Sends every datagram as a frame. A full device queue (`ENOBUFS`) or an
+    /// oversized frame (`EMSGSIZE`) drops that frame and counts it; other errors end a non-permanent face (a permanent one
     /// drops the frames and carries on, as NFD's do).
     async fn send_all(
         &self,
@@ -563,7 +563,9 @@ impl EtherChannel {
                     face.stats.out_bytes.fetch_add(bytes as u64, Relaxed);
                     off += k;
                 }
-                Ok(Err(e)) if e.raw_os_error() == Some(libc::ENOBUFS) => {
+                // A full device queue, or a frame beyond the interface MTU (an
+                // Mtu override larger than the link's): that frame is lost.
+                Ok(Err(e)) if matches!(e.raw_os_error(), Some(libc::ENOBUFS | libc::EMSGSIZE)) => {
                     face.stats.queue_drops.fetch_add(1, Relaxed);
                     off += 1;
                 }

@@ -117,7 +117,7 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         return R::error(400, "Uri is required", p);
     };
     let uri = match FaceUri::parse(&uri_s) {
-        Ok(u @ (FaceUri::Tcp(_) | FaceUri::Udp(_))) => u,
+        Ok(u @ (FaceUri::Tcp(_) | FaceUri::Udp(_) | FaceUri::Ether(_))) => u,
         Ok(u) => return R::error(406, format!("cannot create {} faces", u.scheme()), p),
         Err(e) => return R::error(400, format!("bad Uri: {e}"), p),
     };
@@ -152,21 +152,39 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
             p,
         );
     }
-    if p.local_uri.is_some() {
-        return R::error(
-            406,
-            "LocalUri is not supported: a face uses the channel of its Uri's address family",
-            p,
-        );
-    }
-    if p.mtu.is_some() && !matches!(uri, FaceUri::Udp(_)) {
-        return R::error(406, "Mtu can be set on UDP faces only", p);
+    // NFD's EthernetFactory: a unicast peer, on the interface named by LocalUri.
+    let local = match (&uri, p.local_uri.as_deref().map(FaceUri::parse)) {
+        (FaceUri::Ether(mac), _) if mac.is_multicast() => {
+            return R::error(406, "Cannot create multicast Ethernet faces", p)
+        }
+        (FaceUri::Ether(_), Some(Ok(dev @ FaceUri::Dev(_)))) => Some(dev),
+        (FaceUri::Ether(_), Some(Err(e))) => return R::error(400, format!("bad LocalUri: {e}"), p),
+        (FaceUri::Ether(_), _) => {
+            return R::error(
+                406,
+                "Creation of unicast Ethernet faces requires a LocalUri with dev:// scheme",
+                p,
+            )
+        }
+        (_, Some(_)) => {
+            return R::error(
+                406,
+                "LocalUri is not supported: a face uses the channel of its Uri's address family",
+                p,
+            )
+        }
+        (_, None) => None,
+    };
+    if p.mtu.is_some() && !matches!(uri, FaceUri::Udp(_) | FaceUri::Ether(_)) {
+        return R::error(406, "Mtu can be set on UDP and Ethernet faces only", p);
     }
     if p.mtu.is_some_and(|v| !MTU_RANGE.contains(&v)) {
         return R::error(400, "Mtu must be within 576..=65000", p);
     }
     let mtu = p.mtu.map(|v| v as usize);
-    match crate::runtime::listeners::create_face(&m.shared, &uri, persistency, mtu).await {
+    match crate::runtime::listeners::create_face(&m.shared, &uri, local.as_ref(), persistency, mtu)
+        .await
+    {
         Ok(f) => {
             if let Err(e) = apply_options(m, &f, &p) {
                 // Only a face whose transport changed under us gets here.
@@ -204,13 +222,13 @@ fn apply_options(m: &Manager, f: &Arc<FaceEntry>, p: &P) -> Result<(), &'static 
 /// Whether a face's persistency may change to `to` (NFD's
 /// `Transport::canChangePersistencyTo`): any transport may keep its value; UDP
 /// unicast may become persistent or permanent; TCP may become persistent (this
-/// forwarder does not reconnect permanent TCP faces).
+/// forwarder does not reconnect permanent TCP faces); Ethernet unicast as UDP.
 fn can_change_persistency(f: &FaceEntry, to: Persistency) -> bool {
     if f.persistency.get() == to {
         return true;
     }
     match &f.remote {
-        FaceUri::Udp(_) if !f.multi_access => to != Persistency::OnDemand,
+        FaceUri::Udp(_) | FaceUri::Ether(_) if !f.multi_access => to != Persistency::OnDemand,
         FaceUri::Tcp(_) => to == Persistency::Persistent,
         _ => false,
     }
@@ -260,7 +278,7 @@ fn faces_update(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
     if let Some(mtu) = p.mtu {
         if f.mtu.is_none() || !MTU_RANGE.contains(&mtu) {
             invalid.mtu = Some(mtu);
-            bad.push("Mtu (UDP faces only, 576..=65000)");
+            bad.push("Mtu (UDP and Ethernet faces only, 576..=65000)");
         }
     }
     if !bad.is_empty() {
