@@ -121,6 +121,37 @@ impl VethPair {
         let extra = format!("[faces.ether]\nwhitelist = [\"{}\"]\n", self.dev[i]);
         FwdProcess::start_under(bin(), &["ip", "netns", "exec", &self.ns[i]], tag, &extra)
     }
+
+    /// [`fwd`](Self::fwd) that also serves Prometheus metrics on 127.0.0.1:9100 of
+    /// its namespace (`sh` appends the flag to the daemon's command line and execs).
+    fn fwd_with_metrics(&self, i: usize, tag: &str) -> FwdProcess {
+        let extra = format!("[faces.ether]\nwhitelist = [\"{}\"]\n", self.dev[i]);
+        let wrapper = [
+            "ip",
+            "netns",
+            "exec",
+            &self.ns[i],
+            "sh",
+            "-c",
+            "exec \"$0\" \"$@\" --metrics 127.0.0.1:9100",
+        ];
+        FwdProcess::start_under(bin(), &wrapper, tag, &extra)
+    }
+
+    /// Runs python3 `code` in namespace `i`; `None` when there is no python3.
+    fn python(&self, i: usize, code: &str) -> Option<String> {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &self.ns[i], "python3", "-c", code])
+            .output()
+            .ok()?;
+        assert!(
+            out.status.success(),
+            "python3 in {}: {}",
+            self.ns[i],
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
 }
 
 impl Drop for VethPair {
@@ -266,6 +297,105 @@ fn multicast_ethernet_faces_carry_data_between_namespaces() {
             .any(|f| f["remote"] == format!("ether://[{}]", veth.mac[0])),
         "no on-demand face from multicast frames"
     );
+}
+
+fn mac_bytes(mac: &str) -> String {
+    format!("bytes.fromhex('{}')", mac.replace(':', ""))
+}
+
+/// Frames the daemon must refuse, sent raw from A's namespace to B: each is dropped
+/// and counted by its reason, and B still forwards afterwards.
+#[test]
+fn malformed_frames_are_dropped_and_counted() {
+    let Some(veth) = VethPair::create("x") else {
+        return;
+    };
+    if Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("skipping: no python3 to send raw frames with");
+        return;
+    }
+    let b = veth.fwd_with_metrics(1, "ethxb");
+    let (a_mac, b_mac) = (mac_bytes(&veth.mac[0]), mac_bytes(&veth.mac[1]));
+    let other = mac_bytes("02:00:00:00:00:ff");
+    let send = format!(
+        "import socket\n\
+         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n\
+         s.bind(('{dev}', 0))\n\
+         t = bytes.fromhex('8624')\n\
+         pad = bytes(46)\n\
+         frames = [\n\
+           {b_mac} + {a_mac} + t + pad,\n\
+           {b_mac} + {a_mac} + t + bytes.fromhex('64fdffff') + bytes(42),\n\
+           {other} + {a_mac} + t + bytes.fromhex('0503070100') + bytes(41),\n\
+           {b_mac} + {b_mac} + t + bytes.fromhex('0503070100') + bytes(41),\n\
+           {b_mac} + {a_mac} + t + bytes.fromhex('6404fe01ff00') + bytes(40),\n\
+           {b_mac} + {a_mac} + t,\n\
+         ]\n\
+         for f in frames: s.send(f)\n",
+        dev = veth.dev[0],
+    );
+    if veth.python(0, &send).is_none() {
+        eprintln!("skipping: python3 does not run in the namespace");
+        return;
+    }
+    let metrics = |want: &[&str]| -> String {
+        let mut text = String::new();
+        ndnlab_testkit::wait_until(Duration::from_secs(10), || {
+            text = veth
+                .python(
+                    1,
+                    "import urllib.request\n\
+                     print(urllib.request.urlopen('http://127.0.0.1:9100/metrics').read().decode())",
+                )
+                .unwrap_or_default();
+            want.iter().all(|w| text.contains(w))
+        });
+        text
+    };
+    let dev = &veth.dev[1];
+    let want: Vec<String> = [
+        ("bad-tlv", 1),
+        ("truncated", 1),
+        ("other-destination", 1),
+        ("from-self", 1),
+        ("too-short", 1),
+    ]
+    .iter()
+    .map(|(r, v)| format!("ndnlab_ether_frame_drops_total{{dev=\"{dev}\",reason=\"{r}\"}} {v}"))
+    .collect();
+    let want_refs: Vec<&str> = want.iter().map(String::as_str).collect();
+    let text = metrics(&want_refs);
+    for w in &want {
+        assert!(text.contains(w.as_str()), "missing {w} in\n{text}");
+    }
+    // The well-framed LpPacket with a bad field reached A's on-demand face on B,
+    // whose link service dropped it.
+    let fb = face_with_remote(&b, &format!("ether://[{}]", veth.mac[0]))
+        .expect("B's on-demand face for A");
+    let id = n(&fb, "faceId");
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!(
+            "ndnlab_face_drops_total{{face=\"{id}\",reason=\"malformed\"}} "
+        )) && !l.ends_with(" 0")),
+        "no malformed drop on face {id}:\n{text}"
+    );
+    // B still forwards.
+    let a = veth.fwd(0, "ethxa");
+    let r = a.ctl_json(&[
+        "face",
+        "create",
+        &format!("ether://[{}]", veth.mac[1]),
+        "local",
+        &format!("dev://{}", veth.dev[0]),
+    ]);
+    let id = r["parameters"]["faceId"].as_u64().expect("face id");
+    a.ctl_ok(&["route", "add", "/ether/x", &id.to_string()]);
+    let mut server = perf_server(&b, "/ether/x", 30);
+    wait_route(&b, "/ether/x");
+    let s = perf_client(&a, "/ether/x");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(n(&s, "data") > 0, "{s}");
 }
 
 /// faces/create refusals, as NFD's EthernetFactory words and numbers them.
