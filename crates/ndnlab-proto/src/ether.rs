@@ -280,7 +280,7 @@ mod tests {
         assert_eq!((got.dst, got.src), (B, A));
         assert_eq!(got.payload, &pkt[..]);
         // A long payload gets no padding.
-        let big = vec![0u8; 100];
+        let big = [0u8; 100];
         assert_eq!(padding_len(big.len()), 0);
         assert_eq!(padding_len(MIN_DATA_LEN), 0);
         assert_eq!(padding_len(10), 36);
