@@ -195,6 +195,8 @@ pub struct FacesSection {
     pub tcp: TcpSection,
     pub udp: UdpSection,
     pub websocket: WebSocketSection,
+    /// Ethernet faces (NFD's `face_system.ether`): on when the section is present.
+    pub ether: Option<EtherSection>,
     /// NDNLPv2 reliability parameters (for faces that turn it on).
     pub lp_reliability: LpReliabilitySection,
     /// Send queue limit of each face, in packets; beyond it packets are dropped and counted.
@@ -212,6 +214,7 @@ impl Default for FacesSection {
             tcp: TcpSection::default(),
             udp: UdpSection::default(),
             websocket: WebSocketSection::default(),
+            ether: None,
             lp_reliability: LpReliabilitySection::default(),
             queue_capacity: 4096,
             congestion_interval_ms: 100,
@@ -252,6 +255,57 @@ pub struct TcpSection {
 pub struct WebSocketSection {
     /// Listening addresses, v4 or v6 (`"127.0.0.1:9696"`, `"[::1]:9696"`).
     pub listen: Vec<SocketAddr>,
+}
+
+/// `[faces.ether]`: Ethernet faces over `AF_PACKET` (NFD's `face_system.ether`).
+/// As in NFD, the section's presence turns them on: a channel on every usable
+/// Ethernet interface (up, not loopback, with a MAC address) that the whitelist
+/// and blacklist let through, and a multicast face on each. Unlike NFD, the lists
+/// choose the interfaces of the unicast channels too. Needs `CAP_NET_RAW`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EtherSection {
+    /// Frames from a MAC address without a face create an on-demand face (NFD `listen`).
+    pub listen: bool,
+    /// On-demand Ethernet faces idle this long are closed (seconds).
+    pub idle_timeout_s: u64,
+    /// A multicast face on each interface (NFD `mcast`).
+    pub mcast: bool,
+    /// Its group (NFD `mcast_group`).
+    pub mcast_group: String,
+    /// Interface names (or globs with `*`) to use (NFD `whitelist`).
+    pub whitelist: Vec<String>,
+    /// Interface names (or globs with `*`) never to use (NFD `blacklist`).
+    pub blacklist: Vec<String>,
+}
+
+impl Default for EtherSection {
+    fn default() -> Self {
+        EtherSection {
+            listen: true,
+            idle_timeout_s: 600,
+            mcast: true,
+            mcast_group: ndnlab_proto::ether::DEFAULT_MULTICAST.to_string(),
+            whitelist: vec!["*".into()],
+            blacklist: Vec::new(),
+        }
+    }
+}
+
+impl EtherSection {
+    /// Whether the lists let interface `name` through.
+    pub fn allows(&self, name: &str) -> bool {
+        use crate::face::ether::name_matches;
+        self.whitelist.iter().any(|p| name_matches(p, name))
+            && !self.blacklist.iter().any(|p| name_matches(p, name))
+    }
+
+    /// The multicast group (checked by [`FwdConfig::validate`]).
+    pub fn group(&self) -> ndnlab_proto::ether::MacAddr {
+        self.mcast_group
+            .parse()
+            .unwrap_or(ndnlab_proto::ether::DEFAULT_MULTICAST)
+    }
 }
 
 /// `[faces.lp_reliability]`: NDNLPv2 reliability (NFD's LpReliability options),
@@ -340,9 +394,13 @@ pub struct MulticastEntry {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaticFace {
-    /// `udp4://127.0.0.1:6363`, `tcp4://...`, `udp6://[::1]:6363`, `tcp6://...`.
+    /// `udp4://127.0.0.1:6363`, `tcp4://...`, `udp6://[::1]:6363`, `tcp6://...`,
+    /// `ether://[08:00:27:01:01:01]` (with `local`).
     pub uri: String,
-    /// Local MTU override for UDP (fragmentation size).
+    /// The local URI: `dev://<interface>` for an Ethernet face (required there).
+    #[serde(default)]
+    pub local: Option<String>,
+    /// Local MTU override for UDP and Ethernet (fragmentation size).
     #[serde(default)]
     pub mtu: Option<usize>,
     /// NDNLPv2 reliability on this face (UDP only; NFD's flag bit 1).
@@ -496,6 +554,50 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("port"), "{e}");
+    }
+
+    #[test]
+    fn ether_section_and_faces() {
+        assert!(parse("").unwrap().faces.ether.is_none(), "off by default");
+        let c = parse("[faces.ether]\n").unwrap();
+        let e = c.faces.ether.unwrap();
+        assert!(e.listen && e.mcast);
+        assert_eq!(e.group(), ndnlab_proto::ether::DEFAULT_MULTICAST);
+        assert!(e.allows("eth0"));
+        let c = parse(
+            "[faces.ether]\nmcast = false\nmcast_group = \"01:00:5E:00:17:AB\"\n\
+             whitelist = [\"veth*\"]\nblacklist = [\"veth-x\"]\n\
+             [[face]]\nuri = \"ether://[08:00:27:01:01:01]\"\nlocal = \"dev://veth0\"\nmtu = 1400\n",
+        )
+        .unwrap();
+        let e = c.faces.ether.unwrap();
+        assert!(!e.mcast && e.allows("veth0") && !e.allows("veth-x") && !e.allows("eth0"));
+        assert_eq!(e.group().to_string(), "01:00:5e:00:17:ab");
+        let err = |s: &str| parse(s).unwrap_err().to_string();
+        let e = err("[faces.ether]\nmcast_group = \"08:00:27:01:01:01\"\n");
+        assert!(
+            e.contains("faces.ether.mcast_group") && e.contains("not a multicast"),
+            "{e}"
+        );
+        let e = err("[faces.ether]\nmcast_group = \"nope\"\n");
+        assert!(e.contains("faces.ether.mcast_group"), "{e}");
+        let e = err("[faces.ether]\nidle_timeout_s = 0\n");
+        assert!(e.contains("faces.ether.idle_timeout_s"), "{e}");
+        let e = err("[faces.ether]\nwhitelist = [\"\"]\n");
+        assert!(e.contains("faces.ether.whitelist[0]"), "{e}");
+        let e = err("[faces.ether]\nlisten = \"yes\"\n");
+        assert!(e.contains("listen"), "{e}");
+        let e = err("[[face]]\nuri = \"ether://[08:00:27:01:01:01]\"\n");
+        assert!(e.contains("face[0].local") && e.contains("dev://"), "{e}");
+        let e = err("[[face]]\nuri = \"ether://[01:00:5e:00:17:aa]\"\nlocal = \"dev://eth0\"\n");
+        assert!(e.contains("face[0].uri") && e.contains("multicast"), "{e}");
+        let e =
+            err("[[face]]\nuri = \"ether://[08:00:27:01:01:01]\"\nlocal = \"udp4://1.2.3.4:5\"\n");
+        assert!(e.contains("face[0].local"), "{e}");
+        let e = err("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nlocal = \"dev://eth0\"\n");
+        assert!(e.contains("face[0].local"), "{e}");
+        let e = err("[[face]]\nuri = \"ether://[08:00:27:01:01:01]\"\nlocal = \"dev://eth0\"\nreliability = true\n");
+        assert!(e.contains("face[0].reliability"), "{e}");
     }
 
     #[test]

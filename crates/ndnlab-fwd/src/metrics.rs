@@ -1,6 +1,7 @@
 //! Prometheus text-format metrics (`ndnlab fwd --metrics ADDR`): forwarder counters
-//! summed over shards, shard queue drops, per-face counters, and the NDNLPv2
-//! reliability counters of the faces that have reliability on.
+//! summed over shards, shard queue drops, per-face counters, Ethernet frames
+//! dropped per channel, and the NDNLPv2 reliability counters of the faces that
+//! have reliability on.
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -195,8 +196,36 @@ pub async fn render(shared: &Shared) -> String {
             }
         }
     }
+    render_ether(&mut s, shared);
     render_lp(&mut s, &shared.faces.list());
     s
+}
+
+/// Appends the frames each Ethernet channel dropped before they reached a face,
+/// by reason (nothing when no Ethernet channel is open).
+fn render_ether(s: &mut String, shared: &Shared) {
+    let chans = shared
+        .ether
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    if chans.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "# HELP ndnlab_ether_frame_drops_total Ethernet frames dropped before reaching a face\n\
+         # TYPE ndnlab_ether_frame_drops_total counter"
+    );
+    for ch in &chans {
+        for (reason, v) in ch.drop_counts() {
+            let _ = writeln!(
+                s,
+                "ndnlab_ether_frame_drops_total{{dev=\"{}\",reason=\"{reason}\"}} {v}",
+                ch.netif().name
+            );
+        }
+    }
 }
 
 /// Appends the NDNLPv2 reliability counters of the faces that have reliability on

@@ -63,7 +63,7 @@ fn config(dir: &std::path::Path, tag: &str) -> FwdConfig {
 /// A UDP face from `d` toward `to`, with LP reliability on.
 async fn reliable_face(d: &Daemon, to: SocketAddr) -> Arc<FaceEntry> {
     let sh = d.shared();
-    let face = create_face(sh, &FaceUri::Udp(to), Persistency::Persistent, None)
+    let face = create_face(sh, &FaceUri::Udp(to), None, Persistency::Persistent, None)
         .await
         .unwrap();
     ndnlab_fwd::face::link::set_reliability(

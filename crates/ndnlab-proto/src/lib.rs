@@ -11,6 +11,8 @@
 //!   time; [`lp::reliability`] is NFD's optional LpReliability; [`lp::congestion`]
 //!   is the CoDel-style congestion marker of a send queue.
 //! * [`framing`]: back-to-back TLVs on a byte stream (Unix, TCP).
+//! * [`ether`]: NDN frames directly over Ethernet (EtherType 0x8624, padding,
+//!   MAC addresses), for the forwarder's Ethernet faces.
 //! * [`mgmt`]: the NFD management protocol: ControlParameters and ControlResponse,
 //!   status datasets and their segmentation, command Interests in both signed forms,
 //!   and the request/response logic of a management client.
@@ -24,6 +26,7 @@
 //! so the same code runs on sockets, in memory and in virtual time.
 
 pub mod emu;
+pub mod ether;
 pub mod framing;
 pub mod link;
 pub mod lp;

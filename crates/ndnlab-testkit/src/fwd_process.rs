@@ -65,6 +65,8 @@ pub struct FwdProcess {
     pub config: PathBuf,
     /// The listener URIs the running process printed.
     pub listening: Vec<String>,
+    /// A command the daemon runs under (`ip netns exec <ns>`), empty for none.
+    pub wrapper: Vec<String>,
     /// `None` once stopped or killed.
     pub child: Option<Child>,
     /// Drains the child's stdout so it never blocks on a full pipe.
@@ -79,6 +81,18 @@ impl FwdProcess {
     /// # Panics
     /// If the process cannot be spawned or is not ready in time (it is killed).
     pub fn start(binary: impl Into<PathBuf>, tag: &str, extra: &str) -> FwdProcess {
+        Self::start_under(binary, &[], tag, extra)
+    }
+
+    /// [`start`](Self::start) with the daemon's command line prefixed by
+    /// `wrapper`, e.g. `["ip", "netns", "exec", "ns1"]` to run it in a network
+    /// namespace (the wrapper must exec the daemon, so that signals reach it).
+    pub fn start_under(
+        binary: impl Into<PathBuf>,
+        wrapper: &[&str],
+        tag: &str,
+        extra: &str,
+    ) -> FwdProcess {
         let dir = TempDir::new(tag);
         let socket = dir.join("nfd.sock");
         let config = dir.join("fwd.toml");
@@ -96,6 +110,7 @@ impl FwdProcess {
             socket,
             config,
             listening: Vec::new(),
+            wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
             child: None,
             stdout: None,
         };
@@ -106,7 +121,15 @@ impl FwdProcess {
     /// (Re)starts the process with the same configuration and waits until ready.
     pub fn spawn(&mut self) {
         self.kill();
-        let mut child = Command::new(&self.binary)
+        let mut cmd = match self.wrapper.split_first() {
+            Some((prog, args)) => {
+                let mut c = Command::new(prog);
+                c.args(args).arg(&self.binary);
+                c
+            }
+            None => Command::new(&self.binary),
+        };
+        let mut child = cmd
             .args(["fwd", "--config"])
             .arg(&self.config)
             .args(["--log-level", "warn"])

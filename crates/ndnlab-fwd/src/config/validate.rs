@@ -217,6 +217,31 @@ impl FwdConfig {
                 ));
             }
         }
+        if let Some(e) = &f.ether {
+            match e.mcast_group.parse::<ndnlab_proto::ether::MacAddr>() {
+                Err(err) => return Err(invalid("faces.ether.mcast_group", err.to_string())),
+                Ok(g) if !g.is_multicast() => {
+                    return Err(invalid(
+                        "faces.ether.mcast_group",
+                        format!("{g} is not a multicast address"),
+                    ))
+                }
+                Ok(_) => {}
+            }
+            if e.idle_timeout_s == 0 {
+                return Err(invalid("faces.ether.idle_timeout_s", "must be > 0"));
+            }
+            for (key, list) in [("whitelist", &e.whitelist), ("blacklist", &e.blacklist)] {
+                for (i, name) in list.iter().enumerate() {
+                    if name.is_empty() || name.len() > crate::face::uri::MAX_IFNAME {
+                        return Err(invalid(
+                            format!("faces.ether.{key}[{i}]"),
+                            format!("'{name}' is not an interface name or pattern"),
+                        ));
+                    }
+                }
+            }
+        }
         let r = &f.lp_reliability;
         if r.max_retx > 100 {
             return Err(invalid("faces.lp_reliability.max_retx", "at most 100"));
@@ -248,29 +273,63 @@ impl FwdConfig {
         Ok(())
     }
 
-    /// `[[face]]`: what faces/create accepts (TCP or UDP toward a unicast peer).
+    /// `[[face]]`: what faces/create accepts (TCP or UDP toward a unicast peer,
+    /// Ethernet toward a unicast MAC address on a `dev://` interface).
     fn check_static_faces(&self) -> Result<(), ConfigError> {
         let mut seen: Vec<FaceUri> = Vec::new();
         for (i, f) in self.static_faces.iter().enumerate() {
             let key = |k: &str| format!("face[{i}].{k}");
             let uri = FaceUri::parse(&f.uri).map_err(|e| invalid(key("uri"), e))?;
-            let (FaceUri::Tcp(addr) | FaceUri::Udp(addr)) = uri else {
-                return Err(invalid(
-                    key("uri"),
-                    format!("cannot create {} faces (tcp or udp only)", uri.scheme()),
-                ));
-            };
-            if addr.ip().is_unspecified() || addr.port() == 0 {
-                return Err(invalid(
-                    key("uri"),
-                    format!("{addr} is not a peer address (any address or port 0)"),
-                ));
-            }
-            if addr.ip().is_multicast() {
-                return Err(invalid(
-                    key("uri"),
-                    "a multicast group goes in [[faces.udp.multicast]]",
-                ));
+            let local = f
+                .local
+                .as_deref()
+                .map(FaceUri::parse)
+                .transpose()
+                .map_err(|e| invalid(key("local"), e))?;
+            match (&uri, &local) {
+                (FaceUri::Tcp(addr) | FaceUri::Udp(addr), _) => {
+                    if addr.ip().is_unspecified() || addr.port() == 0 {
+                        return Err(invalid(
+                            key("uri"),
+                            format!("{addr} is not a peer address (any address or port 0)"),
+                        ));
+                    }
+                    if addr.ip().is_multicast() {
+                        return Err(invalid(
+                            key("uri"),
+                            "a multicast group goes in [[faces.udp.multicast]]",
+                        ));
+                    }
+                    if local.is_some() {
+                        return Err(invalid(
+                            key("local"),
+                            "only Ethernet faces take a local URI (a UDP or TCP face uses the channel of its address family)",
+                        ));
+                    }
+                }
+                (FaceUri::Ether(mac), _) => {
+                    if mac.is_multicast() {
+                        return Err(invalid(
+                            key("uri"),
+                            "a multicast Ethernet face comes from [faces.ether] (mcast)",
+                        ));
+                    }
+                    if !matches!(local, Some(FaceUri::Dev(_))) {
+                        return Err(invalid(
+                            key("local"),
+                            "an Ethernet face needs local = \"dev://<interface>\"",
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(invalid(
+                        key("uri"),
+                        format!(
+                            "cannot create {} faces (tcp, udp or ether only)",
+                            uri.scheme()
+                        ),
+                    ))
+                }
             }
             if let Some(j) = seen.iter().position(|u| *u == uri) {
                 return Err(invalid(key("uri"), format!("same face as face[{j}]")));
@@ -283,8 +342,11 @@ impl FwdConfig {
                 ));
             }
             if let Some(mtu) = f.mtu {
-                if !udp {
-                    return Err(invalid(key("mtu"), "can be set on UDP faces only"));
+                if !udp && !matches!(uri, FaceUri::Ether(_)) {
+                    return Err(invalid(
+                        key("mtu"),
+                        "can be set on UDP and Ethernet faces only",
+                    ));
                 }
                 if !MTU_RANGE.contains(&(mtu as u64)) {
                     return Err(invalid(key("mtu"), "must be within 576..=65000"));

@@ -4,6 +4,7 @@
 //! [`ReliabilitySlot`] shares a face's LpReliability between its reader, its writer
 //! and a small task that sends retransmissions and idle acks.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -12,12 +13,12 @@ use bytes::Bytes;
 use ndnlab_proto::lp::reliability::{
     Frame, LpReliability, ReliabilityCounters, ReliabilityOptions, RxInfo,
 };
-use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpDrop, LpFields, Nanos};
+use ndnlab_proto::lp::{CongestionMarker, LinkReceiver, LinkSender, LpDrop, LpFields, Nanos};
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
 
 use super::stream::Ingress;
-use super::{FaceEntry, FaceLimits};
+use super::{mark_congestion, FaceEntry, FaceLimits, OutItem, SendQueueRx};
 
 /// [`LinkReceiver::receive`] on a face: when the face has LP reliability on, each
 /// LpPacket's Acks and TxSequence are processed first and a repeated Sequence is
@@ -58,6 +59,110 @@ pub fn encode_datagrams_for(
         }
     }
     tx.encode_with_mtu(mtu, fields, pkt, out);
+}
+
+/// The sending side of a datagram face (UDP, Ethernet): its link service and its
+/// congestion marker, kept by the face's writer task.
+pub struct DatagramEncoder {
+    link: LinkSender,
+    marker: CongestionMarker,
+}
+
+impl DatagramEncoder {
+    pub fn new(face: &FaceEntry) -> Self {
+        DatagramEncoder {
+            link: LinkSender::new(face.mtu, rand_seed(face.id)),
+            marker: CongestionMarker::default(),
+        }
+    }
+
+    /// Encodes `items` and the bursts already waiting behind them in `queue` (until
+    /// `out` holds `limit` datagrams) into `out`: congestion marks, LP fields and
+    /// fragmentation to the face's MTU ([`encode_datagrams_for`]). Counts the
+    /// packets sent and takes them off the queue's accounting.
+    pub fn encode_waiting(
+        &mut self,
+        face: &FaceEntry,
+        items: Vec<OutItem>,
+        queue: &mut SendQueueRx,
+        ingress: &dyn Ingress,
+        limit: usize,
+        out: &mut Vec<Bytes>,
+    ) {
+        let mut next = Some(items);
+        while let Some(items) = next.take() {
+            face.dequeued(&items);
+            let now = ingress.now();
+            for mut it in items {
+                mark_congestion(&mut self.marker, face, now, &mut it.fields);
+                encode_datagrams_for(&mut self.link, face, now, &it.fields, &it.pkt, out);
+                face.stats.count_out(it.kind);
+            }
+            if out.len() < limit {
+                next = queue.try_recv().ok();
+            }
+        }
+    }
+}
+
+/// Packets received on one face during one wake-up.
+type FaceBurst = (Arc<FaceEntry>, Vec<(LpFields, Bytes)>);
+
+/// The receiving side of a channel that carries many datagram faces (UDP,
+/// Ethernet): one [`LinkReceiver`] per face (reassembly, LP reliability), and the
+/// packets of one wake-up gathered per face for the router.
+#[derive(Default)]
+pub struct DatagramDecoder {
+    links: HashMap<u64, LinkReceiver>,
+    bursts: Vec<FaceBurst>,
+}
+
+impl DatagramDecoder {
+    /// One datagram (one top-level TLV) received on `face`: a whole packet joins
+    /// the face's burst, a fragment waits for the rest, a bad frame is counted by
+    /// its reason. Partial packets timed out meanwhile are counted too.
+    pub fn receive(&mut self, face: &Arc<FaceEntry>, now: Nanos, frame: Bytes) {
+        let link = self.links.entry(face.id).or_default();
+        let before = link.reassembly_timeouts;
+        match receive_for(link, face, now, frame) {
+            Ok(Some(pkt)) => match self.bursts.iter_mut().find(|(f, _)| f.id == face.id) {
+                Some((_, b)) => b.push(pkt),
+                None => self.bursts.push((face.clone(), vec![pkt])),
+            },
+            Ok(None) => {}
+            Err(e) => {
+                face.stats.count_lp_drop(&e);
+                tracing::trace!(face = face.id, drop = e.reason());
+            }
+        }
+        let timeouts = link.reassembly_timeouts - before;
+        if timeouts > 0 {
+            face.stats.reassembly_timeouts.fetch_add(timeouts, Relaxed);
+        }
+    }
+
+    /// Hands every face's burst to the router.
+    pub fn deliver(&mut self, ingress: &dyn Ingress) {
+        for (face, mut burst) in self.bursts.drain(..) {
+            ingress.deliver(&face, &mut burst);
+        }
+    }
+
+    /// Forgets the receivers of faces gone (checked once more than 64 are held).
+    pub fn prune(&mut self, alive: impl Fn(u64) -> bool) {
+        if self.links.len() > 64 {
+            self.links.retain(|id, _| alive(*id));
+        }
+    }
+}
+
+/// A per-face starting LP sequence number (fragments of different faces never mix,
+/// this only makes restarts unlikely to collide with a peer's stale partials).
+fn rand_seed(id: u64) -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t.rotate_left(17) ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// A face's link-service settings that management may change while it runs.

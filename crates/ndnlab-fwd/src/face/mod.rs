@@ -1,6 +1,7 @@
 //! Faces: a LinkService (NDNLPv2, `ndnlab_proto::lp`, with the face's state in
 //! [`link`]) over a transport ([`stream`] for Unix and TCP, [`udp`] for unicast and
-//! multicast datagrams, [`websocket`], [`app`] for in-process apps).
+//! multicast datagrams, [`ether`] for Ethernet frames over `AF_PACKET`,
+//! [`websocket`], [`app`] for in-process apps).
 //!
 //! A face is an [`FaceEntry`] in the shared [`FaceTable`]: its identity (id, URIs,
 //! scope, persistency, link type), atomic counters, and its bounded send queue.
@@ -13,6 +14,7 @@
 
 pub mod app;
 pub mod bind;
+pub mod ether;
 pub mod link;
 pub mod stream;
 pub mod udp;

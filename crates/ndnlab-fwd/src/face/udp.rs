@@ -22,18 +22,14 @@ use tokio::net::UdpSocket;
 
 use super::stream::Ingress;
 use super::uri::FaceUri;
-use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
 use ndnlab_udp as mmsg;
 
-use super::{mark_congestion, FaceEntry, Persistency, SendQueueRx};
+use super::{FaceEntry, Persistency, SendQueueRx};
 
 /// Largest datagram read.
 const MAX_DATAGRAM: usize = 65536;
 /// Datagrams drained per readiness wake-up.
 const RECV_BURST: usize = 64;
-
-/// Packets received on one face during one wake-up.
-type FaceBurst = (Arc<FaceEntry>, Vec<(LpFields, Bytes)>);
 
 struct Peer {
     face: Arc<FaceEntry>,
@@ -220,8 +216,7 @@ impl UdpChannel {
     ) {
         let ch = self.clone();
         tokio::spawn(async move {
-            let mut link = LinkSender::new(face.mtu, rand_seed(face.id));
-            let mut marker = ndnlab_proto::lp::CongestionMarker::default();
+            let mut enc = super::link::DatagramEncoder::new(&face);
             let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
             let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
             let mut tick =
@@ -244,19 +239,7 @@ impl UdpChannel {
                     // Take every burst waiting, encode all, send with sendmmsg, and
                     // runs of equal-size datagrams (fragments) with GSO.
                     dgrams.clear();
-                    let mut next = Some(items);
-                    while let Some(items) = next.take() {
-                        face.dequeued(&items);
-                        let now = ingress.now();
-                        for mut it in items {
-                            mark_congestion(&mut marker, &face, now, &mut it.fields);
-                            super::link::encode_datagrams_for(&mut link, &face, now, &it.fields, &it.pkt, &mut dgrams);
-                            face.stats.count_out(it.kind);
-                        }
-                        if dgrams.len() < 4 * mmsg::BATCH {
-                            next = queue.try_recv().ok();
-                        }
-                    }
+                    enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * mmsg::BATCH, &mut dgrams);
                     let mut off = 0;
                     while off < dgrams.len() {
                         let sock = &ch.socket;
@@ -292,8 +275,7 @@ impl UdpChannel {
         tokio::spawn(async move {
             let mut bufs = mmsg::RecvBufs::new(RECV_BURST, MAX_DATAGRAM);
             let mut got: Vec<(usize, SocketAddr)> = Vec::with_capacity(RECV_BURST);
-            let mut links: HashMap<u64, LinkReceiver> = HashMap::new();
-            let mut bursts: Vec<FaceBurst> = Vec::new();
+            let mut dec = super::link::DatagramDecoder::default();
             loop {
                 if ch.socket.readable().await.is_err() {
                     return;
@@ -332,37 +314,11 @@ impl UdpChannel {
                             }
                         };
                         face.stats.in_bytes.fetch_add(n as u64, Relaxed);
-                        let link = links.entry(face.id).or_default();
-                        let before = link.reassembly_timeouts;
-                        match super::link::receive_for(
-                            link,
-                            &face,
-                            now,
-                            ndnlab_wire::packet_bytes(dgram),
-                        ) {
-                            Ok(Some(pkt)) => match bursts.iter_mut().find(|(f, _)| f.id == face.id)
-                            {
-                                Some((_, b)) => b.push(pkt),
-                                None => bursts.push((face.clone(), vec![pkt])),
-                            },
-                            Ok(None) => {}
-                            Err(e) => {
-                                face.stats.count_lp_drop(&e);
-                                tracing::trace!(face = face.id, drop = e.reason());
-                            }
-                        }
-                        let timeouts = link.reassembly_timeouts - before;
-                        if timeouts > 0 {
-                            face.stats.reassembly_timeouts.fetch_add(timeouts, Relaxed);
-                        }
+                        dec.receive(&face, now, ndnlab_wire::packet_bytes(dgram));
                     }
                 }
-                for (face, mut burst) in bursts.drain(..) {
-                    ingress.deliver(&face, &mut burst);
-                }
-                if links.len() > 64 {
-                    links.retain(|id, _| ingress_has(&ch, *id));
-                }
+                dec.deliver(&*ingress);
+                dec.prune(|id| ingress_has(&ch, id));
             }
         });
     }
@@ -393,19 +349,11 @@ fn ingress_has(ch: &UdpChannel, id: u64) -> bool {
         || ch.multicast.as_ref().is_some_and(|f| f.id == id)
 }
 
-/// A per-face starting LP sequence number (fragments of different faces never mix,
-/// this only makes restarts unlikely to collide with a peer's stale partials).
-fn rand_seed(id: u64) -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    t.rotate_left(17) ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::face::FaceLimits;
+    use ndnlab_proto::lp::LpFields;
     use std::sync::atomic::AtomicU64;
     use std::time::Duration;
 

@@ -1,9 +1,16 @@
 //! Face URIs in NFD's syntax: `unix:///run/nfd/nfd.sock`, `tcp4://127.0.0.1:6363`,
-//! `udp6://[::1]:6363`, `fd://12`, `internal://`, `app://name`.
+//! `udp6://[::1]:6363`, `fd://12`, `internal://`, `app://name`,
+//! `ether://[08:00:27:01:01:01]` (an Ethernet peer or group) and `dev://eth0` (a
+//! network interface, the local URI of Ethernet faces).
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+
+use ndnlab_proto::ether::MacAddr;
+
+/// Longest interface name (Linux's IFNAMSIZ less the terminating NUL).
+pub const MAX_IFNAME: usize = 15;
 
 /// A parsed face URI.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -23,6 +30,10 @@ pub enum FaceUri {
     Ws(SocketAddr),
     /// A WebSocket client (`wsclient://127.0.0.1:51234`, a face's remote URI; NFD's names).
     WsClient(SocketAddr),
+    /// An Ethernet peer or multicast group (`ether://[08:00:27:01:01:01]`).
+    Ether(MacAddr),
+    /// A network interface (`dev://eth0`).
+    Dev(String),
 }
 
 impl FaceUri {
@@ -62,6 +73,26 @@ impl FaceUri {
             "app" => Ok(FaceUri::App(rest.to_string())),
             "ws" => Ok(FaceUri::Ws(sock(rest)?)),
             "wsclient" => Ok(FaceUri::WsClient(sock(rest)?)),
+            "ether" => {
+                let mac = rest
+                    .trim_end_matches('/')
+                    .strip_prefix('[')
+                    .and_then(|r| r.strip_suffix(']'))
+                    .ok_or_else(|| {
+                        format!("'{s}': an Ethernet address goes in brackets: ether://[08:00:27:01:01:01]")
+                    })?;
+                mac.parse().map(FaceUri::Ether).map_err(|e| e.to_string())
+            }
+            "dev" => {
+                let name = rest.trim_end_matches('/');
+                if name.is_empty() {
+                    return Err("dev:// needs an interface name".into());
+                }
+                if name.len() > MAX_IFNAME || name.contains(['/', ' ', ':']) {
+                    return Err(format!("'{name}' is not an interface name"));
+                }
+                Ok(FaceUri::Dev(name.to_string()))
+            }
             other => Err(format!("unsupported scheme '{other}'")),
         }
     }
@@ -80,6 +111,8 @@ impl FaceUri {
             FaceUri::App(_) => "app",
             FaceUri::Ws(_) => "ws",
             FaceUri::WsClient(_) => "wsclient",
+            FaceUri::Ether(_) => "ether",
+            FaceUri::Dev(_) => "dev",
         }
     }
 }
@@ -103,6 +136,8 @@ impl fmt::Display for FaceUri {
             FaceUri::App(n) => write!(f, "app://{n}"),
             FaceUri::Ws(a) => write!(f, "ws://{a}"),
             FaceUri::WsClient(a) => write!(f, "wsclient://{a}"),
+            FaceUri::Ether(m) => write!(f, "ether://[{m}]"),
+            FaceUri::Dev(n) => write!(f, "dev://{n}"),
         }
     }
 }
@@ -120,6 +155,9 @@ mod tests {
             "fd://12",
             "internal://",
             "app://bench",
+            "ether://[08:00:27:01:01:01]",
+            "ether://[01:00:5e:00:17:aa]",
+            "dev://eth0",
         ] {
             assert_eq!(FaceUri::parse(s).unwrap().to_string(), s);
         }
@@ -133,6 +171,23 @@ mod tests {
     fn rejects_bad() {
         assert!(FaceUri::parse("udp4://[::1]:1").is_err());
         assert!(FaceUri::parse("ether://x").is_err());
+        assert_eq!(
+            FaceUri::parse("ether://[08:00:27:AB:CD:EF]")
+                .unwrap()
+                .to_string(),
+            "ether://[08:00:27:ab:cd:ef]"
+        );
+        for bad in [
+            "ether://08:00:27:01:01:01",
+            "ether://[08:00:27:01:01]",
+            "ether://[]",
+            "dev://",
+            "dev://a/b",
+            "dev://much-too-long-name",
+        ] {
+            let e = FaceUri::parse(bad).unwrap_err();
+            assert!(!e.is_empty(), "{bad}");
+        }
         assert!(FaceUri::parse("tcp4://1.2.3.4").is_err());
         assert!(FaceUri::parse("nothing").is_err());
     }

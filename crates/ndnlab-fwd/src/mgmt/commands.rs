@@ -120,24 +120,37 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         Ok(u) => u,
         Err(e) => return R::error(400, format!("Malformed command: bad Uri: {e}"), p),
     };
-    if let Some(local) = &p.local_uri {
-        if let Err(e) = FaceUri::parse(local) {
-            return R::error(400, format!("Malformed command: bad LocalUri: {e}"), p);
-        }
-    }
+    let local_uri = match p.local_uri.as_deref().map(FaceUri::parse) {
+        None => None,
+        Some(Ok(u)) => Some(u),
+        Some(Err(e)) => return R::error(400, format!("Malformed command: bad LocalUri: {e}"), p),
+    };
     // NFD's protocol factories check the request in this order (406 each).
     let proto = match &uri {
         FaceUri::Udp(_) => "UDP",
         FaceUri::Tcp(_) => "TCP",
+        FaceUri::Ether(_) => "Ethernet",
         _ => return R::error(406, "Unsupported protocol", p),
     };
-    if p.local_uri.is_some() {
-        return R::error(
-            406,
-            format!("Unicast {proto} faces cannot be created with a LocalUri"),
-            p,
-        );
-    }
+    let device = match (&uri, local_uri) {
+        // NFD's EthernetFactory: a unicast peer, on the interface named by LocalUri.
+        (FaceUri::Ether(_), Some(dev @ FaceUri::Dev(_))) => Some(dev),
+        (FaceUri::Ether(_), _) => {
+            return R::error(
+                406,
+                "Creation of unicast Ethernet faces requires a LocalUri with dev:// scheme",
+                p,
+            )
+        }
+        (_, Some(_)) => {
+            return R::error(
+                406,
+                format!("Unicast {proto} faces cannot be created with a LocalUri"),
+                p,
+            )
+        }
+        (_, None) => None,
+    };
     let persistency = match p.face_persistency.map(persistency_of) {
         None => Persistency::Persistent,
         Some(Some(Persistency::OnDemand)) => {
@@ -150,11 +163,17 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
         Some(Some(x)) => x,
         Some(None) => return R::error(400, "unknown FacePersistency", p),
     };
-    if matches!(&uri, FaceUri::Udp(a) if a.ip().is_multicast()) {
-        return R::error(406, "Cannot create multicast UDP faces", p);
+    match &uri {
+        FaceUri::Udp(a) if a.ip().is_multicast() => {
+            return R::error(406, "Cannot create multicast UDP faces", p)
+        }
+        FaceUri::Ether(mac) if mac.is_multicast() => {
+            return R::error(406, "Cannot create multicast Ethernet faces", p)
+        }
+        _ => {}
     }
-    let local = matches!(&uri, FaceUri::Tcp(a) if a.ip().is_loopback());
-    if wants(&p, FLAG_LOCAL_FIELDS) && !local {
+    let local_scope = matches!(&uri, FaceUri::Tcp(a) if a.ip().is_loopback());
+    if wants(&p, FLAG_LOCAL_FIELDS) && !local_scope {
         return R::error(
             406,
             "Local fields can only be enabled on faces with local scope",
@@ -174,7 +193,8 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
             )
         }
         (FaceUri::Udp(a), Some(v)) => Some(v.min(udp_max_mtu(a)) as usize),
-        (_, Some(v)) => Some(v as usize),
+        // Ethernet: capped at the interface's MTU when the face is made.
+        (_, Some(v)) => Some(v.min(65535) as usize),
     };
     if wants(&p, FLAG_LP_RELIABILITY) && !matches!(uri, FaceUri::Udp(_)) {
         return R::error(
@@ -190,7 +210,9 @@ async fn faces_create(m: &mut Manager, p: P) -> R {
             face_body(&existing),
         );
     }
-    match crate::runtime::listeners::create_face(&m.shared, &uri, persistency, mtu).await {
+    match crate::runtime::listeners::create_face(&m.shared, &uri, device.as_ref(), persistency, mtu)
+        .await
+    {
         Ok(f) => {
             if let Err(e) = apply_options(m, &f, &p) {
                 // Only a face whose transport changed under us gets here.
@@ -237,13 +259,13 @@ fn apply_options(m: &Manager, f: &Arc<FaceEntry>, p: &P) -> Result<(), &'static 
 /// Whether a face's persistency may change to `to` (NFD's
 /// `Transport::canChangePersistencyTo`): any transport may keep its value; UDP
 /// unicast may become persistent or permanent; TCP may become persistent (this
-/// forwarder does not reconnect permanent TCP faces).
+/// forwarder does not reconnect permanent TCP faces); Ethernet unicast as UDP.
 fn can_change_persistency(f: &FaceEntry, to: Persistency) -> bool {
     if f.persistency.get() == to {
         return true;
     }
     match &f.remote {
-        FaceUri::Udp(_) if !f.multi_access => to != Persistency::OnDemand,
+        FaceUri::Udp(_) | FaceUri::Ether(_) if !f.multi_access => to != Persistency::OnDemand,
         FaceUri::Tcp(_) => to == Persistency::Persistent,
         _ => false,
     }

@@ -1,4 +1,5 @@
-//! Channels that accept faces (Unix and TCP listeners) and face creation by URI.
+//! Channels that accept faces (Unix and TCP listeners, Ethernet interfaces) and
+//! face creation by URI.
 
 use std::io;
 use std::net::SocketAddr;
@@ -10,6 +11,7 @@ use anyhow::Context;
 use tokio::net::{TcpListener, TcpStream, UnixListener};
 
 use super::Shared;
+use crate::face::ether::{EtherChannel, Netif};
 use crate::face::stream::spawn_stream_face;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceEntry, Persistency};
@@ -143,15 +145,107 @@ fn add_tcp_face(
     face
 }
 
+/// Opens `[faces.ether]`: a channel on every usable Ethernet interface the
+/// whitelist and blacklist let through, with a multicast face on each when `mcast`
+/// is on. An interface that cannot be used is skipped with a warning (as NFD
+/// does). Returns the lines for "listening on".
+pub fn start_ether(shared: &Arc<Shared>, cfg: &crate::config::EtherSection) -> Vec<String> {
+    let mut lines = Vec::new();
+    let ingress = shared.ingress();
+    for netif in crate::face::ether::Netif::list_ethernet() {
+        if !cfg.allows(&netif.name) {
+            tracing::debug!(dev = %netif.name, "Ethernet interface not in the whitelist, or in the blacklist");
+            continue;
+        }
+        let name = netif.name.clone();
+        let can_multicast = netif.can_multicast;
+        let ch = match EtherChannel::open(netif, cfg.listen, cfg.idle_timeout_s) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(dev = %name, error = %e, "cannot open an Ethernet channel");
+                continue;
+            }
+        };
+        ch.spawn_reader(ingress.clone());
+        let local = ch.local_uri().to_string();
+        if cfg.listen {
+            shared
+                .channels
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(local.clone());
+            lines.push(local.clone());
+        }
+        if cfg.mcast && can_multicast {
+            match ch.join_multicast(cfg.group(), &ingress) {
+                Ok(f) => lines.push(format!("{} on {local} (multicast)", f.remote)),
+                Err(e) => {
+                    tracing::warn!(dev = %name, error = %e, "cannot create the Ethernet multicast face")
+                }
+            }
+        }
+        shared
+            .ether
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ch);
+    }
+    lines
+}
+
+/// The Ethernet channel on interface `dev`: the configured one, or one opened now
+/// (not listening: only frames from faces created explicitly are accepted).
+fn ether_channel(shared: &Arc<Shared>, dev: &str) -> io::Result<Arc<EtherChannel>> {
+    let mut chans = shared.ether.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = chans.iter().find(|c| c.netif().name == dev) {
+        return Ok(c.clone());
+    }
+    let netif = Netif::lookup(dev)?;
+    if !netif.is_ethernet || netif.is_loopback {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{dev} is not an Ethernet interface"),
+        ));
+    }
+    let idle = shared
+        .cfg
+        .faces
+        .ether
+        .as_ref()
+        .map_or(600, |e| e.idle_timeout_s);
+    let ch = EtherChannel::open(netif, false, idle)?;
+    ch.spawn_reader(shared.ingress());
+    chans.push(ch.clone());
+    Ok(ch)
+}
+
 /// Creates (or finds) the face toward `uri`: TCP connects; UDP uses a channel of
-/// the same address family, or a new ephemeral channel if none is configured.
+/// the same address family, or a new ephemeral channel if none is configured;
+/// Ethernet (`ether://[MAC]`) uses the channel of the `dev://` interface `local`.
 pub async fn create_face(
     shared: &Arc<Shared>,
     uri: &FaceUri,
+    local: Option<&FaceUri>,
     persistency: Persistency,
     mtu: Option<usize>,
 ) -> io::Result<Arc<FaceEntry>> {
     match uri {
+        FaceUri::Ether(mac) => {
+            let Some(FaceUri::Dev(dev)) = local else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "an Ethernet face needs a dev:// local URI",
+                ));
+            };
+            if mac.is_multicast() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "cannot create multicast Ethernet faces",
+                ));
+            }
+            let ch = ether_channel(shared, dev)?;
+            Ok(ch.connect(*mac, persistency, mtu, &shared.ingress()))
+        }
         FaceUri::Tcp(addr) => {
             if let Some(f) = shared.faces.find_remote(uri) {
                 return Ok(f);

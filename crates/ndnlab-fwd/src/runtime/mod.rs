@@ -155,6 +155,8 @@ pub struct Shared {
     pub counters: RuntimeCounters,
     /// UDP channels (to create UDP faces on).
     pub udp: Mutex<Vec<Arc<UdpChannel>>>,
+    /// Ethernet channels, one per interface in use.
+    pub ether: Mutex<Vec<Arc<crate::face::ether::EtherChannel>>>,
     /// Local URIs of listening channels (faces/channels).
     pub channels: Mutex<Vec<String>>,
     pub start_unix_ms: u64,
@@ -463,6 +465,7 @@ impl Daemon {
             limits,
             counters: RuntimeCounters::default(),
             udp: Mutex::new(Vec::new()),
+            ether: Mutex::new(Vec::new()),
             channels: Mutex::new(Vec::new()),
             start_unix_ms,
             epoch: Instant::now(),
@@ -554,13 +557,23 @@ impl Daemon {
                 let scheme = if m.group.is_ipv4() { "udp4" } else { "udp6" };
                 listening.push(format!("{scheme}://{} (multicast)", m.group));
             }
+            if let Some(e) = &cfg.faces.ether {
+                listening.extend(listeners::start_ether(&shared, e));
+            }
             // Static faces, routes and strategies.
             let mut static_ids = Vec::new();
             for f in &cfg.static_faces {
                 let uri = crate::face::uri::FaceUri::parse(&f.uri).map_err(anyhow::Error::msg)?;
+                let local = f
+                    .local
+                    .as_deref()
+                    .map(crate::face::uri::FaceUri::parse)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)?;
                 let face = listeners::create_face(
                     &shared,
                     &uri,
+                    local.as_ref(),
                     crate::face::Persistency::Permanent,
                     f.mtu,
                 )

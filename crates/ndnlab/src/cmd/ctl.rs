@@ -50,7 +50,8 @@ pub enum CtlCmd {
 pub enum FaceCmd {
     /// List faces.
     List,
-    /// Create a face (udp4://host:port, tcp4://host:port, ...), nfdc style:
+    /// Create a face (udp4://host:port, tcp4://host:port, ether://[MAC] local
+    /// dev://IFNAME, ...), nfdc style:
     /// `face create udp4://10.0.0.2:6363 persistency permanent reliability on`.
     /// On an existing face, the options given are applied with faces/update.
     Create {
@@ -58,7 +59,7 @@ pub enum FaceCmd {
         /// nfdc options: persistency persistent|permanent, local-fields on|off,
         /// reliability on|off, congestion-marking on|off,
         /// congestion-marking-interval <ms>, default-congestion-threshold <bytes>,
-        /// mtu <bytes>.
+        /// mtu <bytes>, local <uri> (dev://IFNAME for ether://).
         options: Vec<String>,
         /// persistent or permanent (same as the `persistency` option).
         #[arg(long)]
@@ -204,6 +205,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
             }
             let mut p = ControlParameters {
                 uri: Some(remote),
+                local_uri: opts.local.clone(),
                 face_persistency: Some(0),
                 ..Default::default()
             };
@@ -230,6 +232,9 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
         }
         CtlCmd::Face(FaceCmd::Update { face, options }) => {
             let opts = FaceOptions::parse(&options)?;
+            if opts.local.is_some() {
+                anyhow::bail!("'local' names a face at creation; faces/update cannot change it");
+            }
             let id = face_id(&mut c, &face)?;
             let mut p = ControlParameters {
                 face_id: Some(id),

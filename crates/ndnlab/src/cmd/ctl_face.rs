@@ -1,8 +1,9 @@
 //! `ndnlab ctl face create|update` options in nfdc's syntax:
 //! `[persistency persistent|permanent] [local-fields on|off] [reliability on|off]
 //! [congestion-marking on|off] [congestion-marking-interval <ms>]
-//! [default-congestion-threshold <bytes>] [mtu <bytes>]`, turned into the
-//! ControlParameters of faces/create or faces/update (Flags/Mask bits 0, 1, 2).
+//! [default-congestion-threshold <bytes>] [mtu <bytes>] [local <uri>]`, turned into
+//! the ControlParameters of faces/create or faces/update (Flags/Mask bits 0, 1, 2;
+//! `local` is faces/create's LocalUri, e.g. `dev://eth0` for an Ethernet face).
 
 use ndnlab_fwd::mgmt::params::ControlParameters;
 
@@ -20,6 +21,8 @@ pub struct FaceOptions {
     pub interval_ms: Option<u64>,
     pub threshold: Option<u64>,
     pub mtu: Option<u64>,
+    /// LocalUri (faces/create only).
+    pub local: Option<String>,
 }
 
 impl FaceOptions {
@@ -44,10 +47,11 @@ impl FaceOptions {
                 "congestion-marking-interval" => o.interval_ms = Some(number()?),
                 "default-congestion-threshold" => o.threshold = Some(number()?),
                 "mtu" => o.mtu = Some(number()?),
+                "local" => o.local = Some(value.clone()),
                 other => anyhow::bail!(
                     "unknown face option '{other}' (persistency, local-fields, reliability, \
                      congestion-marking, congestion-marking-interval, \
-                     default-congestion-threshold, mtu)"
+                     default-congestion-threshold, mtu, local)"
                 ),
             }
         }
@@ -63,9 +67,13 @@ impl FaceOptions {
         }
     }
 
-    /// Whether any property was asked for.
+    /// Whether any property was asked for (`local` names the face, it is not a
+    /// property faces/update can change).
     pub fn is_empty(&self) -> bool {
-        *self == FaceOptions::default()
+        FaceOptions {
+            local: None,
+            ..self.clone()
+        } == FaceOptions::default()
     }
 
     /// Puts the options into command parameters.
@@ -142,6 +150,9 @@ mod tests {
         assert_eq!(p.base_congestion_marking_interval, Some(50_000_000));
         assert_eq!(p.default_congestion_threshold, Some(9000));
         assert!(parse("").unwrap().is_empty());
+        let o = parse("local dev://veth0 persistency permanent").unwrap();
+        assert_eq!(o.local.as_deref(), Some("dev://veth0"));
+        assert!(parse("local dev://veth0").unwrap().is_empty());
     }
 
     #[test]
