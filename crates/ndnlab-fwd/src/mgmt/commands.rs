@@ -7,7 +7,7 @@ use ndnlab_core::StrategyInstance;
 
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
 use super::rib::Route;
-use super::strategy::status_code;
+use super::strategy::refusal;
 use super::Manager;
 use crate::face::link::set_reliability;
 use crate::face::uri::FaceUri;
@@ -426,7 +426,10 @@ async fn strategy_set(m: &mut Manager, p: P) -> R {
     // The one parse of the strategy name: the shards receive the typed instance.
     let instance = match StrategyInstance::parse(&strategy) {
         Ok(i) => i,
-        Err(e) => return R::error(status_code(&e), e.to_string(), p),
+        Err(e) => {
+            let (code, text) = refusal(&e);
+            return R::error(code, text, p);
+        }
     };
     match m.set_strategy(&name, instance).await {
         Ok(full) => R::ok(P {

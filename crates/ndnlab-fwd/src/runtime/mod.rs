@@ -276,6 +276,8 @@ impl Shared {
             congestion_mark: fields.congestion_mark,
             incoming_face_id: None,
             cache_policy_no_cache: local && fields.no_cache,
+            non_discovery: fields.non_discovery,
+            prefix_announcement: fields.prefix_announcement,
         }
     }
 }

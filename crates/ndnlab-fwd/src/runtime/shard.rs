@@ -330,10 +330,12 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
         pit_token: meta.pit_token,
         congestion_mark: meta.congestion_mark,
         incoming_face_id: if local_fields {
-            meta.incoming_face_id
+            meta.incoming_face_id.map(|id| id.get())
         } else {
             None
         },
+        non_discovery: meta.non_discovery,
+        prefix_announcement: meta.prefix_announcement,
         ..Default::default()
     };
     let (pkt, kind) = match packet {
