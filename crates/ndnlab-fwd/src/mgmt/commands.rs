@@ -386,6 +386,7 @@ fn rib_register(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
             cost,
             flags,
             expires,
+            ..Default::default()
         },
     );
     m.apply(ops);
@@ -417,6 +418,55 @@ fn rib_unregister(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
         origin: Some(origin),
         ..Default::default()
     })
+}
+
+/// `rib/announce` (NFD's RibManager `announce`): the command Interest's
+/// ApplicationParameters are a prefix-announcement Data; its route goes toward the
+/// requesting face (origin 129, cost 2048, CHILD_INHERIT, expiring with the
+/// announcement). Announcements are accepted whatever their signature, as NFD's
+/// sample configuration (`prefix_announcement_validation` trust-anchor `any`) does.
+pub(super) fn rib_announce(
+    m: &mut Manager,
+    face: &Arc<FaceEntry>,
+    interest: &ndnlab_wire::Interest,
+) -> R {
+    let empty = P::default();
+    if let Err(e) = ndnlab_proto::mgmt::command::check_signature(interest) {
+        return R::error(403, e, empty);
+    }
+    let Some(params) = interest.app_params() else {
+        return R::error(
+            400,
+            "missing ApplicationParameters (a PrefixAnnouncement)",
+            empty,
+        );
+    };
+    let pa = match ndnlab_wire::PrefixAnnouncement::decode(params) {
+        Ok(pa) => pa,
+        Err(e) => return R::error(400, format!("malformed PrefixAnnouncement: {e}"), empty),
+    };
+    let name = pa.announced_name().clone();
+    if name.len() > MAX_PREFIX {
+        return R::error(
+            414,
+            format!("Route prefix cannot exceed {MAX_PREFIX} components"),
+            empty,
+        );
+    }
+    let now = m.shared.clock();
+    let route = Route::from_announcement(&pa, face.id, now, super::unix_ms());
+    let body = P {
+        name: Some(name.clone()),
+        face_id: Some(route.face_id),
+        origin: Some(route.origin),
+        cost: Some(route.cost),
+        flags: Some(route.flags),
+        expiration_period: route.expires.map(|e| e.saturating_sub(now) / 1_000_000),
+        ..Default::default()
+    };
+    let ops = m.rib.add_route(&name, route, now);
+    m.apply(ops);
+    R::ok(body)
 }
 
 async fn strategy_set(m: &mut Manager, p: P) -> R {
