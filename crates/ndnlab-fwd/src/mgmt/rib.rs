@@ -476,4 +476,74 @@ mod tests {
         rib.remove_nexthop(&n("/m"), 400);
         assert_eq!(rib.fib_len(), 0);
     }
+
+    fn ann(prefix: &str, ms: u64) -> PrefixAnnouncement {
+        PrefixAnnouncement::decode(
+            PrefixAnnouncement::builder(&n(prefix), ms, None, 1).sign_digest(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn self_learning_announce_renew_and_find() {
+        let mut rib = Rib::new();
+        let now = 1_000 * MS;
+        // slAnnounce: a 60 s announcement capped at 10 s.
+        let ops = rib.sl_announce(&ann("/sl", 60_000), 300, 10_000 * MS, now, 0);
+        assert_eq!(
+            ops,
+            vec![FibOp::AddNextHop {
+                prefix: n("/sl"),
+                face: 300,
+                cost: PA_ROUTE_COST
+            }]
+        );
+        let r = &rib.routes().next().unwrap().1[0];
+        assert_eq!((r.origin, r.flags), (ORIGIN_PREFIXANN, ROUTE_CHILD_INHERIT));
+        assert_eq!(r.expires, Some(now + 10_000 * MS));
+        assert_eq!(r.ann_expires, Some(now + 60_000 * MS));
+        // slFindAnn under the prefix: the kept announcement.
+        let found = rib.sl_find_announcement(&n("/sl/a/b"), now).unwrap();
+        assert!(matches!(found, FoundAnnouncement::Kept(ref w)
+            if PrefixAnnouncement::decode(w.clone()).unwrap().announced_name() == &n("/sl")));
+        assert_eq!(rib.sl_find_announcement(&n("/other"), now), None);
+        // slRenew from a longer name finds the route above it; lifetime 0 removes it.
+        assert!(
+            rib.sl_renew(&n("/sl/a"), 301, 0, now).is_empty(),
+            "other face"
+        );
+        let ops = rib.sl_renew(&n("/sl/a"), 300, 0, now);
+        assert_eq!(
+            ops,
+            vec![FibOp::RemoveNextHop {
+                prefix: n("/sl"),
+                face: 300
+            }]
+        );
+        assert_eq!(rib.routes().count(), 0);
+    }
+
+    #[test]
+    fn an_entry_without_announcement_gets_one_made_within_15s_and_1h() {
+        let mut rib = Rib::new();
+        let now = 5 * MS;
+        let mut r = route(400, 1, 0);
+        r.expires = Some(now + 2_000 * MS);
+        rib.register(&n("/app"), r);
+        assert_eq!(
+            rib.sl_find_announcement(&n("/app/x"), now),
+            Some(FoundAnnouncement::Make {
+                prefix: n("/app"),
+                expiration_ms: 15_000
+            })
+        );
+        rib.register(&n("/app"), route(401, 1, 0)); // never expires
+        assert_eq!(
+            rib.sl_find_announcement(&n("/app"), now),
+            Some(FoundAnnouncement::Make {
+                prefix: n("/app"),
+                expiration_ms: 3_600_000
+            })
+        );
+    }
 }
