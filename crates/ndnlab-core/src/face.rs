@@ -15,6 +15,12 @@ impl FaceId {
     pub const INTERNAL: FaceId = FaceId(1);
     /// The pseudo-face that represents the content store (IncomingFaceId of CS hits).
     pub const CONTENT_STORE: FaceId = FaceId(255);
+
+    /// The id as an IncomingFaceId field value (`None` for the invalid id 0).
+    #[inline]
+    pub fn incoming_face_id(self) -> Option<std::num::NonZeroU64> {
+        std::num::NonZeroU64::new(self.0)
+    }
 }
 
 impl std::fmt::Display for FaceId {

@@ -3,6 +3,7 @@
 //! file each), the strategies in [`crate::strategy`].
 
 use std::collections::VecDeque;
+use std::num::NonZeroU64;
 
 use bytes::Bytes;
 use ndnlab_wire::{Data, Interest, Nack, NackReason, Name};
@@ -15,7 +16,9 @@ use crate::face::{FaceId, FaceInfo, FaceScope, LinkType};
 use crate::face_table::FaceTable;
 use crate::fib::Fib;
 use crate::pcct::{Pcct, NONE};
+use crate::strategy::access::AccessState;
 use crate::strategy::asf::AsfState;
+use crate::strategy::self_learning::SelfLearningState;
 use crate::strategy::StrategyKind;
 use crate::strategy_choice::StrategyChoice;
 use crate::timer::TimerQueue;
@@ -31,10 +34,24 @@ pub struct LpMeta {
     pub next_hop_face_id: Option<u64>,
     /// CongestionMark (copied from input to output).
     pub congestion_mark: u64,
-    /// IncomingFaceId: on output to local faces, the face the packet came from.
-    pub incoming_face_id: Option<u64>,
+    /// IncomingFaceId: on output to local faces, the face the packet came from (never
+    /// 0, NFD's invalid face id: the niche keeps a [`Transmit`] within 128 bytes).
+    pub incoming_face_id: Option<NonZeroU64>,
     /// CachePolicy NoCache on a Data: do not cache it.
     pub cache_policy_no_cache: bool,
+    /// NonDiscovery on an Interest (self-learning): in, the downstream marked it; out,
+    /// the strategy marks it.
+    pub non_discovery: bool,
+    /// PrefixAnnouncement on a Data (self-learning): the prefix-announcement Data TLV.
+    /// Boxed: rare, and an inline `Bytes` would make every [`Transmit`] 24 bytes larger.
+    pub prefix_announcement: Option<Box<Bytes>>,
+}
+
+impl LpMeta {
+    /// The PrefixAnnouncement, if any.
+    pub fn prefix_announcement(&self) -> Option<&Bytes> {
+        self.prefix_announcement.as_deref()
+    }
 }
 
 /// A packet to send, as wire bytes: what a face writes. No decoded view travels
@@ -278,6 +295,8 @@ pub struct Forwarder {
     pub(crate) out: VecDeque<Transmit>,
     pub(crate) counters: ForwarderCounters,
     pub(crate) asf: AsfState,
+    pub(crate) access: AccessState,
+    pub(crate) self_learning: SelfLearningState,
     pub(crate) tokens: crate::token::TokenArena,
     /// Per-packet scratch of [`Forwarder::handle_burst`] (kept to reuse its allocation).
     burst_state: Vec<BurstEntry>,
@@ -314,6 +333,8 @@ impl Forwarder {
             out: VecDeque::new(),
             counters: ForwarderCounters::default(),
             asf: AsfState::default(),
+            access: AccessState::default(),
+            self_learning: SelfLearningState::default(),
             tokens: Default::default(),
             burst_state: Vec::new(),
             burst_hashes: Vec::new(),
@@ -360,6 +381,7 @@ impl Forwarder {
         }
         self.out.retain(|t| t.face != id);
         self.asf.remove_face(id);
+        self.access.remove_face(id);
     }
 
     /// Whether a face exists.
@@ -584,7 +606,8 @@ impl Forwarder {
         self.burst_victims = (victims, vslots);
     }
 
-    /// Expire PIT entries whose lifetime ended (finalized unsatisfied).
+    /// Expire PIT entries whose lifetime ended (finalized unsatisfied), and run the
+    /// strategies' timers.
     pub fn handle_timeout(&mut self, now: Time) {
         while let Some((_, p, generation)) = self.timers.pop_due(now) {
             if !self.pcct.pit_live(p, generation) {
@@ -599,14 +622,20 @@ impl Forwarder {
         }
         self.dnl.expire(now);
         self.asf_handle_timeout(now);
+        self.access_handle_timeout(now);
+        self.self_learning_handle_timeout();
     }
 
     /// When [`Forwarder::handle_timeout`] should next be called (`None`: no timer armed).
     pub fn poll_timeout(&self) -> Option<Time> {
-        match (self.timers.next(), self.asf.next_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.timers.next(),
+            self.asf.next_timeout(),
+            self.access.next_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next packet to send.

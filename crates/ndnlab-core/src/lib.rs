@@ -2,7 +2,7 @@
 //!
 //! This crate is the forwarding logic of ndnlab and nothing else: tables (FIB,
 //! a composite PIT-CS table, Dead Nonce List, StrategyChoice, measurements),
-//! NFD's forwarding pipelines, three strategies and per-face/global counters.
+//! NFD's forwarding pipelines, NFD 24.07's six strategies and per-face/global counters.
 //! It owns **no sockets, no threads and no clock** (quinn-proto style): the
 //! runtime (`ndnlab-fwd`), the in-memory lab links and the virtual-time model
 //! all drive the same [`Forwarder`].
@@ -24,6 +24,10 @@
 //!       // 3. outputs: drain after every input batch and after handle_timeout
 //!       while let Some(t) = fw.poll_transmit() { send(t.face, t.packet, t.meta) }
 //!       //    or fw.drain_transmits(&mut vec) for bursts
+//!       //    self-learning's requests to the RIB (the core has none):
+//!       while let Some(r) = fw.poll_rib_request() { rib.apply(r) }
+//!       //    a RibRequest::FindAnnouncement is answered, now or later, with
+//!       //    fw.handle_announcement(now, id, announcement)
 //!       // 4. sleep until fw.poll_timeout() (None = no timer armed) or the next packet
 //!   }
 //!   fw.remove_face(face, now);  // drops its FIB next hops and PIT records; queued transmits to it are dropped
@@ -35,6 +39,9 @@
 //!   Malformed packets never reach the core: the runtime drops and counts them.
 //! * Packets from a face that was never added are dropped and counted
 //!   ([`DropReason::UnknownFace`]); transmits never target an unknown face.
+//! * NonDiscovery and PrefixAnnouncement (self-learning) travel in [`LpMeta`] too: in
+//!   on Interests and Data, out as the strategy sets them (a Data's announcement goes
+//!   on with it whatever the strategy).
 //! * Every output is a [`Transmit`] `{ face, packet, meta }`. `meta.pit_token` is the
 //!   token to put in the LpPacket (our token on Interests, the downstream's echoed
 //!   token on Data/Nack); `meta.incoming_face_id` is set on packets to local faces
@@ -69,7 +76,8 @@
 //! * [`fib`], [`strategy_choice`] (both on [`name_table::NameTable`], LPM by hashed prefix length)
 //! * [`pcct`] the PIT-CS composite table, [`pit`] and [`cs`] entries, [`cs_policy`] (LRU,
 //!   priority-FIFO, TinyLFU-admission LRU), [`dead_nonce`], [`token`] PIT tokens
-//! * [`pipeline`] NFD's pipelines, one file each; [`strategy`] best-route v5, multicast v5, ASF v4
+//! * [`pipeline`] NFD's pipelines, one file each; [`strategy`] NFD 24.07's best-route v5,
+//!   multicast v5, ASF v5, random v1, access v1, self-learning v1
 //!   (instance names with parameters, RTT estimator), [`network_region`] (ForwardingHint in the producer region)
 //! * [`counters`], [`face`], [`dispatch`], [`timer`] (timing wheel of PIT expiries), [`mem`]
 //!   (entry sizes for the memory bench), `prefetch` (the crate's one `unsafe`: a cache
@@ -123,6 +131,7 @@ pub use forwarder::{
     UnsolicitedDataPolicy,
 };
 pub use network_region::NetworkRegionTable;
+pub use strategy::self_learning::RibRequest;
 pub use strategy::{StrategyInstance, StrategyKind};
 pub use strategy_choice::{StrategyChoice, StrategyChoiceError};
 

@@ -28,6 +28,9 @@ pub struct InRecord {
     /// PIT entry 24 B more (the memory target is <= 256 B per entry); a downstream that
     /// does send one pays one 32 B allocation per in-record.
     pub token: Option<Box<Bytes>>,
+    /// Self-learning: the downstream's Interest was marked NonDiscovery (NFD
+    /// `InRecordInfo::isNonDiscoveryInterest`; in the record's padding).
+    pub non_discovery: bool,
 }
 
 impl InRecord {
@@ -59,6 +62,9 @@ pub struct OutRecord {
     nack: u8,
     /// Per-upstream retransmission suppression interval in ns (multicast, ASF), clamped to `u32`.
     pub suppression_interval: u32,
+    /// The Interest went out marked NonDiscovery (self-learning; NFD
+    /// `OutRecordInfo::isNonDiscoveryInterest`).
+    pub non_discovery: bool,
 }
 
 impl OutRecord {
@@ -174,6 +180,7 @@ impl PitEntry {
                 nonce,
                 expiry,
                 token: token.map(Box::new),
+                non_discovery: false,
             }),
         }
     }
@@ -202,6 +209,7 @@ impl PitEntry {
             expiry,
             nack: 0,
             suppression_interval: 0,
+            non_discovery: false,
         });
         self.out_records.last_mut().expect("just pushed")
     }

@@ -1,6 +1,6 @@
 //! StrategyChoice: which strategy handles which namespace (longest-prefix match),
 //! with NFD's versioned strategy instance names, parameters included
-//! (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000`, see
+//! (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`, see
 //! [`crate::strategy::params`]). The root always has a strategy (best-route by default).
 
 use ndnlab_wire::Name;
@@ -14,18 +14,25 @@ pub enum StrategyChoiceError {
     /// The strategy name is not a Name URI at all.
     #[error("malformed strategy name {0}")]
     BadName(String),
-    /// The strategy name is not one this forwarder implements.
-    #[error("unknown strategy {0}")]
-    UnknownStrategy(String),
-    /// A known strategy with a version this forwarder does not implement.
-    #[error("strategy {strategy} does not support version {version} (implemented: v={supported})")]
+    /// No registered strategy matches the name (NFD: "Strategy not registered", 404):
+    /// an unknown strategy, or a version above the registered one.
+    #[error("strategy {0} is not registered")]
+    NotRegistered(String),
+    /// The registered strategy refuses the requested (lower) version, as NFD's
+    /// constructor does (409).
+    #[error("{strategy} does not support version {version}")]
     UnsupportedVersion {
-        /// Short strategy name (`asf`).
+        /// NFD's class name (`AsfStrategy`).
         strategy: &'static str,
         /// Requested version.
         version: u64,
-        /// Implemented version.
-        supported: u64,
+    },
+    /// Parameters given to a strategy that takes none (random, access,
+    /// self-learning; 409).
+    #[error("{strategy} does not accept parameters")]
+    NoParameters {
+        /// NFD's class name (`RandomStrategy`).
+        strategy: &'static str,
     },
     /// Malformed, unknown or out-of-range strategy parameters.
     #[error("bad parameters for strategy {strategy}: {reason}")]
@@ -249,11 +256,15 @@ mod tests {
         assert_eq!(sc.find_effective(&n("/a/x")), StrategyKind::Multicast);
         assert!(matches!(
             sc.set(&n("/a"), &n("/localhost/nfd/strategy/best-route/v=99")),
-            Err(StrategyChoiceError::UnsupportedVersion { version: 99, .. })
+            Err(StrategyChoiceError::NotRegistered(_))
+        ));
+        assert!(matches!(
+            sc.set(&n("/a"), &n("/localhost/nfd/strategy/best-route/v=3")),
+            Err(StrategyChoiceError::UnsupportedVersion { version: 3, .. })
         ));
         assert!(matches!(
             sc.set(&n("/a"), &n("/localhost/nfd/strategy/ncc")),
-            Err(StrategyChoiceError::UnknownStrategy(_))
+            Err(StrategyChoiceError::NotRegistered(_))
         ));
         assert_eq!(sc.unset(&n("/")), Err(StrategyChoiceError::CannotUnsetRoot));
         sc.unset(&n("/a/b")).unwrap();
@@ -266,14 +277,14 @@ mod tests {
         let mut sc = StrategyChoice::default();
         let h = |s: &str| crate::hash::prefix_hashes(&n(s));
         assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
-        let asf = n("/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2");
+        let asf = n("/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2");
         assert_eq!(sc.set(&n("/a"), &asf).unwrap(), StrategyKind::Asf);
         assert_eq!(sc.instance_name(&n("/a")), Some(&asf));
         let i = sc.params_for(&n("/a/1"), &h("/a/1")).unwrap();
         assert_eq!(i.max_timeouts, Some(2));
         assert!(sc.params_for(&n("/b/1"), &h("/b/1")).is_none());
         // A bad parameter leaves the table unchanged.
-        let bad = n("/localhost/nfd/strategy/asf/v=4/probing-interval~10");
+        let bad = n("/localhost/nfd/strategy/asf/v=5/probing-interval~10");
         assert!(matches!(
             sc.set(&n("/a"), &bad),
             Err(StrategyChoiceError::BadParameters { .. })
@@ -284,7 +295,7 @@ mod tests {
         assert!(sc.params_for(&n("/a/1"), &h("/a/1")).is_none());
         assert_eq!(
             sc.instance_name(&n("/a")).unwrap().to_string(),
-            "/localhost/nfd/strategy/asf/v=4"
+            "/localhost/nfd/strategy/asf/v=5"
         );
         sc.set(&n("/a"), &asf).unwrap();
         sc.unset(&n("/a")).unwrap();

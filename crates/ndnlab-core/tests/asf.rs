@@ -74,8 +74,8 @@ fn rto_timeouts_count_up_to_max_timeouts_then_the_face_ranks_last() {
 #[test]
 fn max_timeouts_parameter_and_its_legacy_spelling() {
     for s in [
-        "/localhost/nfd/strategy/asf/v=4/max-timeouts~1",
-        "/localhost/nfd/strategy/asf/v=4/n-silent-timeouts~0",
+        "/localhost/nfd/strategy/asf/v=5/max-timeouts~1",
+        "/localhost/nfd/strategy/asf/v=5/n-silent-timeouts~0",
     ] {
         let mut lab = asf_lab(s);
         lab.send_interest(A, interest("/a/1", 1));
@@ -93,7 +93,7 @@ fn max_timeouts_parameter_and_its_legacy_spelling() {
 
 #[test]
 fn data_records_the_rtt_cancels_the_timer_and_resets_the_timeout_count() {
-    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=4");
+    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=5");
     lab.send_interest(A, interest("/a/1", 1));
     lab.take();
     lab.run_for_ms(1_000);
@@ -181,7 +181,7 @@ fn retransmissions_prefer_unused_faces_with_per_upstream_suppression_only() {
 
 #[test]
 fn probes_go_to_the_unmeasured_face_within_5s_then_every_probing_interval() {
-    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=4/probing-interval~1000");
+    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=5/probing-interval~1000");
     let start = lab.now;
     let mut probes = Vec::new();
     for n in 0..120u32 {
@@ -295,7 +295,7 @@ fn cancelled_rto_timers_do_not_pile_up() {
 /// later Data is unsolicited.
 #[test]
 fn late_probe_data_within_the_grace_is_measured() {
-    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=4/probing-interval~1000");
+    let mut lab = asf_lab("/localhost/nfd/strategy/asf/v=5/probing-interval~1000");
     let mut probed = Vec::new();
     for n in 0..200u32 {
         let uri = format!("/a/{n}");

@@ -39,7 +39,10 @@ fn cs_hit_serves_from_cache_with_content_store_face_id() {
     );
     let out = lab.take();
     assert_eq!(summary(&out), vec![(APP.0, "D".into())]);
-    assert_eq!(out[0].meta.incoming_face_id, Some(FaceId::CONTENT_STORE.0));
+    assert_eq!(
+        out[0].meta.incoming_face_id,
+        FaceId::CONTENT_STORE.incoming_face_id()
+    );
     assert_eq!(out[0].meta.pit_token, Some(tok));
     let c = lab.fw.counters();
     assert_eq!(

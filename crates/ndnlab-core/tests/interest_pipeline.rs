@@ -74,7 +74,7 @@ fn hop_limit_zero_is_dropped_and_one_goes_only_to_local_faces() {
     lab.send_interest(A, interest_with("/b/1", 3, |b| b.hop_limit(1)));
     let out = lab.take();
     assert_eq!(summary(&out), vec![(APP.0, "I".into())]);
-    assert_eq!(out[0].meta.incoming_face_id, Some(A.0));
+    assert_eq!(out[0].meta.incoming_face_id, A.incoming_face_id());
 }
 
 #[test]

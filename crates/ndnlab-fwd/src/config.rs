@@ -425,7 +425,7 @@ pub struct StaticRoute {
 pub struct StrategyEntry {
     pub prefix: String,
     /// e.g. `/localhost/nfd/strategy/multicast`, or with parameters
-    /// `/localhost/nfd/strategy/asf/v=4/probing-interval~30000`.
+    /// `/localhost/nfd/strategy/asf/v=5/probing-interval~30000`.
     pub strategy: String,
 }
 

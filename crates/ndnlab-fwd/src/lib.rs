@@ -16,12 +16,13 @@
 //! * [`runtime`]: tokio I/O tasks feeding forwarding shards, each a thread owning one
 //!   core `Forwarder`, by the Name Dispatch Table and PIT tokens, over bounded queues
 //!   with counted drops;
-//! * [`mgmt`]: the NFD management server (commands, RIB with CHILD_INHERIT/CAPTURE,
+//! * [`mgmt`]: the NFD management server (commands, `rib/announce`, RIB with
+//!   CHILD_INHERIT/CAPTURE and prefix-announcement routes, self-learning's RIB requests,
 //!   status datasets, face notifications), served only to local faces; a change is
 //!   answered once every shard has applied it;
 //! * [`metrics`]: an optional Prometheus text endpoint.
 //!
-//! Not implemented: Ethernet faces, prefix announcements (`rib/announce`).
+//! Not implemented: Ethernet faces.
 
 pub mod config;
 pub mod face;

@@ -1,4 +1,4 @@
-//! Strategy names with parameters (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000`)
+//! Strategy names with parameters (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`)
 //! through the management protocol and the config file, with NFD's status codes for the
 //! failures: 404 strategy not registered, 409 bad parameters.
 
@@ -51,7 +51,7 @@ fn parameters_are_kept_and_bad_ones_refused() {
     let fwd = TestFwd::start("strategy-params", |_| {});
     let mut c = fwd.client();
 
-    let asf = "/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2";
+    let asf = "/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2";
     let (code, text, body) = set(&mut c, "/video", asf);
     assert_eq!(code, 200, "{text}");
     assert_eq!(body.unwrap().strategy.unwrap().to_string(), asf);
@@ -72,11 +72,14 @@ fn parameters_are_kept_and_bad_ones_refused() {
 
     for (strategy, want) in [
         // below ASF's 1 s minimum probing interval
-        ("/localhost/nfd/strategy/asf/v=4/probing-interval~10", 409),
-        ("/localhost/nfd/strategy/asf/v=4/no-such-parameter~1", 409),
-        ("/localhost/nfd/strategy/asf/v=4/probing-interval~abc", 409),
+        ("/localhost/nfd/strategy/asf/v=5/probing-interval~10", 409),
+        ("/localhost/nfd/strategy/asf/v=5/no-such-parameter~1", 409),
+        ("/localhost/nfd/strategy/asf/v=5/probing-interval~abc", 409),
         ("/localhost/nfd/strategy/asf/v=99", 404),
         ("/localhost/nfd/strategy/no-such-strategy", 404),
+        // NFD 24.07 runs ASF v5: v4 finds it, and its constructor refuses v4.
+        ("/localhost/nfd/strategy/asf/v=4", 409),
+        ("/localhost/nfd/strategy/random/v=1/x~1", 409),
     ] {
         let (code, text, body) = set(&mut c, "/bad", strategy);
         assert_eq!(code, want, "{strategy}: {text}");
@@ -90,13 +93,13 @@ fn parameters_are_kept_and_bad_ones_refused() {
 fn config_file_strategies_take_parameters() {
     let toml = |s: &str| format!("[[strategy]]\nprefix = \"/a\"\nstrategy = \"{s}\"\n");
     let ok = FwdConfig::from_toml(
-        &toml("/localhost/nfd/strategy/asf/v=4/probing-interval~5000"),
+        &toml("/localhost/nfd/strategy/asf/v=5/probing-interval~5000"),
         "t.toml".as_ref(),
     )
     .unwrap();
     ok.validate().unwrap();
     let bad = FwdConfig::from_toml(
-        &toml("/localhost/nfd/strategy/asf/v=4/probing-interval~1"),
+        &toml("/localhost/nfd/strategy/asf/v=5/probing-interval~1"),
         "t.toml".as_ref(),
     )
     .unwrap();
@@ -116,7 +119,7 @@ fn refused_changes_leave_the_choices_unchanged() {
     for threads in [1, 2] {
         let fwd = TestFwd::start("strategy-refused", |c| c.forwarder.threads = threads);
         let mut c = fwd.client();
-        let asf = "/localhost/nfd/strategy/asf/v=4/max-timeouts~2";
+        let asf = "/localhost/nfd/strategy/asf/v=5/max-timeouts~2";
         let (code, text, _) = set(&mut c, "/video", asf);
         assert_eq!(code, 200, "{text}");
         let before = listed(&mut c);
@@ -128,25 +131,25 @@ fn refused_changes_leave_the_choices_unchanged() {
                 "/video",
                 "/localhost/nfd/strategy/no-such-strategy",
                 404,
-                "unknown strategy",
+                "Strategy not registered",
             ),
             (
                 "/video",
                 "/localhost/nfd/strategy/asf/v=99",
                 404,
-                "version 99",
+                "Strategy not registered",
             ),
             (
                 "/video",
-                "/localhost/nfd/strategy/asf/v=4/max-timeouts~x",
+                "/localhost/nfd/strategy/asf/v=5/max-timeouts~x",
                 409,
                 "max-timeouts",
             ),
             (
                 "/new",
                 "/localhost/nfd/strategy/best-route/v=1",
-                404,
-                "version 1",
+                409,
+                "BestRouteStrategy does not support version 1",
             ),
             (
                 "/new",

@@ -36,6 +36,7 @@ pub mod nack;
 pub mod name;
 pub mod packet;
 pub mod packet_buf;
+pub mod prefix_ann;
 pub mod signature;
 pub mod tlv;
 mod uri;
@@ -51,6 +52,7 @@ pub use nack::{Nack, NackReason};
 pub use name::{Name, NameBuilder};
 pub use packet::Packet;
 pub use packet_buf::packet_bytes;
+pub use prefix_ann::{PrefixAnnError, PrefixAnnouncement};
 pub use signature::{
     sig_type, DigestSha256, IsoTime, KeyLocator, SignError, SignatureInfo, Signer, ValidityPeriod,
 };

@@ -434,7 +434,7 @@ fn walk(
     Ok(sig_type)
 }
 
-fn parse_validity(buf: &[u8], e: &tlv::Element) -> Result<ValidityPeriod, DecodeError> {
+pub(crate) fn parse_validity(buf: &[u8], e: &tlv::Element) -> Result<ValidityPeriod, DecodeError> {
     let mut it = tlv::Elements::new(buf, e.value.clone());
     let mut time = |typ: u64, field: &'static str| -> Result<IsoTime, DecodeError> {
         let x = it.next().ok_or(DecodeError::Missing { field })??;

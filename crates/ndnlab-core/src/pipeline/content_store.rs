@@ -28,7 +28,7 @@ impl Forwarder {
         let localhost = is_localhost(name);
         let meta = LpMeta {
             pit_token: meta.pit_token,
-            incoming_face_id: Some(FaceId::CONTENT_STORE.0),
+            incoming_face_id: FaceId::CONTENT_STORE.incoming_face_id(),
             ..Default::default()
         };
         self.outgoing_data(from, wire, localhost, meta);

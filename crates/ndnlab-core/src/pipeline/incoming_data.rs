@@ -148,7 +148,13 @@ impl Forwarder {
             let strategy = e.strategy;
             // The strategy's trigger, when it has one, acts on the entry: looked up again.
             let e = if strategy.acts_before_satisfy() {
-                self.before_satisfy(strategy, now, from, p);
+                if strategy == StrategyKind::SelfLearning && cands.len() == 1 {
+                    // NFD: the only matched entry's strategy runs the Data step itself
+                    // (`afterReceiveData`); only self-learning overrides it.
+                    self.self_learning_after_receive_data(now, from, p, data, meta, localhost);
+                    return;
+                }
+                self.before_satisfy(strategy, now, from, p, data.name());
                 self.pcct.pit_mut(p).expect("live")
             } else {
                 e
@@ -186,10 +192,13 @@ impl Forwarder {
             }
         }
         let congestion_mark = meta.congestion_mark;
+        // A PrefixAnnouncement travels with its Data, whatever the strategy (NFD keeps
+        // it as a tag on the Data).
         let out_meta = |token| LpMeta {
             pit_token: token,
             congestion_mark,
-            incoming_face_id: Some(from.0),
+            incoming_face_id: from.incoming_face_id(),
+            prefix_announcement: meta.prefix_announcement.clone(),
             ..Default::default()
         };
         // The last downstream gets the incoming bytes themselves (a clone costs a

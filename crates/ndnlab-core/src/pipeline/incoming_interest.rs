@@ -180,8 +180,10 @@ impl Forwarder {
             Some(t) => t,
             None => now.saturating_add(interest.lifetime_ns()),
         };
+        let non_discovery = meta.non_discovery;
         if let Some(kind) = self.content_store_miss(now, from, p, &interest, nonce, meta, expiry) {
-            self.after_receive_interest(kind, now, from, p, interest, hashes, (nonce, expiry));
+            let sent = (nonce, expiry);
+            self.after_receive_interest(kind, now, from, p, interest, hashes, sent, non_discovery);
         }
     }
 

@@ -9,7 +9,8 @@ use crate::Time;
 
 impl Forwarder {
     /// Send the Interest of PIT entry `p` (as received from `from`) to `to`:
-    /// out-record, PIT token, counters. The bytes are the incoming ones.
+    /// out-record, PIT token, counters. The bytes are the incoming ones. Returns
+    /// whether it was sent (NFD `onOutgoingInterest` returning an out-record).
     #[inline]
     pub(crate) fn outgoing_interest(
         &mut self,
@@ -18,10 +19,10 @@ impl Forwarder {
         p: u32,
         to: FaceId,
         interest: Interest,
-    ) {
+    ) -> bool {
         let nonce = interest.nonce().unwrap_or(0);
         let expiry = now.saturating_add(interest.lifetime_ns());
-        self.outgoing_interest_with(now, from, p, to, interest, nonce, expiry);
+        self.outgoing_interest_meta(now, from, p, to, interest, nonce, expiry, false)
     }
 
     /// [`Forwarder::outgoing_interest`] given the Interest's Nonce and the end of its
@@ -29,6 +30,7 @@ impl Forwarder {
     /// already read: parsing both again (a TLV read, a jump on the lifetime's width, a
     /// multiply) cost ~25 instructions per forwarded Interest in callgrind.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn outgoing_interest_with(
         &mut self,
         now: Time,
@@ -39,14 +41,31 @@ impl Forwarder {
         nonce: u32,
         expiry: Time,
     ) {
+        self.outgoing_interest_meta(now, from, p, to, interest, nonce, expiry, false);
+    }
+
+    /// [`Forwarder::outgoing_interest_with`], marking the Interest NonDiscovery
+    /// (self-learning) when `non_discovery`; returns whether it was sent.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn outgoing_interest_meta(
+        &mut self,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        to: FaceId,
+        interest: Interest,
+        nonce: u32,
+        expiry: Time,
+        non_discovery: bool,
+    ) -> bool {
         let Some(out_face) = self.faces.get_mut(&to.0) else {
             self.drop_packet(DropReason::UnknownFace);
-            return;
+            return false;
         };
         if !out_face.is_local() && interest.hop_limit() == Some(0) {
             out_face.counters.n_out_hop_limit_zero += 1;
             self.drop_packet(DropReason::OutHopLimitZero);
-            return;
+            return false;
         }
         out_face.counters.n_out_interests += 1;
         let to_local = out_face.is_local();
@@ -56,11 +75,12 @@ impl Forwarder {
             .pit_tokens
             .then(|| self.tokens.make(self.pcct.token_of(p)));
         if let Some(e) = self.pcct.pit_mut(p) {
-            e.insert_out_record(to, nonce, now, expiry);
+            e.insert_out_record(to, nonce, now, expiry).non_discovery = non_discovery;
         }
         let meta = LpMeta {
             pit_token: token,
-            incoming_face_id: to_local.then_some(from.0),
+            incoming_face_id: from.incoming_face_id().filter(|_| to_local),
+            non_discovery,
             ..Default::default()
         };
         self.out.push_back(Transmit {
@@ -68,6 +88,7 @@ impl Forwarder {
             packet: OutPacket::Interest(interest.into_wire()),
             meta,
         });
+        true
     }
 
     /// The stored Interest of entry `p` (for retries and Nacks; rare paths).

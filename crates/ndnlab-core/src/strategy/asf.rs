@@ -1,4 +1,4 @@
-//! ASF v4 (NFD `AsfStrategy`, Adaptive Smoothed RTT-based Forwarding):
+//! ASF v5 (NFD 24.07 `AsfStrategy`, Adaptive Smoothed RTT-based Forwarding):
 //!
 //! * **Measurements** per (FIB prefix, face), kept 5 minutes after last use
 //!   (NFD `MEASUREMENTS_LIFETIME`): an [`RttEstimator`] (SRTT, RTTVAR, RTO), the last
@@ -27,7 +27,7 @@
 //!   with the least severe reason once every upstream Nacked). No retry on another
 //!   face: the consumer's retransmission will pick the next-ranked face.
 //!
-//! Parameters (`/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2`,
+//! Parameters (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2`,
 //! `retx-suppression-*`) are parsed in [`super::params`].
 //!
 //! * As NFD, a satisfied entry stays [`SATISFIED_GRACE`] (50 ms) in the PIT, with no

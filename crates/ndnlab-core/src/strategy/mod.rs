@@ -1,24 +1,33 @@
 //! Forwarding strategies (NFD triggers), selected per namespace by StrategyChoice.
 //!
+//! The six strategies NFD 24.07 registers, under the same names and versions:
+//!
 //! | kind | NFD name | file |
 //! |---|---|---|
 //! | [`StrategyKind::BestRoute`] | `/localhost/nfd/strategy/best-route/v=5` | `best_route.rs` |
 //! | [`StrategyKind::Multicast`] | `/localhost/nfd/strategy/multicast/v=5` | `multicast.rs` |
-//! | [`StrategyKind::Asf`] | `/localhost/nfd/strategy/asf/v=4` | `asf.rs` (+ `rtt.rs`) |
+//! | [`StrategyKind::Asf`] | `/localhost/nfd/strategy/asf/v=5` | `asf.rs` (+ `rtt.rs`) |
+//! | [`StrategyKind::Random`] | `/localhost/nfd/strategy/random/v=1` | `random.rs` |
+//! | [`StrategyKind::Access`] | `/localhost/nfd/strategy/access/v=1` | `access.rs` (+ `rtt.rs`) |
+//! | [`StrategyKind::SelfLearning`] | `/localhost/nfd/strategy/self-learning/v=1` | `self_learning.rs` |
 //!
 //! Triggers: `after_receive_interest`, `after_receive_nack`, `before_satisfy`
-//! (Data arrived for an entry), `on_unsatisfied` (entry expired or rejected).
+//! (Data arrived for an entry; self-learning takes over the whole Data step, as its
+//! NFD `afterReceiveData` does), `on_unsatisfied` (entry expired or rejected).
 //! Shared actions are in this file: FIB lookup with ForwardingHint and the network
 //! region table (NFD `lookupFib`, forwarding-hint stripping in the producer region),
 //! next-hop eligibility, NFD's `ProcessNackTraits`; NFD's RetxSuppressionExponential
 //! is in `retx.rs`; instance names with parameters in `params.rs`.
 
+pub mod access;
 pub mod asf;
 mod best_route;
 mod multicast;
 pub mod params;
+mod random;
 mod retx;
 pub mod rtt;
+pub mod self_learning;
 
 use bytes::{BufMut, BytesMut};
 use ndnlab_wire::tlv::{self, types};
@@ -37,7 +46,7 @@ use best_route::BestRoute;
 pub use params::{RetxParams, StrategyInstance};
 pub(crate) use retx::Retx;
 
-/// The strategies this forwarder implements.
+/// The strategies this forwarder implements: the six NFD 24.07 registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum StrategyKind {
     /// Best route (lowest cost), with exponential retransmission suppression.
@@ -47,40 +56,77 @@ pub enum StrategyKind {
     Multicast,
     /// Adaptive SRTT-based forwarding with probing.
     Asf,
+    /// One eligible next hop drawn at random.
+    Random,
+    /// Last working next hop per prefix, multicast on a miss or an RTO timeout.
+    Access,
+    /// Broadcast discovery, routes learned from prefix announcements.
+    SelfLearning,
 }
 
 pub(crate) const PREFIX: &str = "/localhost/nfd/strategy/";
 
 impl StrategyKind {
     /// Every kind.
-    pub const ALL: [StrategyKind; 3] = [
+    pub const ALL: [StrategyKind; 6] = [
         StrategyKind::BestRoute,
         StrategyKind::Multicast,
         StrategyKind::Asf,
+        StrategyKind::Random,
+        StrategyKind::Access,
+        StrategyKind::SelfLearning,
     ];
 
-    /// Whether [`Forwarder::before_satisfy`] does anything for this kind (only ASF's
-    /// does: an RTT sample), so that callers can skip the call.
+    /// Whether [`Forwarder::before_satisfy`] does anything for this kind (ASF: an RTT
+    /// sample; access: its RTO timer and measurements; self-learning: its whole Data
+    /// step), so that callers can skip the call for the others.
     #[inline]
     pub(crate) fn acts_before_satisfy(self) -> bool {
-        self == StrategyKind::Asf
+        matches!(
+            self,
+            StrategyKind::Asf | StrategyKind::Access | StrategyKind::SelfLearning
+        )
     }
 
-    /// Short name (`best-route`, `multicast`, `asf`).
+    /// Short name (`best-route`, `multicast`, `asf`, `random`, `access`, `self-learning`).
     pub fn short(self) -> &'static str {
         match self {
             StrategyKind::BestRoute => "best-route",
             StrategyKind::Multicast => "multicast",
             StrategyKind::Asf => "asf",
+            StrategyKind::Random => "random",
+            StrategyKind::Access => "access",
+            StrategyKind::SelfLearning => "self-learning",
         }
     }
 
-    /// Implemented version.
+    /// NFD's class name (`BestRouteStrategy`, ...), as its error messages spell it.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            StrategyKind::BestRoute => "BestRouteStrategy",
+            StrategyKind::Multicast => "MulticastStrategy",
+            StrategyKind::Asf => "AsfStrategy",
+            StrategyKind::Random => "RandomStrategy",
+            StrategyKind::Access => "AccessStrategy",
+            StrategyKind::SelfLearning => "SelfLearningStrategy",
+        }
+    }
+
+    /// The version NFD 24.07 registers (the one implemented).
     pub fn version(self) -> u64 {
         match self {
-            StrategyKind::BestRoute | StrategyKind::Multicast => 5,
-            StrategyKind::Asf => 4,
+            StrategyKind::BestRoute | StrategyKind::Multicast | StrategyKind::Asf => 5,
+            StrategyKind::Random | StrategyKind::Access | StrategyKind::SelfLearning => 1,
         }
+    }
+
+    /// Whether the instance name may carry parameters after the version (NFD: the
+    /// strategies that parse `StrategyParameters`; the others refuse any).
+    pub fn accepts_parameters(self) -> bool {
+        matches!(
+            self,
+            StrategyKind::BestRoute | StrategyKind::Multicast | StrategyKind::Asf
+        )
     }
 
     /// NFD's versioned strategy name as a URI.
@@ -93,8 +139,7 @@ impl StrategyKind {
         Name::from_uri(&self.uri()).expect("valid strategy name")
     }
 
-    /// The strategy named `name`: `/localhost/nfd/strategy/<name>` with the implemented
-    /// version or without a version (meaning the latest), without parameters (see
+    /// The strategy named `name` without parameters, as NFD resolves it (see
     /// [`StrategyInstance::parse`] for names with parameters and error reasons).
     pub fn from_name(name: &Name) -> Option<StrategyKind> {
         StrategyInstance::parse(name)
@@ -151,6 +196,7 @@ impl Forwarder {
         mut interest: Interest,
         hashes: &[u64],
         sent: (u32, Time),
+        non_discovery: bool,
     ) {
         // Replaced in place only when there is a hint (a conditional rebinding copied
         // the 128-byte view on every Interest).
@@ -176,6 +222,20 @@ impl Forwarder {
             StrategyKind::Asf => {
                 self.asf_after_receive_interest(now, from, p, interest, hashes, &prm)
             }
+            StrategyKind::Random => {
+                self.random_after_receive_interest(now, from, p, interest, hashes)
+            }
+            StrategyKind::Access => {
+                self.access_after_receive_interest(now, from, p, interest, hashes)
+            }
+            StrategyKind::SelfLearning => self.self_learning_after_receive_interest(
+                now,
+                from,
+                p,
+                interest,
+                hashes,
+                non_discovery,
+            ),
         }
     }
 
@@ -186,23 +246,40 @@ impl Forwarder {
         now: Time,
         from: FaceId,
         p: u32,
-        _reason: NackReason,
+        reason: NackReason,
     ) {
         match kind {
-            StrategyKind::BestRoute | StrategyKind::Multicast => self.process_nack(now, p),
+            StrategyKind::BestRoute | StrategyKind::Multicast | StrategyKind::Random => {
+                self.process_nack(now, p)
+            }
             StrategyKind::Asf => self.asf_after_receive_nack(now, from, p),
+            // NFD's access strategy keeps the default trigger: a Nack changes nothing.
+            StrategyKind::Access => {}
+            StrategyKind::SelfLearning => {
+                self.self_learning_after_receive_nack(now, from, p, reason)
+            }
         }
     }
 
-    /// Trigger: Data from `from` is about to satisfy entry `p`.
-    pub(crate) fn before_satisfy(&mut self, kind: StrategyKind, now: Time, from: FaceId, p: u32) {
-        if kind.acts_before_satisfy() {
-            self.asf_before_satisfy(now, from, p);
+    /// Trigger: Data from `from` is about to satisfy entry `p` (ASF and access; the
+    /// Data pipeline hands self-learning's single matches to its own Data step).
+    pub(crate) fn before_satisfy(
+        &mut self,
+        kind: StrategyKind,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        data_name: &Name,
+    ) {
+        match kind {
+            StrategyKind::Asf => self.asf_before_satisfy(now, from, p),
+            StrategyKind::Access => self.access_before_satisfy(now, from, p, data_name),
+            _ => {}
         }
     }
 
     /// Trigger: entry `e` is finalized unsatisfied. No strategy needs it: ASF counts
-    /// timeouts with its own per-face RTO timers, as NFD's ASF v4 does.
+    /// timeouts with its own per-face RTO timers, as NFD's ASF does.
     pub(crate) fn strategy_on_unsatisfied(&mut self, _now: Time, _e: &PitEntry) {}
 
     /// The parameters of the strategy instance for `name`: the StrategyChoice entry's
@@ -429,8 +506,8 @@ mod tests {
         }
         let n = Name::from_uri("/localhost/nfd/strategy/best-route").unwrap();
         assert_eq!(StrategyKind::from_name(&n), Some(StrategyKind::BestRoute));
-        assert_eq!(StrategyKind::Asf.uri(), "/localhost/nfd/strategy/asf/v=4");
-        let with_params = Name::from_uri("/localhost/nfd/strategy/asf/v=4/max-timeouts~2").unwrap();
+        assert_eq!(StrategyKind::Asf.uri(), "/localhost/nfd/strategy/asf/v=5");
+        let with_params = Name::from_uri("/localhost/nfd/strategy/asf/v=5/max-timeouts~2").unwrap();
         assert_eq!(StrategyKind::from_name(&with_params), None);
         let bad = Name::from_uri("/localhost/nfd/strategy/best-route/v=3").unwrap();
         assert_eq!(StrategyKind::from_name(&bad), None);

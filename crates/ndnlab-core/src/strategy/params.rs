@@ -1,18 +1,30 @@
-//! Strategy instance names with parameters (NFD `Strategy::parseInstanceName` and
-//! `StrategyParameters`):
+//! Strategy instance names with parameters, resolved as NFD 24.07 does
+//! (`Strategy::find`, `parseInstanceName`, `makeInstanceName` and each strategy's
+//! constructor):
 //!
 //! ```text
 //! /localhost/nfd/strategy/<name>[/v=<version>[/<param>~<value>]...]
 //! ```
 //!
-//! Parameters follow the version component, so a name with parameters must carry a
-//! version. Accepted parameters (values in milliseconds unless said):
+//! * The last version component splits the name into the strategy name (up to and
+//!   including it) and the parameters (after it).
+//! * Without a version, the strategy is the highest registered name under the given
+//!   name (`/localhost/nfd/strategy/asf` is `asf/v=5`), and the instance name gets that
+//!   version appended. With a version, it is the first registered name at or above it
+//!   in canonical order, provided it has the same strategy name: a version above the
+//!   registered one finds nothing ("Strategy not registered", 404), a lower one finds
+//!   the registered strategy, whose constructor then refuses it ("AsfStrategy does not
+//!   support version 4", 409).
+//! * random, access and self-learning refuse any parameter (409); best-route,
+//!   multicast and ASF read theirs.
+//!
+//! Accepted parameters (values in milliseconds unless said):
 //!
 //! | parameter | strategies | meaning |
 //! |---|---|---|
-//! | `retx-suppression-initial` | all | initial suppression interval (> 0; default 10) |
-//! | `retx-suppression-max` | all | maximum interval (>= initial; default 250) |
-//! | `retx-suppression-multiplier` | all | interval multiplier (real >= 1; default 2) |
+//! | `retx-suppression-initial` | best-route, multicast, asf | initial suppression interval (> 0; default 10) |
+//! | `retx-suppression-max` | best-route, multicast, asf | maximum interval (>= initial; default 250) |
+//! | `retx-suppression-multiplier` | best-route, multicast, asf | interval multiplier (real >= 1; default 2) |
 //! | `probing-interval` | asf | time between probes (>= 1000; default 60000) |
 //! | `max-timeouts` | asf | RTO timeouts before a face is ranked as timed out (default 3) |
 //! | `n-silent-timeouts` | asf | ASF v1-v3 spelling: timeouts ignored; `max-timeouts = n + 1` |
@@ -22,7 +34,7 @@
 
 use ndnlab_wire::Name;
 
-use super::{StrategyKind, PREFIX};
+use super::StrategyKind;
 use crate::strategy_choice::StrategyChoiceError;
 use crate::{Time, MS};
 
@@ -105,8 +117,8 @@ impl StrategyInstance {
         }
     }
 
-    /// The instance name (NFD `makeInstanceName`): the given name, with the implemented
-    /// version appended when it had none.
+    /// The instance name (NFD `makeInstanceName`): the given name, with the registered
+    /// version appended when it had none. This is what `strategy-choice/list` reports.
     pub fn name(&self) -> &Name {
         &self.name
     }
@@ -124,52 +136,48 @@ impl StrategyInstance {
         Self::parse(&name)
     }
 
-    /// Parse an NFD strategy instance name. Errors name the problem (unknown strategy,
-    /// unsupported version, bad parameter).
+    /// Parse an NFD strategy instance name as NFD 24.07 resolves it (see the module
+    /// documentation). Errors say why, with NFD's status: not registered (404), a
+    /// version or parameters the strategy refuses (409).
     ///
     /// This is the one place where a strategy name is read: management and the
     /// configuration loader parse once and hand the resulting instance on
     /// ([`crate::StrategyChoice::set_instance`]), so that nothing downstream
     /// re-reads the name.
     pub fn parse(name: &Name) -> Result<Self, StrategyChoiceError> {
-        let unknown = || StrategyChoiceError::UnknownStrategy(name.to_string());
-        let base = Name::from_uri(PREFIX.trim_end_matches('/')).expect("strategy prefix");
-        if name.len() <= base.len() || !base.is_prefix_of(name) {
-            return Err(unknown());
-        }
-        let short = name.get(base.len()).ok_or_else(unknown)?;
-        if short.typ != ndnlab_wire::tlv::types::GENERIC_NAME_COMPONENT {
-            return Err(unknown());
-        }
-        let kind = StrategyKind::ALL
-            .into_iter()
-            .find(|k| k.short().as_bytes() == short.value)
-            .ok_or_else(unknown)?;
-        let vpos = base.len() + 1;
-        let version = match name.get(vpos) {
-            None => None,
-            Some(c) => match c.as_version() {
-                Some(v) => Some(v),
-                // Anything but a version after the strategy name makes another
-                // (unknown) strategy name, as in NFD.
-                None => return Err(unknown()),
-            },
+        let (strategy_name, version, params_at) = split_instance_name(name);
+        let kind = find_registered(&strategy_name, version)
+            .ok_or_else(|| StrategyChoiceError::NotRegistered(name.to_string()))?;
+        let unsupported = |v| StrategyChoiceError::UnsupportedVersion {
+            strategy: kind.class_name(),
+            version: v,
         };
+        if !kind.accepts_parameters() {
+            // random, access, self-learning: parameters are checked first.
+            if params_at < name.len() {
+                return Err(StrategyChoiceError::NoParameters {
+                    strategy: kind.class_name(),
+                });
+            }
+            if let Some(v) = version.filter(|&v| v != kind.version()) {
+                return Err(unsupported(v));
+            }
+        } else if let Some(v) = version.filter(|&v| v != kind.version()) {
+            return Err(unsupported(v));
+        }
         let mut inst = StrategyInstance::from_kind(kind);
-        let Some(v) = version else {
-            return Ok(inst); // no version, hence no parameters
+        // NFD `makeInstanceName`: a name without any version gets the registered one.
+        inst.name = if name.iter().any(|c| c.as_version().is_some()) {
+            name.clone()
+        } else {
+            name.append_version(kind.version())
         };
-        if v != kind.version() {
-            return Err(StrategyChoiceError::UnsupportedVersion {
-                strategy: kind.short(),
-                version: v,
-                supported: kind.version(),
-            });
+        if params_at >= name.len() {
+            return Ok(inst);
         }
         let mut retx: Option<RetxParams> = None;
         let mut seen: Vec<String> = Vec::new();
-        for i in vpos + 1..name.len() {
-            let c = name.get(i).ok_or_else(unknown)?;
+        for c in name.iter().skip(params_at) {
             let text =
                 std::str::from_utf8(c.value).map_err(|_| bad(kind, "non-UTF-8 parameter"))?;
             let (key, value) = text
@@ -234,9 +242,56 @@ impl StrategyInstance {
             }
         }
         inst.retx = retx;
-        inst.name = name.clone();
         Ok(inst)
     }
+}
+
+/// NFD `parseInstanceName`: the strategy name (up to and including the last version
+/// component after the first component), that version, and where the parameters
+/// start; without a version, the whole name, `None`, and the name's length.
+fn split_instance_name(name: &Name) -> (Name, Option<u64>, usize) {
+    for i in (1..name.len()).rev() {
+        if let Some(v) = name.get(i).and_then(|c| c.as_version()) {
+            return (name.prefix(i + 1), Some(v), i + 1);
+        }
+    }
+    (name.clone(), None, name.len())
+}
+
+/// The registered strategy names in canonical order (NFD's registry is a sorted map).
+fn registry() -> &'static [(Name, StrategyKind)] {
+    static REGISTRY: std::sync::OnceLock<Vec<(Name, StrategyKind)>> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r: Vec<(Name, StrategyKind)> =
+            StrategyKind::ALL.iter().map(|k| (k.name(), *k)).collect();
+        r.sort_by(|a, b| a.0.cmp(&b.0));
+        r
+    })
+}
+
+/// NFD `Strategy::find`. With a version: the first registered name at or above
+/// `strategy_name` in canonical order, if it has the same name before the version
+/// (so a lower version finds the registered strategy, a higher one nothing). Without:
+/// the highest registered name under `strategy_name` (a non-empty name).
+fn find_registered(strategy_name: &Name, version: Option<u64>) -> Option<StrategyKind> {
+    let reg = registry();
+    if version.is_some() {
+        let base = strategy_name.prefix(strategy_name.len() - 1);
+        return reg
+            .iter()
+            .find(|(n, _)| n >= strategy_name)
+            .filter(|(n, _)| base.is_prefix_of(n))
+            .map(|(_, k)| *k);
+    }
+    if strategy_name.is_empty() {
+        return None;
+    }
+    // Registered names under `strategy_name` are exactly those between it and its
+    // successor: the highest of them is the last one below the successor.
+    reg.iter()
+        .rev()
+        .find(|(n, _)| strategy_name.is_prefix_of(n))
+        .map(|(_, k)| *k)
 }
 
 fn bad(kind: StrategyKind, reason: impl Into<String>) -> StrategyChoiceError {
@@ -277,46 +332,167 @@ mod tests {
         StrategyInstance::parse(&Name::from_uri(s).unwrap())
     }
 
+    /// What NFD 24.07's `strategy-choice/set` does with a name: the instance name it
+    /// reports, or the StatusCode it answers (404 not registered, 409 the strategy's
+    /// constructor refused).
+    #[derive(Debug, PartialEq)]
+    enum Nfd {
+        Ok(StrategyKind, &'static str),
+        NotRegistered,
+        Refused(&'static str),
+    }
+
+    fn nfd(s: &str) -> Nfd {
+        match parse(s) {
+            Ok(i) => {
+                let name = i.name().to_string();
+                Nfd::Ok(i.kind, Box::leak(name.into_boxed_str()))
+            }
+            Err(StrategyChoiceError::NotRegistered(_)) => Nfd::NotRegistered,
+            Err(e) => Nfd::Refused(Box::leak(e.to_string().into_boxed_str())),
+        }
+    }
+
+    #[test]
+    fn names_and_versions_resolve_as_in_nfd_24_07() {
+        use Nfd::*;
+        use StrategyKind as K;
+        let s = "/localhost/nfd/strategy";
+        let table: &[(&str, Nfd)] = &[
+            // Without a version: the registered (latest) one, appended.
+            ("best-route", Ok(K::BestRoute, "best-route/v=5")),
+            ("multicast", Ok(K::Multicast, "multicast/v=5")),
+            ("asf", Ok(K::Asf, "asf/v=5")),
+            ("random", Ok(K::Random, "random/v=1")),
+            ("access", Ok(K::Access, "access/v=1")),
+            ("self-learning", Ok(K::SelfLearning, "self-learning/v=1")),
+            // The registered version.
+            ("best-route/v=5", Ok(K::BestRoute, "best-route/v=5")),
+            ("multicast/v=5", Ok(K::Multicast, "multicast/v=5")),
+            ("asf/v=5", Ok(K::Asf, "asf/v=5")),
+            ("random/v=1", Ok(K::Random, "random/v=1")),
+            ("access/v=1", Ok(K::Access, "access/v=1")),
+            (
+                "self-learning/v=1",
+                Ok(K::SelfLearning, "self-learning/v=1"),
+            ),
+            // A version above the registered one: nothing found.
+            ("best-route/v=6", NotRegistered),
+            ("asf/v=6", NotRegistered),
+            ("random/v=2", NotRegistered),
+            ("self-learning/v=99", NotRegistered),
+            // A lower version finds the strategy, whose constructor refuses it.
+            ("asf/v=4", Refused("AsfStrategy does not support version 4")),
+            ("asf/v=1", Refused("AsfStrategy does not support version 1")),
+            (
+                "best-route/v=4",
+                Refused("BestRouteStrategy does not support version 4"),
+            ),
+            (
+                "multicast/v=0",
+                Refused("MulticastStrategy does not support version 0"),
+            ),
+            (
+                "random/v=0",
+                Refused("RandomStrategy does not support version 0"),
+            ),
+            (
+                "access/v=0",
+                Refused("AccessStrategy does not support version 0"),
+            ),
+            // Parameters: read by best-route, multicast, asf; refused by the others
+            // (before the version is looked at).
+            (
+                "asf/v=5/probing-interval~30000/max-timeouts~2",
+                Ok(K::Asf, "asf/v=5/probing-interval~30000/max-timeouts~2"),
+            ),
+            (
+                "multicast/v=5/retx-suppression-initial~20",
+                Ok(K::Multicast, "multicast/v=5/retx-suppression-initial~20"),
+            ),
+            (
+                "random/v=1/x~1",
+                Refused("RandomStrategy does not accept parameters"),
+            ),
+            (
+                "access/v=0/x~1",
+                Refused("AccessStrategy does not accept parameters"),
+            ),
+            (
+                "self-learning/v=1/x~1",
+                Refused("SelfLearningStrategy does not accept parameters"),
+            ),
+            // Unknown names, and parameters without a version (another name).
+            ("ncc", NotRegistered),
+            ("best", NotRegistered),
+            ("asf/probing-interval~30000", NotRegistered),
+            ("asf/x/v=5", NotRegistered),
+            // NFD's lookup also accepts a prefix of the strategy names: the highest
+            // registered name under it, in canonical order (self-learning's component
+            // is the longest), its version appended to the given name.
+            ("", Ok(K::SelfLearning, "v=1")),
+        ];
+        for (suffix, want) in table {
+            let uri = if suffix.is_empty() {
+                s.to_string()
+            } else {
+                format!("{s}/{suffix}")
+            };
+            let want = match want {
+                Ok(k, n) => Ok(*k, Box::leak(format!("{s}/{n}").into_boxed_str())),
+                other => match other {
+                    NotRegistered => NotRegistered,
+                    Refused(t) => Refused(t),
+                    Ok(..) => unreachable!(),
+                },
+            };
+            assert_eq!(nfd(&uri), want, "{uri}");
+        }
+        assert_eq!(nfd("/localhost"), Ok(K::SelfLearning, "/localhost/v=1"));
+        assert_eq!(nfd("/"), NotRegistered);
+        assert_eq!(nfd("/a/b"), NotRegistered);
+    }
+
     #[test]
     fn asf_parameters() {
         let i =
-            parse("/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2").unwrap();
+            parse("/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2").unwrap();
         assert_eq!(i.kind, StrategyKind::Asf);
         assert_eq!(i.probing_interval, Some(30_000 * MS));
         assert_eq!(i.max_timeouts, Some(2));
         assert_eq!(
             i.name().to_string(),
-            "/localhost/nfd/strategy/asf/v=4/probing-interval~30000/max-timeouts~2"
+            "/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2"
         );
-        let i = parse("/localhost/nfd/strategy/asf/v=4/n-silent-timeouts~0").unwrap();
+        let i = parse("/localhost/nfd/strategy/asf/v=5/n-silent-timeouts~0").unwrap();
         assert_eq!(i.max_timeouts, Some(1));
         let i = parse(
-            "/localhost/nfd/strategy/asf/v=4/retx-suppression-multiplier~2.5/probing-interval~45000",
+            "/localhost/nfd/strategy/asf/v=5/retx-suppression-multiplier~2.5/probing-interval~45000",
         )
         .unwrap();
         assert_eq!(i.retx.unwrap().multiplier, 2.5);
         assert_eq!(i.retx.unwrap().initial, 10 * MS);
         let i = parse("/localhost/nfd/strategy/asf").unwrap();
         assert!(!i.has_params());
-        assert_eq!(i.name().to_string(), "/localhost/nfd/strategy/asf/v=4");
+        assert_eq!(i.name().to_string(), "/localhost/nfd/strategy/asf/v=5");
     }
 
     #[test]
     fn bad_names_and_parameters_are_rejected_with_a_reason() {
         let err = |s: &str| parse(s).unwrap_err().to_string();
-        assert!(err("/localhost/nfd/strategy/asf/v=4/probing-interval~500").contains(">= 1000"));
-        assert!(err("/localhost/nfd/strategy/asf/v=4/probing-interval~-1").contains("non-negative"));
+        assert!(err("/localhost/nfd/strategy/asf/v=5/probing-interval~500").contains(">= 1000"));
+        assert!(err("/localhost/nfd/strategy/asf/v=5/probing-interval~-1").contains("non-negative"));
         assert!(
-            err("/localhost/nfd/strategy/asf/v=4/probing-interval~abc").contains("non-negative")
+            err("/localhost/nfd/strategy/asf/v=5/probing-interval~abc").contains("non-negative")
         );
-        assert!(err("/localhost/nfd/strategy/asf/v=4/foo~1").contains("unknown parameter foo"));
-        assert!(err("/localhost/nfd/strategy/asf/v=4/probing-interval").contains("<parameter>~"));
+        assert!(err("/localhost/nfd/strategy/asf/v=5/foo~1").contains("unknown parameter foo"));
+        assert!(err("/localhost/nfd/strategy/asf/v=5/probing-interval").contains("<parameter>~"));
         assert!(
-            err("/localhost/nfd/strategy/asf/v=4/max-timeouts~1/max-timeouts~2").contains("twice")
+            err("/localhost/nfd/strategy/asf/v=5/max-timeouts~1/max-timeouts~2").contains("twice")
         );
         assert!(err("/localhost/nfd/strategy/asf/v=3").contains("version 3"));
         assert!(
-            err("/localhost/nfd/strategy/asf/v=5/probing-interval~30000").contains("version 5")
+            err("/localhost/nfd/strategy/asf/v=4/probing-interval~30000").contains("version 4")
         );
         assert!(
             err("/localhost/nfd/strategy/best-route/v=5/probing-interval~30000")
@@ -334,17 +510,15 @@ mod tests {
             err("/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~300")
                 .contains("retx-suppression-max must be")
         );
-        // Parameters without a version: another (unknown) strategy name, as in NFD.
         assert!(
-            err("/localhost/nfd/strategy/asf/probing-interval~30000").contains("unknown strategy")
+            err("/localhost/nfd/strategy/asf/probing-interval~30000").contains("not registered")
         );
-        assert!(err("/localhost/nfd/strategy/ncc").contains("unknown strategy"));
-        assert!(err("/localhost/nfd").contains("unknown strategy"));
+        assert!(err("/localhost/nfd/strategy/ncc").contains("not registered"));
     }
 
     #[test]
     fn from_uri_reads_the_name_then_the_instance() {
-        let i: StrategyInstance = "/localhost/nfd/strategy/asf/v=4/max-timeouts~5"
+        let i: StrategyInstance = "/localhost/nfd/strategy/asf/v=5/max-timeouts~5"
             .parse()
             .unwrap();
         assert_eq!((i.kind, i.max_timeouts), (StrategyKind::Asf, Some(5)));
@@ -352,7 +526,7 @@ mod tests {
         assert!(matches!(e, StrategyChoiceError::BadName(_)), "{e}");
         assert!(e.to_string().contains("no-slash"), "{e}");
         let e = StrategyInstance::from_uri("/localhost/nfd/strategy/ncc").unwrap_err();
-        assert!(matches!(e, StrategyChoiceError::UnknownStrategy(_)), "{e}");
+        assert!(matches!(e, StrategyChoiceError::NotRegistered(_)), "{e}");
     }
 
     #[test]

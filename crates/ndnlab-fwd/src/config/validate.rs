@@ -637,7 +637,7 @@ mod tests {
         let c = accepted(&format!(
             "{}{}",
             s("/a", "/localhost/nfd/strategy/multicast"),
-            s("/b", "/localhost/nfd/strategy/asf/v=4/max-timeouts~2")
+            s("/b", "/localhost/nfd/strategy/asf/v=5/max-timeouts~2")
         ));
         let kinds: Vec<_> = c
             .strategies
@@ -665,14 +665,14 @@ mod tests {
             &s("/a", "/localhost/nfd/strategy/ncc"),
             "strategy[0].strategy",
         );
-        assert!(e.contains("unknown strategy"), "{e}");
+        assert!(e.contains("is not registered"), "{e}");
         let e = refused(
             &s("/a", "/localhost/nfd/strategy/multicast/v=1"),
             "strategy[0].strategy",
         );
         assert!(e.contains("version 1"), "{e}");
         let e = refused(
-            &s("/a", "/localhost/nfd/strategy/asf/v=4/probing-interval~1"),
+            &s("/a", "/localhost/nfd/strategy/asf/v=5/probing-interval~1"),
             "strategy[0].strategy",
         );
         assert!(e.contains("probing-interval"), "{e}");

@@ -7,7 +7,7 @@ use ndnlab_core::StrategyInstance;
 
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
 use super::rib::Route;
-use super::strategy::status_code;
+use super::strategy::refusal;
 use super::Manager;
 use crate::face::link::set_reliability;
 use crate::face::uri::FaceUri;
@@ -449,6 +449,7 @@ fn rib_register(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
             cost,
             flags,
             expires,
+            ..Default::default()
         },
     );
     m.apply(ops);
@@ -482,6 +483,55 @@ fn rib_unregister(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
     })
 }
 
+/// `rib/announce` (NFD's RibManager `announce`): the command Interest's
+/// ApplicationParameters are a prefix-announcement Data; its route goes toward the
+/// requesting face (origin 129, cost 2048, CHILD_INHERIT, expiring with the
+/// announcement). Announcements are accepted whatever their signature, as NFD's
+/// sample configuration (`prefix_announcement_validation` trust-anchor `any`) does.
+pub(super) fn rib_announce(
+    m: &mut Manager,
+    face: &Arc<FaceEntry>,
+    interest: &ndnlab_wire::Interest,
+) -> R {
+    let empty = P::default();
+    if let Err(e) = ndnlab_proto::mgmt::command::check_signature(interest) {
+        return R::error(403, e, empty);
+    }
+    let Some(params) = interest.app_params() else {
+        return R::error(
+            400,
+            "missing ApplicationParameters (a PrefixAnnouncement)",
+            empty,
+        );
+    };
+    let pa = match ndnlab_wire::PrefixAnnouncement::decode(params) {
+        Ok(pa) => pa,
+        Err(e) => return R::error(400, format!("malformed PrefixAnnouncement: {e}"), empty),
+    };
+    let name = pa.announced_name().clone();
+    if name.len() > MAX_PREFIX {
+        return R::error(
+            414,
+            format!("Route prefix cannot exceed {MAX_PREFIX} components"),
+            empty,
+        );
+    }
+    let now = m.shared.clock();
+    let route = Route::from_announcement(&pa, face.id, now, super::unix_ms());
+    let body = P {
+        name: Some(name.clone()),
+        face_id: Some(route.face_id),
+        origin: Some(route.origin),
+        cost: Some(route.cost),
+        flags: Some(route.flags),
+        expiration_period: route.expires.map(|e| e.saturating_sub(now) / 1_000_000),
+        ..Default::default()
+    };
+    let ops = m.rib.add_route(&name, route, now);
+    m.apply(ops);
+    R::ok(body)
+}
+
 async fn strategy_set(m: &mut Manager, p: P) -> R {
     let (Some(name), Some(strategy)) = (p.name.clone(), p.strategy.clone()) else {
         return R::error(400, "Name and Strategy are required", p);
@@ -489,7 +539,10 @@ async fn strategy_set(m: &mut Manager, p: P) -> R {
     // The one parse of the strategy name: the shards receive the typed instance.
     let instance = match StrategyInstance::parse(&strategy) {
         Ok(i) => i,
-        Err(e) => return R::error(status_code(&e), e.to_string(), p),
+        Err(e) => {
+            let (code, text) = refusal(&e);
+            return R::error(code, text, p);
+        }
     };
     match m.set_strategy(&name, instance).await {
         Ok(full) => R::ok(P {

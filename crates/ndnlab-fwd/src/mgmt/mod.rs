@@ -61,6 +61,11 @@ pub enum MgmtMsg {
         instance: ndnlab_core::StrategyInstance,
         done: oneshot::Sender<Result<(), String>>,
     },
+    /// A request of a shard's self-learning strategy to the RIB.
+    SelfLearning {
+        shard: usize,
+        request: ndnlab_core::RibRequest,
+    },
 }
 
 /// The management task's state.
@@ -131,7 +136,7 @@ impl Manager {
                         origin: 255,
                         cost,
                         flags: params::ROUTE_CHILD_INHERIT,
-                        expires: None,
+                        ..Default::default()
                     },
                 );
                 self.apply(ops);
@@ -148,6 +153,68 @@ impl Manager {
                     .map(|_| ())
                     .map_err(|(_, text)| text);
                 let _ = done.send(r);
+            }
+            MgmtMsg::SelfLearning { shard, request } => self.self_learning(shard, request),
+        }
+    }
+
+    /// Applies a self-learning request to the RIB (NFD's `slAnnounce`, `slRenew`,
+    /// `slFindAnn`); a FindAnnouncement is answered to the shard that asked.
+    fn self_learning(&mut self, shard: usize, request: ndnlab_core::RibRequest) {
+        use ndnlab_core::RibRequest as Q;
+        let now = self.shared.clock();
+        let unix_ms = unix_ms();
+        match request {
+            Q::Announce {
+                announcement,
+                face,
+                max_lifetime,
+            } => {
+                // The ingress dropped Data whose announcement does not decode.
+                let Ok(pa) = ndnlab_wire::PrefixAnnouncement::decode(announcement) else {
+                    return;
+                };
+                if self.shared.faces.get(face.0).is_none() {
+                    return;
+                }
+                tracing::debug!(prefix = %pa.announced_name(), face = face.0, "self-learning route");
+                let ops = self
+                    .rib
+                    .sl_announce(&pa, face.0, max_lifetime, now, unix_ms);
+                self.apply(ops);
+            }
+            Q::Renew {
+                name,
+                face,
+                max_lifetime,
+            } => {
+                let ops = self.rib.sl_renew(&name, face.0, max_lifetime, now);
+                self.apply(ops);
+            }
+            Q::FindAnnouncement { name, id } => {
+                let announcement = match self.rib.sl_find_announcement(&name, now) {
+                    None => None,
+                    Some(rib::FoundAnnouncement::Kept(a)) => Some(a),
+                    // NFD signs the announcements it makes with its key; this
+                    // forwarder has none of its own and uses DigestSha256, as for its
+                    // management responses.
+                    Some(rib::FoundAnnouncement::Make {
+                        prefix,
+                        expiration_ms,
+                    }) => Some(
+                        ndnlab_wire::PrefixAnnouncement::builder(
+                            &prefix,
+                            expiration_ms,
+                            None,
+                            unix_ms,
+                        )
+                        .sign_digest(),
+                    ),
+                };
+                self.shared.send_to_shard(
+                    shard,
+                    crate::runtime::shard::ShardMsg::Announcement { id, announcement },
+                );
             }
         }
     }
@@ -228,6 +295,9 @@ impl Manager {
                 empty,
             );
         }
+        if (module, verb) == ("rib", "announce") {
+            return commands::rib_announce(self, face, interest);
+        }
         let name = interest.name();
         let Some(pc) = name.get(4) else {
             return ControlResponse::error(400, "missing ControlParameters name component", empty);
@@ -265,6 +335,13 @@ pub fn configure_static_face(
         .map_err(|e| anyhow::anyhow!("face {}: {e}", cfg.uri))?;
     }
     Ok(())
+}
+
+/// Unix time in milliseconds (announcement versions and ValidityPeriods).
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Queues a management Data on a face.

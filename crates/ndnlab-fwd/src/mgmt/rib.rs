@@ -5,15 +5,31 @@
 //! the first prefix carrying a CAPTURE route (NFD's semantics). Next hops added
 //! directly with `fib/add-nexthop` are kept apart and override the computed cost.
 //! Every change returns the FIB operations to apply to the forwarding shards.
+//!
+//! Routes made from prefix announcements (`rib/announce`, and self-learning's
+//! requests: NFD's `slAnnounce`, `slRenew`, `slFindAnn`) keep their announcement:
+//! origin prefix-announcement (129), cost 2048, CHILD_INHERIT, expiring with the
+//! announcement (its ExpirationPeriod, cut to its ValidityPeriod).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ndnlab_wire::Name;
+use bytes::Bytes;
+use ndnlab_wire::{Name, PrefixAnnouncement};
 
 use super::params::{ROUTE_CAPTURE, ROUTE_CHILD_INHERIT};
 
+/// Route origin of a prefix announcement (NFD `ROUTE_ORIGIN_PREFIXANN`).
+pub const ORIGIN_PREFIXANN: u64 = 129;
+/// Cost of a route made from a prefix announcement (NFD `PA_ROUTE_COST`).
+pub const PA_ROUTE_COST: u64 = 2048;
+/// Bounds of the ExpirationPeriod of an announcement made for a RIB entry that has
+/// none (NFD `RibEntry::getPrefixAnnouncement`: 15 s to 1 h).
+pub const MADE_ANNOUNCEMENT_EXPIRATION_MS: (u64, u64) = (15_000, 3_600_000);
+
+const MS: u64 = 1_000_000;
+
 /// One route of a RIB entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Route {
     pub face_id: u64,
     pub origin: u64,
@@ -21,6 +37,37 @@ pub struct Route {
     pub flags: u64,
     /// Expiry on the daemon's clock (nanoseconds), `None` = never.
     pub expires: Option<u64>,
+    /// The prefix-announcement Data TLV the route was made from.
+    pub announcement: Option<Bytes>,
+    /// When the announcement ends (daemon clock), for a route made from one.
+    pub ann_expires: Option<u64>,
+}
+
+impl Route {
+    /// NFD's route made from an announcement toward `face` at `now` (daemon clock;
+    /// `unix_ms`: the same instant as Unix time, for the ValidityPeriod).
+    pub fn from_announcement(pa: &PrefixAnnouncement, face: u64, now: u64, unix_ms: u64) -> Route {
+        let expires = now.saturating_add(pa.route_lifetime_ms(unix_ms).saturating_mul(MS));
+        Route {
+            face_id: face,
+            origin: ORIGIN_PREFIXANN,
+            cost: PA_ROUTE_COST,
+            flags: ROUTE_CHILD_INHERIT,
+            expires: Some(expires),
+            announcement: Some(pa.wire().clone()),
+            ann_expires: Some(expires),
+        }
+    }
+}
+
+/// An announcement for a name, as the RIB has it (NFD `slFindAnn`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FoundAnnouncement {
+    /// The announcement of one of the entry's routes (the one expiring last).
+    Kept(Bytes),
+    /// None kept: one is to be made for the entry's prefix with this
+    /// ExpirationPeriod (the entry's remaining lifetime, within 15 s..=1 h).
+    Make { prefix: Name, expiration_ms: u64 },
 }
 
 /// A change to apply to the FIB of every shard.
@@ -56,6 +103,103 @@ impl Rib {
             None => list.push(route),
         }
         self.recompute_under(prefix)
+    }
+
+    /// NFD `beginAddRoute`: a route that has already expired removes its
+    /// (prefix, face, origin) instead of being added.
+    pub fn add_route(&mut self, prefix: &Name, route: Route, now: u64) -> Vec<FibOp> {
+        if route.expires.is_some_and(|e| e <= now) {
+            return self.unregister(prefix, route.face_id, route.origin);
+        }
+        self.register(prefix, route)
+    }
+
+    /// NFD `slAnnounce`: the route of `pa` toward `face`, living at most
+    /// `max_lifetime` nanoseconds.
+    pub fn sl_announce(
+        &mut self,
+        pa: &PrefixAnnouncement,
+        face: u64,
+        max_lifetime: u64,
+        now: u64,
+        unix_ms: u64,
+    ) -> Vec<FibOp> {
+        let mut route = Route::from_announcement(pa, face, now, unix_ms);
+        let cap = now.saturating_add(max_lifetime);
+        route.expires = route.expires.map(|e| e.min(cap));
+        self.add_route(pa.announced_name(), route, now)
+    }
+
+    /// NFD `slRenew`: the announcement route of `face` at `name`, or else at the
+    /// longest RIB entry above `name`, now expires at the earlier of its
+    /// announcement's end and `max_lifetime` from now (0: it goes). Nothing happens
+    /// when there is no such route.
+    pub fn sl_renew(&mut self, name: &Name, face: u64, max_lifetime: u64, now: u64) -> Vec<FibOp> {
+        let find = |rib: &Self, n: &Name| {
+            rib.routes.get(n).and_then(|l| {
+                l.iter()
+                    .find(|r| r.face_id == face && r.origin == ORIGIN_PREFIXANN)
+                    .cloned()
+            })
+        };
+        let old = find(self, name).or_else(|| {
+            let parent = self.parent(name)?;
+            find(self, &parent)
+        });
+        let Some(old) = old else { return Vec::new() };
+        let Some(pa) = old
+            .announcement
+            .clone()
+            .and_then(|w| PrefixAnnouncement::decode(w).ok())
+        else {
+            return Vec::new();
+        };
+        let mut route = old;
+        let cap = now.saturating_add(max_lifetime);
+        route.expires = Some(route.ann_expires.unwrap_or(u64::MAX).min(cap));
+        self.add_route(pa.announced_name(), route, now)
+    }
+
+    /// NFD `slFindAnn`: the announcement for `name`, from the RIB entry of `name` or
+    /// else of its longest prefix; `None` when no entry covers it.
+    pub fn sl_find_announcement(&self, name: &Name, now: u64) -> Option<FoundAnnouncement> {
+        let prefix = if self.routes.contains_key(name) {
+            name.clone()
+        } else {
+            self.parent(name)?
+        };
+        let routes = self.routes.get(&prefix)?;
+        let mut best: Option<&Route> = None;
+        let mut entry_expiry = 0u64;
+        for r in routes {
+            match r.expires {
+                Some(e) => {
+                    entry_expiry = entry_expiry.max(e);
+                    if r.announcement.is_some() && best.is_none_or(|b| Some(e) > b.expires) {
+                        best = Some(r);
+                    }
+                }
+                None => entry_expiry = u64::MAX,
+            }
+        }
+        if let Some(ann) = best.and_then(|r| r.announcement.clone()) {
+            return Some(FoundAnnouncement::Kept(ann));
+        }
+        let (lo, hi) = MADE_ANNOUNCEMENT_EXPIRATION_MS;
+        let expiration_ms = (entry_expiry.saturating_sub(now) / MS).clamp(lo, hi);
+        Some(FoundAnnouncement::Make {
+            prefix,
+            expiration_ms,
+        })
+    }
+
+    /// NFD `Rib::findParent`: the longest RIB entry name that is a proper prefix of
+    /// `name`.
+    fn parent(&self, name: &Name) -> Option<Name> {
+        (0..name.len())
+            .rev()
+            .map(|i| name.prefix(i))
+            .find(|p| self.routes.contains_key(p))
     }
 
     /// Removes the route (prefix, face, origin); no-op if absent.
@@ -259,7 +403,7 @@ mod tests {
             origin: 0,
             cost,
             flags,
-            expires: None,
+            ..Default::default()
         }
     }
 
@@ -331,5 +475,75 @@ mod tests {
         );
         rib.remove_nexthop(&n("/m"), 400);
         assert_eq!(rib.fib_len(), 0);
+    }
+
+    fn ann(prefix: &str, ms: u64) -> PrefixAnnouncement {
+        PrefixAnnouncement::decode(
+            PrefixAnnouncement::builder(&n(prefix), ms, None, 1).sign_digest(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn self_learning_announce_renew_and_find() {
+        let mut rib = Rib::new();
+        let now = 1_000 * MS;
+        // slAnnounce: a 60 s announcement capped at 10 s.
+        let ops = rib.sl_announce(&ann("/sl", 60_000), 300, 10_000 * MS, now, 0);
+        assert_eq!(
+            ops,
+            vec![FibOp::AddNextHop {
+                prefix: n("/sl"),
+                face: 300,
+                cost: PA_ROUTE_COST
+            }]
+        );
+        let r = &rib.routes().next().unwrap().1[0];
+        assert_eq!((r.origin, r.flags), (ORIGIN_PREFIXANN, ROUTE_CHILD_INHERIT));
+        assert_eq!(r.expires, Some(now + 10_000 * MS));
+        assert_eq!(r.ann_expires, Some(now + 60_000 * MS));
+        // slFindAnn under the prefix: the kept announcement.
+        let found = rib.sl_find_announcement(&n("/sl/a/b"), now).unwrap();
+        assert!(matches!(found, FoundAnnouncement::Kept(ref w)
+            if PrefixAnnouncement::decode(w.clone()).unwrap().announced_name() == &n("/sl")));
+        assert_eq!(rib.sl_find_announcement(&n("/other"), now), None);
+        // slRenew from a longer name finds the route above it; lifetime 0 removes it.
+        assert!(
+            rib.sl_renew(&n("/sl/a"), 301, 0, now).is_empty(),
+            "other face"
+        );
+        let ops = rib.sl_renew(&n("/sl/a"), 300, 0, now);
+        assert_eq!(
+            ops,
+            vec![FibOp::RemoveNextHop {
+                prefix: n("/sl"),
+                face: 300
+            }]
+        );
+        assert_eq!(rib.routes().count(), 0);
+    }
+
+    #[test]
+    fn an_entry_without_announcement_gets_one_made_within_15s_and_1h() {
+        let mut rib = Rib::new();
+        let now = 5 * MS;
+        let mut r = route(400, 1, 0);
+        r.expires = Some(now + 2_000 * MS);
+        rib.register(&n("/app"), r);
+        assert_eq!(
+            rib.sl_find_announcement(&n("/app/x"), now),
+            Some(FoundAnnouncement::Make {
+                prefix: n("/app"),
+                expiration_ms: 15_000
+            })
+        );
+        rib.register(&n("/app"), route(401, 1, 0)); // never expires
+        assert_eq!(
+            rib.sl_find_announcement(&n("/app"), now),
+            Some(FoundAnnouncement::Make {
+                prefix: n("/app"),
+                expiration_ms: 3_600_000
+            })
+        );
     }
 }

@@ -18,22 +18,30 @@ use crate::runtime::shard::ShardMsg;
 /// A refused change: the StatusCode and StatusText of the response.
 pub(super) type Refusal = (u64, String);
 
-/// NFD's StatusCode for a refused strategy choice: 404 for a strategy this forwarder
-/// does not have (unknown or malformed name, unsupported version), 409 for bad
-/// parameters, 414 for a prefix too deep, 400 for unsetting the root.
+/// NFD's StatusCode for a refused strategy choice: 404 for a name no registered
+/// strategy matches (unknown, malformed, or a version above the registered one), 409
+/// for a strategy that refuses the name (a lower version, parameters it does not take
+/// or cannot read), 414 for a prefix too deep, 400 for unsetting the root.
 pub(super) fn status_code(e: &StrategyChoiceError) -> u64 {
     use StrategyChoiceError as E;
     match e {
-        E::BadName(_) | E::UnknownStrategy(_) | E::UnsupportedVersion { .. } => 404,
-        E::BadParameters { .. } => 409,
+        E::BadName(_) | E::NotRegistered(_) => 404,
+        E::UnsupportedVersion { .. } | E::NoParameters { .. } | E::BadParameters { .. } => 409,
         E::PrefixTooLong(_) => 414,
         E::CannotUnsetRoot => 400,
     }
 }
 
-/// The response parts for a refusal.
+/// The response parts for a refusal, with NFD's StatusText for a name it refuses
+/// ("Strategy not registered", "Error instantiating strategy: ...").
 pub(super) fn refusal(e: &StrategyChoiceError) -> Refusal {
-    (status_code(e), e.to_string())
+    let code = status_code(e);
+    let text = match (code, e) {
+        (404, _) => "Strategy not registered".to_string(),
+        (409, _) => format!("Error instantiating strategy: {e}"),
+        _ => e.to_string(),
+    };
+    (code, text)
 }
 
 impl Manager {
@@ -125,8 +133,19 @@ mod tests {
         assert_eq!(status_code(&parse("/localhost/nfd/strategy/asf/v=9")), 404);
         assert_eq!(status_code(&parse("no-slash")), 404);
         assert_eq!(
-            status_code(&parse("/localhost/nfd/strategy/asf/v=4/x~1")),
+            status_code(&parse("/localhost/nfd/strategy/asf/v=5/x~1")),
             409
+        );
+        assert_eq!(
+            refusal(&parse("/localhost/nfd/strategy/asf/v=4")),
+            (
+                409,
+                "Error instantiating strategy: AsfStrategy does not support version 4".into()
+            )
+        );
+        assert_eq!(
+            refusal(&parse("/localhost/nfd/strategy/random/v=2")),
+            (404, "Strategy not registered".into())
         );
         assert_eq!(status_code(&StrategyChoiceError::PrefixTooLong(65)), 414);
         let (code, text) = refusal(&StrategyChoiceError::CannotUnsetRoot);

@@ -278,7 +278,23 @@ impl Shared {
             congestion_mark: fields.congestion_mark,
             incoming_face_id: None,
             cache_policy_no_cache: local && fields.no_cache,
+            non_discovery: fields.non_discovery,
+            prefix_announcement: fields.prefix_announcement,
         }
+    }
+}
+
+/// NFD's GenericLinkService checks of the self-learning fields: NonDiscovery only on
+/// an Interest, PrefixAnnouncement only on a Data and only a valid prefix
+/// announcement; a packet that breaks them is dropped.
+fn self_learning_fields_ok(typ: u64, fields: &LpFields) -> bool {
+    let is_nack = fields.nack.is_some();
+    if fields.non_discovery && (typ != t::INTEREST || is_nack) {
+        return false;
+    }
+    match fields.prefix_announcement.as_deref() {
+        None => true,
+        Some(pa) => typ == t::DATA && ndnlab_wire::PrefixAnnouncement::decode(pa.clone()).is_ok(),
     }
 }
 
@@ -296,6 +312,12 @@ impl Ingress for Shared {
         let mut per: Vec<Vec<Inbound>> = (0..n).map(|_| Vec::new()).collect();
         for (fields, wire) in burst.drain(..) {
             let first = wire.first().copied().unwrap_or(0) as u64;
+            if !self_learning_fields_ok(first, &fields) {
+                tracing::trace!(face = face.id, "misplaced or malformed self-learning field");
+                self.counters.decode_drops.fetch_add(1, Relaxed);
+                face.stats.in_drops.fetch_add(1, Relaxed);
+                continue;
+            }
             let decoded = match first {
                 t::INTEREST => match Interest::decode(wire) {
                     Ok(i) => {
@@ -456,7 +478,7 @@ impl Daemon {
         let shared = Arc::new_cyclic(|me| Shared {
             queue_capacity: cfg.forwarder.queue_capacity,
             dispatch_k: cfg.forwarder.dispatch_components,
-            inline: inline.then(|| Mutex::new(ShardCore::new(0, 1, &cfg))),
+            inline: inline.then(|| Mutex::new(ShardCore::new(0, 1, &cfg, Some(mgmt_tx.clone())))),
             stopping: AtomicBool::new(false),
             cfg: cfg.clone(),
             faces: FaceTable::new(),

@@ -22,13 +22,14 @@ use ndnlab_core::{
     InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError, StrategyInstance,
 };
 use ndnlab_wire::Name;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use super::cs_share::shard_cs_capacity;
 use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
 use crate::face::{FaceEntry, OutItem, PktKind};
 use crate::mgmt::rib::FibOp;
+use crate::mgmt::MgmtMsg;
 use ndnlab_proto::lp::LpFields;
 
 /// A packet for the core: the face it came from, the packet, its link-layer fields.
@@ -76,6 +77,11 @@ pub enum ShardMsg {
         reply: oneshot::Sender<usize>,
     },
     Query(oneshot::Sender<ShardReport>),
+    /// The RIB's answer to a self-learning `FindAnnouncement`.
+    Announcement {
+        id: u64,
+        announcement: Option<bytes::Bytes>,
+    },
     Stop,
 }
 
@@ -100,11 +106,19 @@ pub struct ShardCore {
     faces: std::collections::HashMap<u64, Arc<FaceEntry>>,
     /// Transmits grouped per face for one flush (few faces per flush: linear search).
     per_face: Vec<(Arc<FaceEntry>, Vec<OutItem>)>,
+    /// Where self-learning's requests to the RIB go (management).
+    rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
 }
 
 impl ShardCore {
-    /// Shard `index` of `count`, configured from `cfg` (the CS is split between shards).
-    pub fn new(index: usize, count: usize, cfg: &FwdConfig) -> Self {
+    /// Shard `index` of `count`, configured from `cfg` (the CS is split between shards);
+    /// self-learning's requests to the RIB go to `rib_tx`.
+    pub fn new(
+        index: usize,
+        count: usize,
+        cfg: &FwdConfig,
+        rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
+    ) -> Self {
         let mut fw = Forwarder::new(ForwarderConfig {
             cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
             cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
@@ -124,6 +138,7 @@ impl ShardCore {
             fw,
             faces: Default::default(),
             per_face: Vec::new(),
+            rib_tx,
         }
     }
 
@@ -213,6 +228,9 @@ impl ShardCore {
                     cs: fw.cs().info(),
                 });
             }
+            ShardMsg::Announcement { id, announcement } => {
+                fw.handle_announcement(now, id, announcement)
+            }
             ShardMsg::Stop => return Flow::Stop,
         }
         Flow::Continue
@@ -222,6 +240,14 @@ impl ShardCore {
     pub fn flush(&mut self, now: u64) {
         if self.fw.poll_timeout().is_some_and(|due| due <= now) {
             self.fw.handle_timeout(now);
+        }
+        while let Some(request) = self.fw.poll_rib_request() {
+            if let Some(tx) = &self.rib_tx {
+                let _ = tx.send(MgmtMsg::SelfLearning {
+                    shard: self.index,
+                    request,
+                });
+            }
         }
         let n = self.fw.pending_transmits();
         if n == 0 {
@@ -270,7 +296,12 @@ pub fn run(index: usize, shared: Arc<Shared>) {
             self.0.queue.consumer_exited();
         }
     }
-    let mut core = ShardCore::new(index, shared.shards.len(), &shared.cfg);
+    let mut core = ShardCore::new(
+        index,
+        shared.shards.len(),
+        &shared.cfg,
+        Some(shared.mgmt_tx.clone()),
+    );
     let handle = &shared.shards[index];
     let _exited = Exited(handle);
     handle.queue.register_consumer();
@@ -330,10 +361,12 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
         pit_token: meta.pit_token,
         congestion_mark: meta.congestion_mark,
         incoming_face_id: if local_fields {
-            meta.incoming_face_id
+            meta.incoming_face_id.map(|id| id.get())
         } else {
             None
         },
+        non_discovery: meta.non_discovery,
+        prefix_announcement: meta.prefix_announcement,
         ..Default::default()
     };
     let (pkt, kind) = match packet {
@@ -376,7 +409,7 @@ mod tests {
 
     #[test]
     fn strategy_changes_are_acknowledged_with_the_shards_reason() {
-        let mut core = ShardCore::new(0, 1, &FwdConfig::default());
+        let mut core = ShardCore::new(0, 1, &FwdConfig::default(), None);
         let asf = StrategyInstance::from_uri("/localhost/nfd/strategy/asf").unwrap();
         let a = Name::from_uri("/a").unwrap();
         assert_eq!(strategy(&mut core, &a, Some(asf.clone())), Ok(()));
@@ -402,7 +435,7 @@ mod tests {
     fn cs_capacity_is_the_shards_share_from_config_and_cs_config() {
         let mut cfg = FwdConfig::default();
         cfg.cs.capacity = 10;
-        let mut cores: Vec<_> = (0..3).map(|i| ShardCore::new(i, 3, &cfg)).collect();
+        let mut cores: Vec<_> = (0..3).map(|i| ShardCore::new(i, 3, &cfg, None)).collect();
         let caps = |cores: &mut Vec<ShardCore>| {
             cores
                 .iter_mut()
@@ -423,7 +456,7 @@ mod tests {
         assert_eq!(caps(&mut cores), [0, 0, 0]);
         cfg.cs.capacity = 0;
         assert_eq!(
-            ShardCore::new(1, 3, &cfg).fw.cs().capacity(),
+            ShardCore::new(1, 3, &cfg, None).fw.cs().capacity(),
             0,
             "0 in the file is caching off too"
         );

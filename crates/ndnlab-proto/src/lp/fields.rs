@@ -14,6 +14,11 @@ pub struct LpFields {
     pub next_hop_face_id: Option<u64>,
     pub no_cache: bool,
     pub congestion_mark: u64,
+    /// NonDiscovery (844, empty): a self-learning Interest that follows the FIB.
+    pub non_discovery: bool,
+    /// PrefixAnnouncement (848): a prefix-announcement Data TLV on a Data
+    /// (self-learning). Boxed: rare, and it rides in every queued packet's fields.
+    pub prefix_announcement: Option<Box<Bytes>>,
 }
 
 impl LpFields {
@@ -26,6 +31,8 @@ impl LpFields {
             next_hop_face_id: lp.next_hop_face_id(),
             no_cache: lp.cache_policy() == Some(CACHE_POLICY_NO_CACHE),
             congestion_mark: lp.congestion_mark().unwrap_or(0),
+            non_discovery: lp.non_discovery(),
+            prefix_announcement: lp.prefix_announcement().map(Box::new),
         }
     }
 
@@ -37,10 +44,48 @@ impl LpFields {
             && self.next_hop_face_id.is_none()
             && !self.no_cache
             && self.congestion_mark == 0
+            && !self.non_discovery
+            && self.prefix_announcement.is_none()
     }
 
     /// Bytes [`encode`](Self::encode) writes.
     pub fn encoded_len(&self) -> usize {
+        self.head_len() + self.tail_len()
+    }
+
+    /// Writes the fields in increasing type order. A Nack always carries its
+    /// NackReason, even 0.
+    pub fn encode(&self, out: &mut impl BufMut) {
+        self.encode_head(out);
+        self.encode_tail(out);
+    }
+
+    /// Bytes [`encode_tail`](Self::encode_tail) writes.
+    pub fn tail_len(&self) -> usize {
+        let mut n = 0;
+        if self.non_discovery {
+            n += tlv::tlv_len(t::NON_DISCOVERY, 0);
+        }
+        if let Some(pa) = &self.prefix_announcement {
+            n += tlv::tlv_len(t::PREFIX_ANNOUNCEMENT, pa.len());
+        }
+        n
+    }
+
+    /// Writes the fields whose types follow TxSequence (840): NonDiscovery (844) and
+    /// PrefixAnnouncement (848). A reliable link puts its Ack and TxSequence fields
+    /// between [`encode_head`](Self::encode_head) and this, to keep the order.
+    pub fn encode_tail(&self, out: &mut impl BufMut) {
+        if self.non_discovery {
+            tlv::put_header(out, t::NON_DISCOVERY, 0);
+        }
+        if let Some(pa) = &self.prefix_announcement {
+            tlv::put_tlv(out, t::PREFIX_ANNOUNCEMENT, pa);
+        }
+    }
+
+    /// Bytes [`encode_head`](Self::encode_head) writes.
+    pub fn head_len(&self) -> usize {
         let mut n = 0;
         if let Some(tok) = &self.pit_token {
             n += tlv::tlv_len(t::PIT_TOKEN, tok.len());
@@ -66,9 +111,9 @@ impl LpFields {
         n
     }
 
-    /// Writes the fields in increasing type order. A Nack always carries its
-    /// NackReason, even 0.
-    pub fn encode(&self, out: &mut impl BufMut) {
+    /// Writes the fields up to CongestionMark (832), in increasing type order. A Nack
+    /// always carries its NackReason, even 0.
+    pub fn encode_head(&self, out: &mut impl BufMut) {
         if let Some(tok) = &self.pit_token {
             tlv::put_tlv(out, t::PIT_TOKEN, tok);
         }

@@ -78,6 +78,9 @@ impl Default for ReliabilityOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     pub header: Bytes,
+    /// Header fields whose types follow TxSequence (NonDiscovery, PrefixAnnouncement),
+    /// written after it.
+    pub tail: Bytes,
     pub fragment: Bytes,
 }
 
@@ -257,8 +260,10 @@ impl LpReliability {
     fn transmit(&mut self, now: Nanos, frame: Frame, net: u64, retx: u32, out: &mut Vec<Bytes>) {
         let tx_seq = self.next_tx_seq;
         self.next_tx_seq = self.next_tx_seq.wrapping_add(1);
-        let fixed =
-            frame.header.len() + SEQ_FIELD_LEN + tlv::tlv_len(t::FRAGMENT, frame.fragment.len());
+        let fixed = frame.header.len()
+            + SEQ_FIELD_LEN
+            + frame.tail.len()
+            + tlv::tlv_len(t::FRAGMENT, frame.fragment.len());
         let nacks = self.acks_that_fit(fixed);
         let inner = fixed + nacks * SEQ_FIELD_LEN;
         let mut b = BytesMut::with_capacity(tlv::tlv_len(t::LP_PACKET, inner));
@@ -270,6 +275,7 @@ impl LpReliability {
         }
         tlv::put_header(&mut b, t::TX_SEQUENCE, 8);
         b.put_u64(tx_seq);
+        b.extend_from_slice(&frame.tail);
         tlv::put_tlv(&mut b, t::FRAGMENT, &frame.fragment);
         out.push(b.freeze());
         let deadline = now.saturating_add(self.rtt.rto);
@@ -942,6 +948,7 @@ mod tests {
         for i in 0..25u8 {
             let f = Frame {
                 header: Bytes::new(),
+                tail: Bytes::new(),
                 fragment: data(10, i),
             };
             r.send(0, [f], &mut out);

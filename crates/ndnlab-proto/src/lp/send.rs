@@ -142,9 +142,10 @@ impl LinkSender {
             tlv::put_header(&mut h, t::SEQUENCE, 8);
             h.put_u64(self.next_seq);
             self.next_seq = self.next_seq.wrapping_add(1);
-            fields.encode(&mut h);
+            fields.encode_head(&mut h);
             out.push(Frame {
                 header: h.freeze(),
+                tail: tail(fields),
                 fragment: pkt.clone(),
             });
             return;
@@ -163,13 +164,26 @@ impl LinkSender {
             h.put_u64(base.wrapping_add(i));
             tlv::put_nni_tlv(&mut h, t::FRAG_INDEX, i);
             tlv::put_nni_tlv(&mut h, t::FRAG_COUNT, count);
+            let mut t = Bytes::new();
             if i == 0 {
-                fields.encode(&mut h);
+                fields.encode_head(&mut h);
+                t = tail(fields);
             }
             out.push(Frame {
                 header: h.freeze(),
+                tail: t,
                 fragment: chunk,
             });
         }
     }
+}
+
+/// The fields a reliable frame carries after its TxSequence.
+fn tail(fields: &LpFields) -> Bytes {
+    if fields.tail_len() == 0 {
+        return Bytes::new();
+    }
+    let mut t = BytesMut::with_capacity(fields.tail_len());
+    fields.encode_tail(&mut t);
+    t.freeze()
 }

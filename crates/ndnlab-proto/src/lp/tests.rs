@@ -235,3 +235,91 @@ fn every_drop_reason_has_its_own_label() {
     assert_eq!(idx, (0..LpDrop::REASONS.len()).collect::<Vec<_>>());
     assert_eq!(drops[7].reason(), "lp-unknown-critical");
 }
+
+/// A small Interest TLV (Name /a, Nonce).
+fn interest_tlv() -> Bytes {
+    Bytes::from_static(&[
+        0x05, 0x0b, 0x07, 0x03, 0x08, 0x01, b'a', 0x0a, 0x04, 1, 2, 3, 4,
+    ])
+}
+
+#[test]
+fn non_discovery_bytes() {
+    let i = interest_tlv();
+    let fields = LpFields {
+        non_discovery: true,
+        ..Default::default()
+    };
+    assert!(!fields.is_empty());
+    let mut out = BytesMut::new();
+    LinkSender::new(None, 0).encode_stream(&fields, &i, &mut out);
+    // LpPacket(100) len 19 { NonDiscovery(844 = FD 03 4C) len 0, Fragment(80) len 13 {...} }
+    let mut want = vec![0x64, 0x13, 0xFD, 0x03, 0x4C, 0x00, 0x50, 0x0D];
+    want.extend_from_slice(&i);
+    assert_eq!(out.as_ref(), &want[..]);
+    let (f, p) = LinkReceiver::new()
+        .receive(0, out.freeze())
+        .unwrap()
+        .unwrap();
+    assert_eq!((f, p), (fields, i));
+}
+
+#[test]
+fn prefix_announcement_bytes() {
+    let pa = ndnlab_wire::PrefixAnnouncement::builder(
+        &ndnlab_wire::Name::from_uri("/p").unwrap(),
+        10_000,
+        None,
+        1,
+    )
+    .sign_digest();
+    let d = data(6);
+    let fields = LpFields {
+        pit_token: Some(Bytes::from_static(&[7; 8])),
+        prefix_announcement: Some(Box::new(pa.clone())),
+        ..Default::default()
+    };
+    let mut out = BytesMut::new();
+    LinkSender::new(None, 0).encode_stream(&fields, &d, &mut out);
+    // PitToken(98) len 8, PrefixAnnouncement(848 = FD 03 50) len |pa| {pa}, Fragment(80).
+    let mut want_inner = vec![0x62, 0x08];
+    want_inner.extend_from_slice(&[7; 8]);
+    want_inner.extend_from_slice(&[0xFD, 0x03, 0x50, pa.len() as u8]);
+    want_inner.extend_from_slice(&pa);
+    want_inner.extend_from_slice(&[0x50, d.len() as u8]);
+    want_inner.extend_from_slice(&d);
+    let mut want = vec![0x64, want_inner.len() as u8];
+    want.extend_from_slice(&want_inner);
+    assert!(want_inner.len() < 253 && pa.len() < 253);
+    assert_eq!(out.as_ref(), &want[..]);
+    let (f, p) = LinkReceiver::new()
+        .receive(0, out.freeze())
+        .unwrap()
+        .unwrap();
+    assert_eq!(f.prefix_announcement.as_deref(), Some(&pa));
+    assert_eq!((f, p), (fields, d));
+}
+
+#[test]
+fn reliable_frames_keep_self_learning_fields_after_tx_sequence() {
+    use super::reliability::{LpReliability, ReliabilityOptions};
+    let i = interest_tlv();
+    let fields = LpFields {
+        pit_token: Some(Bytes::from_static(&[1, 2, 3, 4])),
+        non_discovery: true,
+        ..Default::default()
+    };
+    let mut frames = Vec::new();
+    LinkSender::new(Some(1400), 5).reliable_frames(&fields, &i, 1400, &mut frames);
+    let mut rel = LpReliability::new(ReliabilityOptions::default(), 1400, 9);
+    let mut wire = Vec::new();
+    rel.send(0, frames, &mut wire);
+    let frame = wire.pop().unwrap();
+    let el = tlv::read_element(&frame, 0, frame.len()).unwrap();
+    let types: Vec<u64> = tlv::Elements::new(&frame, el.value.clone())
+        .map(|e| e.unwrap().typ)
+        .collect();
+    assert_eq!(types, vec![81, 98, 840, 844, 80]);
+    let (f, p) = LinkReceiver::new().receive(0, frame).unwrap().unwrap();
+    assert_eq!((f, p), (fields, i));
+}
