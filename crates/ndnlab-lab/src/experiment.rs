@@ -151,7 +151,7 @@ impl LinkSpec {
             delay_ns: ms(self.delay_ms),
             jitter_ns: ms(self.jitter_ms),
             loss: self.loss_pct / 100.0,
-            rate_bps: (self.bandwidth_mbps > 0.0).then(|| (self.bandwidth_mbps * 1e6) as u64),
+            rate_bps: (self.bandwidth_mbps > 0.0).then_some((self.bandwidth_mbps * 1e6) as u64),
             queue_frames: (self.queue > 0).then_some(self.queue),
             mtu: (self.mtu > 0).then_some(self.mtu),
             reorder: false,
@@ -405,7 +405,7 @@ impl Experiment {
                 m.runner
             ));
         }
-        if !(m.duration_s > 0.0) {
+        if m.duration_s.is_nan() || m.duration_s <= 0.0 {
             return Err("experiment.duration_s must be positive".into());
         }
         if m.warmup_s < 0.0 || m.warmup_s.is_nan() {
@@ -566,7 +566,7 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
         if a.pattern == "window" && a.window == 0 {
             return Err(format!("{at}.window must be positive"));
         }
-        if a.pattern != "window" && !(a.rate > 0.0) {
+        if a.pattern != "window" && (a.rate.is_nan() || a.rate <= 0.0) {
             return Err(format!("{at}.rate must be positive"));
         }
         if a.catalogue == 0 {

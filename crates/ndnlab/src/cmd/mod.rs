@@ -14,4 +14,5 @@ pub mod ping;
 pub mod put;
 pub mod quickstart;
 pub mod report;
+pub mod run;
 pub mod traffic;
