@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use crate::experiment::AppSpec;
 
 /// Most delivery-time samples a consumer keeps as raw samples per run.
-pub const MAX_SAMPLES: usize = 200_000;
+pub const MAX_SAMPLES: usize = 50_000;
 
 /// What a consumer saw inside the measurement window.
 #[derive(Debug)]

@@ -39,13 +39,7 @@ pub fn machine() -> serde_json::Value {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".into());
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into());
+    let commit = option_env!("NDNLAB_COMMIT").unwrap_or("unknown");
     json!({
         "cpu_model": model,
         "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),

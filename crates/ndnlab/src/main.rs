@@ -23,10 +23,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run an experiment over a topology of forwarders (the default one without a file).
+    /// Run an experiment over a topology of forwarders (the default one without a
+    /// file: consumer, forwarder and producer, a 2^2 r design, with its report).
+    #[command(alias = "quickstart")]
     Run(cmd::run::RunArgs),
-    /// The quick default experiment: a 2x2 factorial over an in-process forwarder.
-    Quickstart(cmd::quickstart::QuickstartArgs),
     /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
     #[command(subcommand)]
     Analyze(cmd::analyze::AnalyzeCmd),
@@ -62,7 +62,6 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
-        Command::Quickstart(a) => cmd::quickstart::run(a),
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Report(a) => cmd::report::run(a),
         Command::Packet(c) => cmd::packet::run(c),

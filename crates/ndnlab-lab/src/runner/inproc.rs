@@ -283,7 +283,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         total.bytes += s.bytes;
         let _ = total.delay_us.add(&s.delay_us);
         delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.clone(), t, us)));
-        m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
+        if consumers.len() > 1 {
+            m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
+        }
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     m.insert("interests".into(), total.interests as f64);

@@ -12,7 +12,6 @@ pub mod packet;
 pub mod perf;
 pub mod ping;
 pub mod put;
-pub mod quickstart;
 pub mod report;
 pub mod run;
 pub mod traffic;
