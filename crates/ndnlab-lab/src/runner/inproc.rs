@@ -1,8 +1,8 @@
 //! The `inproc` runner: every forwarder of the topology is an `ndnlab fwd` daemon
 //! in this process (its shards on their own threads), joined by peer faces whose
 //! frames cross an emulated link layer (`ndnlab_proto::emu`, one emulator per
-//! direction, seeded from the run's seed); applications are client-library apps
-//! on in-memory links. Nothing leaves the process, so it measures the real CPU
+//! direction, seeded from the run's seed); applications ([`crate::apps`]) run on
+//! threads of their own over app faces. Nothing leaves the process, so it measures the real CPU
 //! cost of forwarding without sockets, and runs on any machine.
 //!
 //! Link timing rides on tokio's timer, whose granularity is 1 ms: delays are
@@ -13,7 +13,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ndnlab_app::client::{Client, SEND_QUEUE};
 use ndnlab_fwd::face::app::AppFace;
 use ndnlab_fwd::{Daemon, FwdConfig};
 use ndnlab_proto::emu::{LinkEmulator, LinkParams};
@@ -21,8 +20,9 @@ use ndnlab_wire::Name;
 use tokio::time::Instant;
 
 use super::{Metrics, RunPlan, Runner};
-use crate::apps::{self, ConsumerStats, Window};
+use crate::apps::{self, ConsumerStats, Span};
 use crate::experiment::ForwarderSpec;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// How often PIT and CS sizes are sampled.
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
@@ -181,33 +181,32 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                 .await;
         }
     }
-    // Producers first (registered before any consumer starts).
-    let mut producers = Vec::new();
+    // Producers first (routed to before any consumer starts), each on its thread.
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut threads = Vec::new();
     for (group, a) in &exp.apps {
         if a.kind != "producer" {
             continue;
         }
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
-            let client = Client::from_link(
-                daemons[&node]
-                    .app_face(&format!("{group}@{node}"))
-                    .into_link(SEND_QUEUE),
-            );
-            let prefix = Name::from_uri(&a.prefix)?;
-            let registered = client.register(&prefix).await?;
-            producers.push(tokio::spawn(apps::serve(
-                registered,
-                a.clone(),
-                node.clone(),
-            )));
+            let face = daemons[&node].app_face(&format!("{group}@{node}"));
+            daemons[&node]
+                .register_route(&Name::from_uri(&a.prefix)?, face.id(), 0)
+                .await;
+            let (spec, stop) = (a.clone(), stop.clone());
+            threads.push(apps::dedicated(&format!("lab-{group}"), move || {
+                apps::serve(face, spec, node, stop)
+            }));
         }
     }
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     let open = start + Duration::from_secs_f64(exp.experiment.warmup_s);
-    let window = Window {
+    let span = Span {
         open,
         close: open + Duration::from_secs_f64(exp.experiment.duration_s),
     };
+    let window = (Instant::from_std(span.open), Instant::from_std(span.close));
+    let start = Instant::from_std(start);
     let mut consumers = Vec::new();
     for (group, a) in &exp.apps {
         if a.kind != "consumer" {
@@ -220,20 +219,13 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .into_iter()
             .enumerate()
         {
-            let client = Client::from_link(
-                daemons[&node]
-                    .app_face(&format!("{group}@{node}"))
-                    .into_link(SEND_QUEUE),
-            );
+            let face = daemons[&node].app_face(&format!("{group}@{node}"));
             let stats = Arc::new(Mutex::new(ConsumerStats::default()));
             let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64);
-            let task = tokio::spawn(apps::consume(
-                client,
-                a.clone(),
-                seed,
-                window,
-                stats.clone(),
-            ));
+            let (spec, st) = (a.clone(), stats.clone());
+            let task = apps::dedicated(&format!("lab-{group}"), move || {
+                apps::consume(face, spec, seed, span, st)
+            });
             consumers.push((format!("{group}@{node}"), stats, task));
         }
     }
@@ -252,13 +244,13 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             let s = snapshot(d).await;
             pit_rows.push((t, name.clone(), s.pit, s.cs));
         }
-        if before.is_empty() && now >= window.open {
+        if before.is_empty() && now >= window.0 {
             cpu_open = ndnlab_testkit::cpu::process_time();
             for (name, d) in &daemons {
                 before.insert(name.clone(), snapshot(d).await);
             }
         }
-        if now >= window.close {
+        if now >= window.1 {
             cpu_close = ndnlab_testkit::cpu::process_time();
             for (name, d) in &daemons {
                 after.insert(name.clone(), snapshot(d).await);
@@ -267,9 +259,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         }
     }
     for (_, _, task) in &mut consumers {
-        let _ = task.await;
+        let t = std::mem::replace(task, std::thread::spawn(|| ()));
+        let _ = tokio::task::spawn_blocking(move || t.join()).await;
     }
-    let measured = window.close.duration_since(window.open).as_secs_f64();
+    let measured = window.1.duration_since(window.0).as_secs_f64();
     let mut m = Metrics::new();
     // Consumers, summed.
     let mut total = ConsumerStats::default();
@@ -347,8 +340,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         ])?;
     }
     w.flush()?;
-    for p in producers {
-        p.abort();
+    stop.store(true, Relaxed);
+    for t in threads {
+        let _ = tokio::task::spawn_blocking(move || t.join()).await;
     }
     for (_, d) in daemons {
         d.shutdown().await;
