@@ -46,6 +46,8 @@ pub struct ConsumerStats {
     /// (seconds since the window opened, delivery time in µs), up to
     /// [`MAX_SAMPLES`].
     pub samples: Vec<(f64, u64)>,
+    /// With a count: seconds from the window's opening to the last answer.
+    pub finished_s: Option<f64>,
 }
 
 impl Default for ConsumerStats {
@@ -58,6 +60,7 @@ impl Default for ConsumerStats {
             bytes: 0,
             delay_us: Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds"),
             samples: Vec::new(),
+            finished_s: None,
         }
     }
 }
@@ -146,6 +149,13 @@ pub async fn consume(
     let window = spec.window.max(1);
     let rate = (spec.pattern != "window").then(|| (spec.pattern.clone(), spec.rate));
     let exp = Exp::new(spec.rate.max(1e-9)).expect("positive rate");
+    // With a count, the consumer starts when the window opens and stops after
+    // `count` Interests (seed 001's content download time).
+    let count = (spec.count > 0).then_some(spec.count);
+    if count.is_some() {
+        tokio::time::sleep_until(span.open.into()).await;
+    }
+    let mut sent_total = 0u64;
     let mut next_send = Instant::now();
     let mut last_sweep = Instant::now();
     let mut nonce: u32 = rng.gen();
@@ -169,16 +179,23 @@ pub async fn consume(
     };
     loop {
         let now = Instant::now();
+        let all_sent = count.is_some_and(|c| sent_total >= c);
+        if all_sent && pending == 0 {
+            local.finished_s = Some(now.duration_since(span.open).as_secs_f64());
+            break;
+        }
         if now >= span.close && (pending == 0 || now >= span.close + lifetime) {
             break;
         }
         // What to send now.
         let mut burst = Vec::new();
-        if now < span.close {
+        let room = count.map_or(usize::MAX, |c| (c - sent_total) as usize);
+        if now < span.close && room > 0 {
             match &rate {
                 None => {
                     if pending < window {
-                        burst = express(window - pending, &mut inflight, &mut rng);
+                        let n = (window - pending).min(room);
+                        burst = express(n, &mut inflight, &mut rng);
                     }
                 }
                 Some((pattern, r)) => {
@@ -193,13 +210,14 @@ pub async fn consume(
                         next_send += Duration::from_secs_f64(gap);
                     }
                     if n > 0 {
-                        burst = express(n, &mut inflight, &mut rng);
+                        burst = express(n.min(room), &mut inflight, &mut rng);
                     }
                 }
             }
         }
         if !burst.is_empty() {
             pending += burst.len();
+            sent_total += burst.len() as u64;
             face.send_burst(burst);
         }
         let wait = match &rate {

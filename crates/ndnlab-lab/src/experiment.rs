@@ -311,6 +311,11 @@ pub struct AppSpec {
     pub lifetime_ms: u64,
     /// Ask for fresh Data only (defeats caches of stale copies).
     pub must_be_fresh: bool,
+    /// Interests to satisfy, then stop (0: keep asking for the whole run). With a
+    /// count the consumer starts when the measurement window opens, and the run
+    /// reports its content download time (seed 001's CDoT) and the system's
+    /// content distribution time (CDiT, the slowest consumer's).
+    pub count: u64,
     // --- producers ---
     /// Content bytes of each Data.
     pub payload: usize,
@@ -335,6 +340,7 @@ impl Default for AppSpec {
             name_components: 3,
             lifetime_ms: 2000,
             must_be_fresh: false,
+            count: 0,
             payload: 1000,
             freshness_ms: 10_000,
             signature: "digest".into(),

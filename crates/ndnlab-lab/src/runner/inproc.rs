@@ -119,6 +119,12 @@ async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
     }
 }
 
+/// Whether the consumer named `group@node` has a count.
+fn a_count(exp: &crate::experiment::Experiment, name: &str) -> bool {
+    let group = name.split('@').next().unwrap_or_default();
+    exp.apps.get(group).is_some_and(|a| a.count > 0)
+}
+
 /// Forwarder counters summed over shards.
 #[derive(Debug, Default, Clone, Copy)]
 struct Snapshot {
@@ -267,6 +273,12 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     // Consumers, summed.
     let mut total = ConsumerStats::default();
     let mut delay_rows = Vec::new();
+    // The slowest consumer's download time (None once one did not finish).
+    let mut distribution = Some(0.0);
+    let counted = exp
+        .apps
+        .values()
+        .any(|a| a.kind == "consumer" && a.count > 0);
     for (name, stats, _) in &consumers {
         let s = stats.lock().unwrap_or_else(|e| e.into_inner());
         total.interests += s.interests;
@@ -276,8 +288,27 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         total.bytes += s.bytes;
         let _ = total.delay_us.add(&s.delay_us);
         delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.clone(), t, us)));
+        if a_count(exp, name) {
+            let key = if consumers.len() > 1 {
+                format!("download_time_s.{name}")
+            } else {
+                "download_time_s".to_string()
+            };
+            match s.finished_s {
+                Some(t) => {
+                    m.insert(key, t);
+                    distribution = distribution.map(|d: f64| d.max(t));
+                }
+                None => distribution = None,
+            }
+        }
         if consumers.len() > 1 {
             m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
+        }
+    }
+    if counted {
+        if let Some(d) = distribution {
+            m.insert("distribution_time_s".into(), d);
         }
     }
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -338,6 +369,45 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             pit.to_string(),
             cs.to_string(),
         ])?;
+    }
+    w.flush()?;
+    // Per-face counters at the end of the run.
+    std::fs::create_dir_all(samples.join("faces"))?;
+    let mut w = csv::Writer::from_path(samples.join("faces").join(format!("{}.csv", plan.run_id)))?;
+    w.write_record([
+        "node",
+        "face",
+        "remote",
+        "in_interests",
+        "in_data",
+        "in_nacks",
+        "out_interests",
+        "out_data",
+        "out_nacks",
+        "in_bytes",
+        "out_bytes",
+        "drops",
+    ])?;
+    for (node, d) in &daemons {
+        for f in d.shared().faces.list() {
+            let st = &f.stats;
+            let n = |a: &std::sync::atomic::AtomicU64| a.load(Relaxed).to_string();
+            let drops = st.in_drops.load(Relaxed) + st.queue_drops.load(Relaxed);
+            w.write_record([
+                node.clone(),
+                f.id.to_string(),
+                f.remote.to_string(),
+                n(&st.in_interests),
+                n(&st.in_data),
+                n(&st.in_nacks),
+                n(&st.out_interests),
+                n(&st.out_data),
+                n(&st.out_nacks),
+                n(&st.in_bytes),
+                n(&st.out_bytes),
+                drops.to_string(),
+            ])?;
+        }
     }
     w.flush()?;
     stop.store(true, Relaxed);

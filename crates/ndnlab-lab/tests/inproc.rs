@@ -1,0 +1,108 @@
+//! The in-process runner on small topologies: emulated link delay and loss show
+//! in what the consumers measure, counted consumers report download and
+//! distribution times, and routes carry Interests across a line. Bounds only on
+//! what the emulator guarantees (delay is a floor); never on speed.
+
+use std::path::PathBuf;
+
+use ndnlab_lab::campaign::{Campaign, Options};
+use ndnlab_lab::experiment;
+use ndnlab_lab::runner::{by_name, Metrics, RunPlan};
+
+fn out(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ndnlab-lab-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run_one(tag: &str, text: &str) -> Metrics {
+    let (_, exp) = experiment::parse(text, "test.toml").unwrap();
+    let plan = RunPlan::new(0, 1, exp).unwrap();
+    let dir = out(tag);
+    let m = by_name("inproc").unwrap().run(&plan, &dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    m
+}
+
+const LINE: &str = r#"
+[experiment]
+duration_s = 0.5
+warmup_s = 0.2
+[topology]
+kind = "line"
+n = 3
+[apps.c]
+kind = "consumer"
+nodes = ["first"]
+window = 4
+lifetime_ms = 300
+[apps.p]
+kind = "producer"
+nodes = ["last"]
+payload = 500
+"#;
+
+#[test]
+fn data_crosses_a_line_of_forwarders() {
+    let m = run_one("line", LINE);
+    assert!(m["data"] > 0.0, "{m:?}");
+    assert_eq!(m["satisfaction"], 1.0, "{m:?}");
+    // every forwarder of the line forwarded the Interests
+    for node in ["r0", "r1", "r2"] {
+        assert!(
+            m[&format!("fwd_interests_per_sec.{node}")] > 0.0,
+            "{node}: {m:?}"
+        );
+    }
+}
+
+#[test]
+fn link_delay_is_a_floor_on_delivery_time() {
+    // Two links of 20 ms each way: at least 80 ms round trip.
+    let m = run_one("delay", &format!("{LINE}\n[link]\ndelay_ms = 20.0\n"));
+    assert!(m["data"] > 0.0, "{m:?}");
+    assert!(m["delay_p50_us"] >= 80_000.0, "{m:?}");
+}
+
+#[test]
+fn a_lossy_link_loses_everything_it_should() {
+    let m = run_one("loss", &format!("{LINE}\n[link]\nloss_pct = 100.0\n"));
+    assert_eq!(m["data"], 0.0, "{m:?}");
+    assert!(m["timeouts"] > 0.0, "{m:?}");
+    assert_eq!(m["satisfaction"], 0.0);
+}
+
+#[test]
+fn counted_consumers_report_download_and_distribution_times() {
+    let text = LINE.replace("window = 4", "window = 4\ncount = 200")
+        + "\n[apps.d]\nkind = \"consumer\"\nnodes = [\"r1\"]\ncount = 100\nprefix = \"/lab\"\n";
+    let m = run_one("count", &text);
+    let a = m["download_time_s.c@r0"];
+    let b = m["download_time_s.d@r1"];
+    assert!(a > 0.0 && b > 0.0, "{m:?}");
+    assert_eq!(m["distribution_time_s"], a.max(b));
+    assert_eq!(m["interests"], 300.0, "{m:?}");
+}
+
+#[test]
+fn a_campaign_is_reproducible_in_its_matrix_and_seeds() {
+    let text = format!(
+        "{LINE}\n[factors]\n\"apps.c.window\" = [1, 8]\n\"link.delay_ms\" = [0.0, 5.0]\n[design]\nkind = \"2k\"\n"
+    );
+    let dir = out("campaign");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("e.toml");
+    std::fs::write(&file, &text).unwrap();
+    let opts = Options {
+        out: dir.join("out"),
+        ..Default::default()
+    };
+    let a = Campaign::load(Some(&file), &opts).unwrap();
+    let b = Campaign::load(Some(&file), &opts).unwrap();
+    assert_eq!(a.runs, b.runs);
+    assert_eq!(a.runs.len(), 4);
+    let s = a.run(&opts, &mut |_| {}).unwrap();
+    assert_eq!(s.failed, 0);
+    assert!(s.report.is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
