@@ -182,7 +182,8 @@ impl Campaign {
             let outcome = design::apply(&self.doc, &run.levels, &self.file)
                 .and_then(|e| RunPlan::new(run.id, run.seed, e))
                 .map_err(anyhow::Error::msg)
-                .and_then(|plan| runner.run(&plan, out));
+                .and_then(|plan| runner.run(&plan, out))
+                .map(|m| runner::select(m, &self.exp.experiment.metrics));
             let row = match outcome {
                 Ok(metrics) => RunRow {
                     spec: run.clone(),

@@ -67,6 +67,10 @@ pub struct Meta {
     pub randomize: bool,
     /// The scaled-down values `--quick` applies (any key path → value).
     pub quick: BTreeMap<String, toml::Value>,
+    /// The metrics to keep in the results (names from
+    /// [`crate::runner::METRICS`]; a name also keeps its per-node and per-app
+    /// variants `name.<node>`); empty keeps every one.
+    pub metrics: Vec<String>,
 }
 
 impl Default for Meta {
@@ -81,6 +85,7 @@ impl Default for Meta {
             seed: 1,
             randomize: false,
             quick: BTreeMap::new(),
+            metrics: Vec::new(),
         }
     }
 }
@@ -419,6 +424,18 @@ impl Experiment {
         }
         if m.repetitions == 0 {
             return Err("experiment.repetitions must be at least 1".into());
+        }
+        for name in &m.metrics {
+            if !crate::runner::METRICS.iter().any(|(k, _)| k == name) {
+                return Err(format!(
+                    "experiment.metrics: no metric '{name}' (known: {})",
+                    crate::runner::METRICS
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
         }
         let kinds = [
             "line", "star", "dumbbell", "tree", "grid", "explicit", "minindn", "ndnsim",

@@ -73,6 +73,70 @@ impl RunPlan {
 /// A run's measurements: metric name → value (the columns of `results.csv`).
 pub type Metrics = BTreeMap<String, f64>;
 
+/// The metrics runners report, with their meaning. Some also come per node or
+/// per consumer as `name.<node>` / `name.<app>@<node>`.
+pub const METRICS: &[(&str, &str)] = &[
+    (
+        "interests",
+        "Interests the consumers sent in the measurement window",
+    ),
+    ("data", "Data they received for those"),
+    ("nacks", "Nacks they received for those"),
+    (
+        "timeouts",
+        "Interests of the window left unanswered for their lifetime",
+    ),
+    ("satisfaction", "data / interests"),
+    ("loss", "1 - satisfaction"),
+    (
+        "data_per_sec",
+        "Data received per second of the window (per consumer too)",
+    ),
+    ("throughput_mbps", "content bytes received, in Mbit/s"),
+    (
+        "delay_mean_us",
+        "mean delivery time (Interest sent to Data received)",
+    ),
+    ("delay_p50_us", "median delivery time"),
+    ("delay_p99_us", "99th percentile of the delivery time"),
+    (
+        "download_time_s",
+        "counted consumers: window opening to last answer (CDoT)",
+    ),
+    (
+        "distribution_time_s",
+        "the slowest counted consumer's download time (CDiT)",
+    ),
+    (
+        "fwd_interests_per_sec",
+        "Interests the forwarders received per second (per node too)",
+    ),
+    ("cs_hit_ratio", "CS hits / (hits + misses), all forwarders"),
+    ("pit_max", "largest PIT size sampled on any forwarder"),
+    (
+        "cpu_cores",
+        "CPU time of the runner's process(es) per second of the window",
+    ),
+    (
+        "bringup_s",
+        "seconds to bring the topology up (processes, netns)",
+    ),
+];
+
+/// Keeps the metrics an experiment asked for (all when it names none).
+pub fn select(metrics: Metrics, wanted: &[String]) -> Metrics {
+    if wanted.is_empty() {
+        return metrics;
+    }
+    metrics
+        .into_iter()
+        .filter(|(k, _)| {
+            let base = k.split('.').next().unwrap_or(k);
+            wanted.iter().any(|w| w == base)
+        })
+        .collect()
+}
+
 /// Runs one run.
 pub trait Runner {
     /// The runner's name, as `experiment.runner` and `--runner` spell it.
@@ -89,5 +153,29 @@ pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
             anyhow::bail!("runner '{name}' is not available in this build (use inproc)")
         }
         other => anyhow::bail!("no runner '{other}' (inproc, processes, netns)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_keeps_named_metrics_and_their_variants() {
+        let m: Metrics = [
+            ("data", 1.0),
+            ("data_per_sec", 2.0),
+            ("data_per_sec.c@r0", 3.0),
+            ("loss", 0.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let kept = select(m.clone(), &["data_per_sec".to_string()]);
+        assert_eq!(
+            kept.keys().collect::<Vec<_>>(),
+            vec!["data_per_sec", "data_per_sec.c@r0"]
+        );
+        assert_eq!(select(m.clone(), &[]), m);
     }
 }
