@@ -42,6 +42,9 @@ pub struct Campaign {
     /// Factor paths, in design order.
     pub factors: Vec<String>,
     pub runs: Vec<RunSpec>,
+    /// The directory relative paths in the experiment (`topology.file`) start
+    /// from: the experiment file's.
+    pub base_dir: Option<PathBuf>,
 }
 
 /// Progress of a campaign, for a progress bar.
@@ -98,17 +101,19 @@ impl Campaign {
         for (k, v) in &edits {
             design::set_path(&mut doc, k, v.clone()).map_err(invalid)?;
         }
-        let exp: Experiment = doc
+        let base_dir = experiment::base_dir_of(&file);
+        let mut exp: Experiment = doc
             .clone()
             .try_into()
             .map_err(|e: toml::de::Error| invalid(e.message().to_string()))?;
+        exp.topology.base_dir = base_dir.clone();
         exp.validate().map_err(invalid)?;
         let mut runs = design::runs(&exp).map_err(invalid)?;
         // Every point must make a valid experiment and topology before anything runs.
         let mut seen = std::collections::BTreeSet::new();
         for r in &runs {
             if seen.insert(r.point) {
-                let e = design::apply(&doc, &r.levels, &file).map_err(invalid)?;
+                let e = point(&doc, &r.levels, &file, &base_dir).map_err(invalid)?;
                 RunPlan::new(r.id, r.seed, e)
                     .map_err(|m| invalid(format!("with {}: {m}", design::describe(&r.levels))))?;
             }
@@ -122,7 +127,13 @@ impl Campaign {
             doc,
             exp,
             runs,
+            base_dir,
         })
+    }
+
+    /// The experiment of one design point.
+    pub fn point(&self, levels: &design::Point) -> Result<Experiment, String> {
+        point(&self.doc, levels, &self.file, &self.base_dir)
     }
 
     /// Runs every run into `opts.out`, calling `progress` around each; writes the
@@ -179,7 +190,8 @@ impl Campaign {
                 done: rows.len(),
                 total,
             });
-            let outcome = design::apply(&self.doc, &run.levels, &self.file)
+            let outcome = self
+                .point(&run.levels)
                 .and_then(|e| RunPlan::new(run.id, run.seed, e))
                 .map_err(anyhow::Error::msg)
                 .and_then(|plan| runner.run(&plan, out));
@@ -237,6 +249,18 @@ impl Campaign {
             report,
         })
     }
+}
+
+/// [`design::apply`], with relative paths resolved against `base_dir`.
+fn point(
+    doc: &toml::Value,
+    levels: &design::Point,
+    file: &str,
+    base_dir: &Option<PathBuf>,
+) -> Result<Experiment, String> {
+    let mut e = design::apply(doc, levels, file)?;
+    e.topology.base_dir = base_dir.clone();
+    Ok(e)
 }
 
 /// Means of each metric per design point, for the summary table: (levels,

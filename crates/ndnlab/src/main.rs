@@ -25,6 +25,11 @@ struct Cli {
 enum Command {
     /// Run an experiment over a topology of forwarders (the default one without a file).
     Run(cmd::run::RunArgs),
+    /// Show, import (Mini-NDN, ndnSIM) and export (Graphviz) topologies.
+    #[command(subcommand)]
+    Topo(cmd::topo::TopoCmd),
+    /// Join the output directories of a sharded campaign (run --shard I/N).
+    Merge(cmd::merge::MergeArgs),
     /// The quick default experiment: a 2x2 factorial over an in-process forwarder.
     Quickstart(cmd::quickstart::QuickstartArgs),
     /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
@@ -62,6 +67,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Topo(c) => cmd::topo::run(c),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Quickstart(a) => cmd::quickstart::run(a),
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Report(a) => cmd::report::run(a),
