@@ -3,6 +3,8 @@
 //! an experiment (`.toml`) or a Mini-NDN (`.conf`) or ndnSIM topology file.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -93,6 +95,18 @@ pub fn run(c: TopoCmd) -> anyhow::Result<()> {
         TopoCmd::Show(a) => show(a),
         TopoCmd::Import(a) => import_file(a),
         TopoCmd::Export(a) => export(a),
+    }
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
     }
 }
 
@@ -233,30 +247,33 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
             "diameter_delay_ms": s.diameter_delay_ms,
             "warnings": l.warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
+        return emit(&(serde_json::to_string_pretty(&v)? + "\n"));
     }
     for w in &l.warnings {
         eprintln!("warning: {w}");
     }
-    println!(
+    let mut out = String::new();
+    writeln!(
+        out,
         "{}: {}, {} nodes, {} links",
         a.file.display(),
         l.what,
         s.nodes,
         s.links
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "degree: min {}, mean {:.2}, max {}",
         s.degree_min, s.degree_mean, s.degree_max
-    );
+    )?;
     match (s.diameter_hops, s.diameter_delay_ms) {
-        (Some(h), Some(d)) => println!("diameter: {h} hops, {d} ms of link delay"),
-        _ => println!(
+        (Some(h), Some(d)) => writeln!(out, "diameter: {h} hops, {d} ms of link delay"),
+        _ => writeln!(
+            out,
             "diameter: none, the topology has {} disconnected parts",
             s.components
         ),
-    }
+    }?;
     let width = l
         .topo
         .nodes
@@ -265,7 +282,7 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!("\n{:<width$} {:>6}  apps", "node", "degree");
+    writeln!(out, "\n{:<width$} {:>6}  apps", "node", "degree")?;
     for (n, d) in &s.degrees {
         let apps = l
             .roles
@@ -277,10 +294,10 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
                     .join(", ")
             })
             .unwrap_or_default();
-        println!("{}", format!("{n:<width$} {d:>6}  {apps}").trim_end());
+        writeln!(out, "{}", format!("{n:<width$} {d:>6}  {apps}").trim_end())?;
     }
     if l.topo.links.is_empty() {
-        return Ok(());
+        return emit(&out);
     }
     let head = [
         "a",
@@ -337,11 +354,11 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!("\n{}", line(head.to_vec()));
+    writeln!(out, "\n{}", line(head.to_vec()))?;
     for r in &rows {
-        println!("{}", line(r.iter().map(String::as_str).collect()));
+        writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
     }
-    Ok(())
+    emit(&out)
 }
 
 fn import_file(a: ImportArgs) -> anyhow::Result<()> {
@@ -361,7 +378,7 @@ fn import_file(a: ImportArgs) -> anyhow::Result<()> {
                 imp.links.len()
             );
         }
-        None => print!("{text}"),
+        None => emit(&text)?,
     }
     Ok(())
 }
@@ -376,7 +393,7 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
     };
     match &a.out {
         Some(p) => std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?,
-        None => print!("{text}"),
+        None => emit(&text)?,
     }
     Ok(())
 }
