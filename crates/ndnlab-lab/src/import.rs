@@ -6,6 +6,7 @@
 //!   Mininet's link options: `delay` and `jitter` (`10ms`, `500us`, `1s`; a bare
 //!   number is milliseconds), `bw` (Mbit/s), `loss` (percent) and
 //!   `max_queue_size` (packets). A switch becomes a forwarder like any node.
+//!   Names are lowercased, as Mini-NDN's configparser reads them.
 //! * **ndnSIM** (`AnnotatedTopologyReader`'s text format, often `.txt`): a
 //!   `router` section of `node comment yPos xPos` lines and a `link` section of
 //!   `srcNode dstNode bandwidth metric delay queue error` lines, every column
@@ -403,6 +404,9 @@ pub fn parse_minindn(text: &str, file: &str) -> Result<Imported, LabError> {
             Some((h, r)) => (h, r.trim()),
             None => (line, ""),
         };
+        // Mini-NDN reads names through Python's configparser, which lowercases them
+        let head = head.to_lowercase();
+        let head = head.as_str();
         match section {
             Section::None => {
                 return Err(b.err(n, "a line before the first section ([nodes])"));
@@ -787,6 +791,11 @@ mod tests {
         let t = parse_minindn(text, "t.conf").unwrap();
         let names: Vec<&str> = t.nodes.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "s1"]);
+        let upper = parse_minindn("[nodes]\nA: _\nb: _\n[links]\na:B\n", "u.conf").unwrap();
+        assert_eq!(
+            (upper.nodes[0].name.as_str(), upper.links[0].b.as_str()),
+            ("a", "b")
+        );
         assert_eq!(
             t.nodes[0].params,
             vec![

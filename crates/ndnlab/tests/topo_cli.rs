@@ -92,6 +92,8 @@ fn import_gives_an_equivalent_experiment_topology() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("loss_pct = 0.5"), "{text}");
     assert!(text.contains("r1: radius=0.2 angle=0.0"), "{text}");
+    let _ = std::fs::remove_file(exp);
+    let _ = std::fs::remove_file(out);
 }
 
 #[test]
@@ -123,6 +125,7 @@ fn export_writes_dot_of_files_and_experiments() {
         "topology.n=7",
     ]));
     assert_eq!(dot.matches(" -- ").count(), 6, "{dot}");
+    let _ = std::fs::remove_file(out);
 }
 
 #[test]
@@ -164,6 +167,7 @@ fn bad_files_fail_naming_file_and_line() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.conf:6:"), "{err}");
+    let _ = std::fs::remove_file(exp);
 }
 
 #[test]
@@ -180,4 +184,5 @@ fn an_experiment_over_an_imported_file_runs_from_anywhere() {
     assert_eq!(summary["failed"], 0, "{summary}");
     let csv = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     assert!(csv.lines().nth(1).unwrap().contains(",ok,"), "{csv}");
+    let _ = std::fs::remove_dir_all(out_dir);
 }
