@@ -26,7 +26,7 @@ pub struct Options {
     pub resume: bool,
     /// `(i, n)`: only runs whose id is `i` modulo `n`.
     pub shard: Option<(usize, usize)>,
-    /// `--set KEY=VALUE`, applied in order before `quick`.
+    /// `--set KEY=VALUE`, applied in order after `quick`.
     pub sets: Vec<(String, toml::Value)>,
     /// Stop at the first failed run.
     pub fail_fast: bool,
@@ -42,6 +42,9 @@ pub struct Campaign {
     /// Factor paths, in design order.
     pub factors: Vec<String>,
     pub runs: Vec<RunSpec>,
+    /// The directory relative paths in the experiment (`topology.file`) start
+    /// from: the experiment file's.
+    pub base_dir: Option<PathBuf>,
 }
 
 /// Progress of a campaign, for a progress bar.
@@ -88,27 +91,32 @@ impl Campaign {
             file: file.clone(),
             msg,
         };
-        let mut edits = opts.sets.clone();
-        if opts.quick {
-            edits.extend(exp.experiment.quick.clone());
-        }
+        // --quick first, so that --set can still change what it scales down.
+        let mut edits: Vec<(String, toml::Value)> = if opts.quick {
+            exp.experiment.quick.clone().into_iter().collect()
+        } else {
+            Vec::new()
+        };
+        edits.extend(opts.sets.iter().cloned());
         if let Some(r) = &opts.runner {
             edits.push(("experiment.runner".into(), toml::Value::String(r.clone())));
         }
         for (k, v) in &edits {
             design::set_path(&mut doc, k, v.clone()).map_err(invalid)?;
         }
-        let exp: Experiment = doc
+        let base_dir = experiment::base_dir_of(&file);
+        let mut exp: Experiment = doc
             .clone()
             .try_into()
             .map_err(|e: toml::de::Error| invalid(e.message().to_string()))?;
+        exp.topology.base_dir = base_dir.clone();
         exp.validate().map_err(invalid)?;
         let mut runs = design::runs(&exp).map_err(invalid)?;
         // Every point must make a valid experiment and topology before anything runs.
         let mut seen = std::collections::BTreeSet::new();
         for r in &runs {
             if seen.insert(r.point) {
-                let e = design::apply(&doc, &r.levels, &file).map_err(invalid)?;
+                let e = point(&doc, &r.levels, &file, &base_dir).map_err(invalid)?;
                 RunPlan::new(r.id, r.seed, e)
                     .map_err(|m| invalid(format!("with {}: {m}", design::describe(&r.levels))))?;
             }
@@ -122,7 +130,13 @@ impl Campaign {
             doc,
             exp,
             runs,
+            base_dir,
         })
+    }
+
+    /// The experiment of one design point.
+    pub fn point(&self, levels: &design::Point) -> Result<Experiment, String> {
+        point(&self.doc, levels, &self.file, &self.base_dir)
     }
 
     /// Runs every run into `opts.out`, calling `progress` around each; writes the
@@ -179,7 +193,8 @@ impl Campaign {
                 done: rows.len(),
                 total,
             });
-            let outcome = design::apply(&self.doc, &run.levels, &self.file)
+            let outcome = self
+                .point(&run.levels)
                 .and_then(|e| RunPlan::new(run.id, run.seed, e))
                 .map_err(anyhow::Error::msg)
                 .and_then(|plan| runner.run(&plan, out))
@@ -238,6 +253,18 @@ impl Campaign {
             report,
         })
     }
+}
+
+/// [`design::apply`], with relative paths resolved against `base_dir`.
+fn point(
+    doc: &toml::Value,
+    levels: &design::Point,
+    file: &str,
+    base_dir: &Option<PathBuf>,
+) -> Result<Experiment, String> {
+    let mut e = design::apply(doc, levels, file)?;
+    e.topology.base_dir = base_dir.clone();
+    Ok(e)
 }
 
 /// Means of each metric per design point, for the summary table: (levels,

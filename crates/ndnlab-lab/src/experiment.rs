@@ -8,7 +8,7 @@
 //! document with each factor's key set to one of its levels, parsed again.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -101,6 +101,13 @@ pub struct TopologySpec {
     pub n: u32,
     /// A Mini-NDN or ndnSIM topology file (relative to the experiment file).
     pub file: Option<String>,
+    /// `explicit` topologies: node names in order (the order `first` and `last`
+    /// refer to); a node listed here needs no link.
+    pub nodes: Vec<String>,
+    /// The directory `file` is relative to: the experiment file's own, set by
+    /// whoever read the file (not a key of the format).
+    #[serde(skip)]
+    pub base_dir: Option<PathBuf>,
 }
 
 impl Default for TopologySpec {
@@ -109,7 +116,20 @@ impl Default for TopologySpec {
             kind: "line".into(),
             n: 1,
             file: None,
+            nodes: Vec::new(),
+            base_dir: None,
         }
+    }
+}
+
+impl TopologySpec {
+    /// `file` resolved against the experiment file's directory.
+    pub fn file_path(&self) -> Option<PathBuf> {
+        let f = Path::new(self.file.as_ref()?);
+        Some(match &self.base_dir {
+            Some(base) if f.is_relative() => base.join(f),
+            _ => f.to_path_buf(),
+        })
     }
 }
 
@@ -378,7 +398,8 @@ impl Default for DesignSpec {
 /// Parses an experiment, naming `file` and the line of a syntax or type error.
 pub fn parse(text: &str, file: &str) -> Result<(toml::Value, Experiment), LabError> {
     let doc: toml::Value = toml::from_str(text).map_err(|e| located(file, text, &e))?;
-    let exp: Experiment = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+    let mut exp: Experiment = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+    exp.topology.base_dir = base_dir_of(file);
     exp.validate().map_err(|m| LabError::Invalid {
         file: file.to_string(),
         msg: m,
@@ -393,6 +414,14 @@ pub fn load(path: &Path) -> Result<(toml::Value, Experiment), LabError> {
         err: e.to_string(),
     })?;
     parse(&text, &path.display().to_string())
+}
+
+/// The directory a topology file named in experiment file `file` is relative to.
+pub fn base_dir_of(file: &str) -> Option<PathBuf> {
+    Path::new(file)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
 }
 
 fn located(file: &str, text: &str, e: &toml::de::Error) -> LabError {
@@ -451,6 +480,12 @@ impl Experiment {
             && !["explicit", "minindn", "ndnsim"].contains(&self.topology.kind.as_str())
         {
             return Err("topology.n must be at least 1".into());
+        }
+        if !self.topology.nodes.is_empty() && self.topology.kind != "explicit" {
+            return Err(format!(
+                "topology.nodes: a node list is for kind = \"explicit\", not '{}'",
+                self.topology.kind
+            ));
         }
         if matches!(self.topology.kind.as_str(), "minindn" | "ndnsim")
             && self.topology.file.is_none()

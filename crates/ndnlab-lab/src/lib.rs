@@ -6,7 +6,9 @@
 //! delay, jitter, loss, bandwidth with a queue limit, MTU), routes, applications,
 //! factors and a design. From it the laboratory:
 //!
-//! * builds the topology ([`topology`]: generators, routes over shortest paths);
+//! * builds the topology ([`topology`]: generators, routes over shortest paths;
+//!   [`import`]: Mini-NDN and ndnSIM files; [`shape`]: degrees and diameter;
+//!   [`dot`]: Graphviz);
 //! * expands the design into runs ([`design`]: full factorial, 2^k, 2^(k-p),
 //!   sweeps, repetitions with distinct seeds, optional random order);
 //! * runs each run on a [`runner`] (`inproc`: every forwarder in this process, links
@@ -16,14 +18,19 @@
 //!   replicate, seed, status, metrics), `samples/` and `logs/`, which the analysis
 //!   and report crates read.
 //!
-//! [`campaign`] ties these together for `ndnlab run`.
+//! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
+//! output directories of a sharded campaign.
 
 pub mod apps;
 pub mod campaign;
 pub mod design;
+pub mod dot;
 pub mod experiment;
+pub mod import;
+pub mod merge;
 pub mod results;
 pub mod runner;
+pub mod shape;
 pub mod topology;
 
 /// Errors in experiment files, named by file, line and key.

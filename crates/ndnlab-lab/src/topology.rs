@@ -1,6 +1,7 @@
 //! Topologies: named forwarders and the links between them, generated (line,
 //! star, dumbbell, binary tree, grid) or declared, and the routes computed over
 //! them (shortest paths by link cost or delay toward every producer prefix).
+//! Mini-NDN and ndnSIM topology files are read by [`crate::import`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -77,6 +78,12 @@ impl Topology {
             }
             "explicit" => {
                 let mut nodes: Vec<String> = Vec::new();
+                for x in &exp.topology.nodes {
+                    if nodes.contains(x) {
+                        return Err(format!("topology.nodes: '{x}' is listed twice"));
+                    }
+                    nodes.push(x.clone());
+                }
                 for l in &exp.links {
                     for x in [&l.a, &l.b] {
                         if !nodes.contains(x) {
@@ -94,7 +101,19 @@ impl Topology {
                 }
                 (nodes, Vec::new())
             }
-            other => return Err(format!("topology.kind '{other}' needs an imported file")),
+            kind @ ("minindn" | "ndnsim") => {
+                let format = crate::import::Format::from_kind(kind).expect("an import kind");
+                let path = exp
+                    .topology
+                    .file_path()
+                    .ok_or_else(|| format!("topology.file is required for kind '{kind}'"))?;
+                let mut topo = crate::import::load(&path, Some(format))
+                    .map_err(|e| e.to_string())?
+                    .topology(&exp.link);
+                topo.apply_link_entries(exp)?;
+                return Ok(topo);
+            }
+            other => return Err(format!("topology.kind '{other}' is not known")),
         };
         let (nodes, idx) = pairs;
         let mut topo = Topology {
@@ -265,6 +284,42 @@ mod tests {
         assert_eq!(t.select(&["leaves".into()]).unwrap().len(), 0);
         let t = Topology::of(&exp("line", 256)).unwrap();
         assert_eq!(t.select(&["leaves".into()]).unwrap(), vec!["r0", "r255"]);
+    }
+
+    #[test]
+    fn explicit_node_order_and_imported_files() {
+        let text = "[topology]\nkind = \"explicit\"\nnodes = [\"z\", \"y\", \"x\"]\n[[links]]\na = \"x\"\nb = \"y\"\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n";
+        let e = crate::experiment::parse(text, "t.toml").unwrap().1;
+        let t = Topology::of(&e).unwrap();
+        assert_eq!(t.nodes, ["z", "y", "x"]);
+        assert_eq!(t.links.len(), 1);
+        // an imported file, relative to the experiment's directory, under [link]
+        let dir = std::env::temp_dir().join(format!("ndnlab-topo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("t.conf"),
+            "[nodes]\na: _\nb: _\nc: _\n[links]\na:b delay=10ms\nb:c\n",
+        )
+        .unwrap();
+        let text = "[topology]\nkind = \"minindn\"\nfile = \"t.conf\"\n[link]\nbandwidth_mbps = 50.0\ndelay_ms = 1.0\n[[links]]\na = \"c\"\nb = \"b\"\nloss_pct = 2.0\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n";
+        let path = dir.join("e.toml");
+        let e = crate::experiment::parse(text, &path.display().to_string())
+            .unwrap()
+            .1;
+        let t = Topology::of(&e).unwrap();
+        assert_eq!(t.nodes, ["a", "b", "c"]);
+        assert_eq!(
+            (t.links[0].spec.delay_ms, t.links[0].spec.bandwidth_mbps),
+            (10.0, 50.0)
+        );
+        assert_eq!(
+            (t.links[1].spec.delay_ms, t.links[1].spec.loss_pct),
+            (1.0, 2.0)
+        );
+        let mut e2 = e.clone();
+        e2.topology.file = Some("missing.conf".into());
+        assert!(Topology::of(&e2).unwrap_err().contains("missing.conf"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -27,6 +27,11 @@ enum Command {
     /// file: consumer, forwarder and producer, a 2^2 r design, with its report).
     #[command(alias = "quickstart")]
     Run(cmd::run::RunArgs),
+    /// Show, import (Mini-NDN, ndnSIM) and export (Graphviz) topologies.
+    #[command(subcommand)]
+    Topo(cmd::topo::TopoCmd),
+    /// Join the output directories of a sharded campaign (run --shard I/N).
+    Merge(cmd::merge::MergeArgs),
     /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
     #[command(subcommand)]
     Analyze(cmd::analyze::AnalyzeCmd),
@@ -62,6 +67,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Topo(c) => cmd::topo::run(c),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Report(a) => cmd::report::run(a),
         Command::Packet(c) => cmd::packet::run(c),

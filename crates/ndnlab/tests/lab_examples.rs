@@ -1,0 +1,101 @@
+//! Every experiment under `experiments/` parses and expands, at full and quick
+//! scale; the two cheapest run for real at quick scale in this process.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("experiments/")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn ndnlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
+        .args(args)
+        .output()
+        .expect("run ndnlab")
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn every_example_validates_at_both_scales() {
+    let files = examples();
+    for seed in ["seed000", "seed001", "seed002", "seed003", "seed004"] {
+        assert!(
+            files
+                .iter()
+                .any(|f| f.file_name().unwrap().to_string_lossy().starts_with(seed)),
+            "no example for {seed}"
+        );
+    }
+    for f in &files {
+        let name = f.display().to_string();
+        for quick in [false, true] {
+            let mut a = vec!["run", "--dry-run", "--json", name.as_str()];
+            if quick {
+                a.push("--quick");
+            }
+            let runs: serde_json::Value = serde_json::from_str(&ok(&ndnlab(&a), &name)).unwrap();
+            let n = runs.as_array().unwrap().len();
+            assert!(n >= 1, "{name}: no runs");
+            if quick {
+                assert!(n <= 16, "{name}: {n} runs at quick scale");
+            }
+        }
+        // and its topology shows
+        ok(&ndnlab(&["topo", "show", name.as_str()]), &name);
+    }
+}
+
+#[test]
+fn the_cheapest_examples_run_at_quick_scale() {
+    for name in ["seed000-ndnperf.toml", "seed004-dataplane.toml"] {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../experiments")
+            .join(name);
+        let out =
+            std::env::temp_dir().join(format!("ndnlab-example-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let summary: serde_json::Value = serde_json::from_str(&ok(
+            &ndnlab(&[
+                "run",
+                "--quick",
+                "--json",
+                "--out",
+                out.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ]),
+            name,
+        ))
+        .unwrap();
+        assert_eq!(summary["failed"], 0, "{name}: {summary}");
+        let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+        let mut lines = csv.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |c: &str| head.iter().position(|h| *h == c).unwrap();
+        let (status, sat, data) = (col("status"), col("satisfaction"), col("data"));
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert!(!rows.is_empty(), "{name}: no rows");
+        for r in &rows {
+            assert_eq!(r[status], "ok", "{name}: {csv}");
+            // sensible results: Data came back, nearly every Interest satisfied
+            assert!(r[data].parse::<f64>().unwrap() > 0.0, "{name}: {csv}");
+            assert!(r[sat].parse::<f64>().unwrap() > 0.9, "{name}: {csv}");
+        }
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
