@@ -148,9 +148,9 @@ fn bad_experiment_files_name_file_line_and_key() {
         ),
         (
             "unknown",
-            format!("{APPS}[topology]\nnodes = 3\n"),
+            format!("{APPS}[topology]\nsize = 3\n"),
             &[],
-            &["exp.toml:7", "unknown field `nodes`"],
+            &["exp.toml:7", "unknown field `size`"],
         ),
         (
             "type",
