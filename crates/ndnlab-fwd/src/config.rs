@@ -691,5 +691,22 @@ mod tests {
         let c = FwdConfig::from_toml(text, Path::new("fwd.example.toml")).unwrap();
         c.validate().unwrap();
         assert_eq!(c.routes.len(), 1);
+        // The emulation examples, commented out there, are valid too.
+        let emulate = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# emulate = "))
+            .expect("an emulate example");
+        let c = parse(&format!(
+            "[[face]]\nuri = \"udp4://127.0.0.1:6364\"\nemulate = {emulate}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.static_faces[0].emulate.as_ref().unwrap().seed, Some(7));
+        let rules: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("# [[faces.emulation]]"))
+            .take_while(|l| !l.is_empty())
+            .map(|l| format!("{}\n", l.trim_start_matches("# ")))
+            .collect();
+        assert_eq!(parse(&rules).unwrap().faces.emulation.len(), 2);
     }
 }

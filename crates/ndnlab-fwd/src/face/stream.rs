@@ -149,7 +149,11 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
     if let Some(emu) = FaceEmulator::for_face(face, true) {
-        return write_loop_emulated(face, queue, writer, socket, ingress, emu).await;
+        // Boxed: the plain loop's state machine stays as small as without emulation.
+        return Box::pin(write_loop_emulated(
+            face, queue, writer, socket, ingress, emu,
+        ))
+        .await;
     }
     let mut link = LinkSender::new(None, 0);
     let mut marker = ndnlab_proto::lp::CongestionMarker::default();
