@@ -205,6 +205,9 @@ pub struct FacesSection {
     pub congestion_interval_ms: u64,
     /// Congestion marking threshold in bytes queued (NFD: 65536).
     pub congestion_threshold: usize,
+    /// `[[faces.emulation]]`: link emulation for faces created while the daemon
+    /// runs (on-demand faces of the listeners, faces/create), first match wins.
+    pub emulation: Vec<EmulationRule>,
 }
 
 impl Default for FacesSection {
@@ -219,6 +222,7 @@ impl Default for FacesSection {
             queue_capacity: 4096,
             congestion_interval_ms: 100,
             congestion_threshold: 65536,
+            emulation: Vec::new(),
         }
     }
 }
@@ -406,6 +410,69 @@ pub struct StaticFace {
     /// NDNLPv2 reliability on this face (UDP only; NFD's flag bit 1).
     #[serde(default)]
     pub reliability: bool,
+    /// An emulated link on the face's egress (delay, jitter, loss, bandwidth...).
+    #[serde(default)]
+    pub emulate: Option<Emulate>,
+}
+
+/// What an emulated link does to the frames a face sends (`emulate = { ... }` on a
+/// `[[face]]`, the same keys in a `[[faces.emulation]]` rule). Every key is
+/// optional; none gives a perfect link. See [`crate::face::emu`].
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Emulate {
+    /// One-way delay added to every frame, in milliseconds.
+    pub delay_ms: f64,
+    /// Each frame's delay varies uniformly within `delay_ms ± jitter_ms`.
+    pub jitter_ms: f64,
+    /// Frames lost at random, in percent (0..=100).
+    pub loss_pct: f64,
+    /// Link rate in Mbit/s: frames are serialized at this rate behind each other.
+    pub bandwidth_mbps: Option<f64>,
+    /// Frames waiting for the transmitter at most (tail drop); only with
+    /// `bandwidth_mbps`, 1000 by default there.
+    pub queue: Option<usize>,
+    /// Largest frame the link carries, in bytes (0: any); datagram faces only.
+    pub mtu: usize,
+    /// Let jitter reorder frames (datagram faces only).
+    pub reorder: bool,
+    /// Seed of the loss and jitter draws (default: derived from the face id).
+    pub seed: Option<u64>,
+}
+
+/// `[[faces.emulation]]`: an [`Emulate`] for the faces whose remote URI is
+/// `remote`, or whose remote host is `remote_ip`.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmulationRule {
+    /// A whole remote URI (`udp4://127.0.0.1:6401`, `tcp4://...`, `ether://[...]`).
+    pub remote: Option<String>,
+    /// Every UDP or TCP face whose remote host is this IP address.
+    pub remote_ip: Option<String>,
+    pub delay_ms: f64,
+    pub jitter_ms: f64,
+    pub loss_pct: f64,
+    pub bandwidth_mbps: Option<f64>,
+    pub queue: Option<usize>,
+    pub mtu: usize,
+    pub reorder: bool,
+    pub seed: Option<u64>,
+}
+
+impl EmulationRule {
+    /// The rule's link keys.
+    pub fn emulate(&self) -> Emulate {
+        Emulate {
+            delay_ms: self.delay_ms,
+            jitter_ms: self.jitter_ms,
+            loss_pct: self.loss_pct,
+            bandwidth_mbps: self.bandwidth_mbps,
+            queue: self.queue,
+            mtu: self.mtu,
+            reorder: self.reorder,
+            seed: self.seed,
+        }
+    }
 }
 
 /// `[[route]]`.
@@ -601,10 +668,45 @@ mod tests {
     }
 
     #[test]
+    fn emulation_keys_are_checked_by_serde() {
+        let e = parse("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = { dealy_ms = 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dealy_ms"), "{e}");
+        let e = parse("[[faces.emulation]]\nremote_ip = \"127.0.0.1\"\nlos_pct = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("los_pct"), "{e}");
+        let e = parse("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = { queue = -1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("queue"), "{e}");
+        let c = parse("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = {}\n").unwrap();
+        assert_eq!(c.static_faces[0].emulate, Some(Emulate::default()));
+    }
+
+    #[test]
     fn example_file_is_valid() {
         let text = include_str!("../fwd.example.toml");
         let c = FwdConfig::from_toml(text, Path::new("fwd.example.toml")).unwrap();
         c.validate().unwrap();
         assert_eq!(c.routes.len(), 1);
+        // The emulation examples, commented out there, are valid too.
+        let emulate = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# emulate = "))
+            .expect("an emulate example");
+        let c = parse(&format!(
+            "[[face]]\nuri = \"udp4://127.0.0.1:6364\"\nemulate = {emulate}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.static_faces[0].emulate.as_ref().unwrap().seed, Some(7));
+        let rules: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("# [[faces.emulation]]"))
+            .take_while(|l| !l.is_empty())
+            .map(|l| format!("{}\n", l.trim_start_matches("# ")))
+            .collect();
+        assert_eq!(parse(&rules).unwrap().faces.emulation.len(), 2);
     }
 }

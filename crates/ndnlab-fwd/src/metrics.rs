@@ -1,5 +1,6 @@
 //! Prometheus text-format metrics (`ndnlab fwd --metrics ADDR`): forwarder counters
-//! summed over shards, shard queue drops, per-face counters, Ethernet frames
+//! summed over shards, shard queue drops, per-face counters (with the drops of
+//! emulated links, reasons `emu-*`, on faces that have one), Ethernet frames
 //! dropped per channel, and the NDNLPv2 reliability counters of the faces that
 //! have reliability on.
 
@@ -184,6 +185,20 @@ pub async fn render(shared: &Shared) -> String {
                 "ndnlab_face_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}",
                 f.id
             );
+        }
+        // Frames the face's emulated link dropped (faces with one only).
+        if f.emulation().is_some() {
+            for (reason, v) in [
+                ("emu-queue-full", st.emu_queue_drops.load(Relaxed)),
+                ("emu-lost", st.emu_lost.load(Relaxed)),
+                ("emu-over-mtu", st.emu_over_mtu.load(Relaxed)),
+            ] {
+                let _ = writeln!(
+                    s,
+                    "ndnlab_face_drops_total{{face=\"{}\",reason=\"{reason}\"}} {v}",
+                    f.id
+                );
+            }
         }
         for (reason, v) in LpDrop::REASONS.iter().zip(&st.lp_drops) {
             let v = v.load(Relaxed);

@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use ndnlab_core::StrategyInstance;
 use ndnlab_wire::Name;
 
-use super::{invalid, ConfigError, FwdConfig};
+use super::{invalid, ConfigError, Emulate, FwdConfig};
+use crate::face::emu::{EmuMatch, EmuSpec, EmulationTable};
 use crate::face::uri::FaceUri;
 use crate::mgmt::{MAX_PREFIX, MTU_RANGE};
 
@@ -35,6 +36,8 @@ const MAX_RTO_MS: u64 = 600_000;
 pub struct Checked {
     /// Every `[[strategy]]`: prefix and strategy instance, in file order.
     pub strategies: Vec<(Name, StrategyInstance)>,
+    /// Emulated links: the `[[face]]` `emulate` tables, then `[[faces.emulation]]`.
+    pub emulation: EmulationTable,
 }
 
 impl FwdConfig {
@@ -53,6 +56,7 @@ impl FwdConfig {
         self.check_management()?;
         self.check_faces()?;
         self.check_static_faces()?;
+        let emulation = self.emulation_table()?;
         self.check_routes()?;
         let strategies = self.strategy_choices()?;
         for (i, (prefix, _)) in strategies.iter().enumerate() {
@@ -63,7 +67,86 @@ impl FwdConfig {
                 ));
             }
         }
-        Ok(Checked { strategies })
+        Ok(Checked {
+            strategies,
+            emulation,
+        })
+    }
+
+    /// The emulated links, checked: each `[[face]]`'s `emulate` for that face's URI
+    /// (in file order), then the `[[faces.emulation]]` rules. Static faces' URIs
+    /// are checked before this runs.
+    pub fn emulation_table(&self) -> Result<EmulationTable, ConfigError> {
+        fn spec(key: &str, e: &Emulate, stream: bool) -> Result<EmuSpec, ConfigError> {
+            EmuSpec::from_config(e, stream)
+                .map_err(|(k, reason)| invalid(format!("{key}.{k}"), reason))
+        }
+        let mut table = EmulationTable::default();
+        for (i, f) in self.static_faces.iter().enumerate() {
+            let Some(e) = &f.emulate else { continue };
+            let uri = FaceUri::parse(&f.uri).map_err(|e| invalid(format!("face[{i}].uri"), e))?;
+            let stream = matches!(uri, FaceUri::Tcp(_));
+            table.push(
+                EmuMatch::Remote(uri),
+                spec(&format!("face[{i}].emulate"), e, stream)?,
+            );
+        }
+        for (i, r) in self.faces.emulation.iter().enumerate() {
+            let key = format!("faces.emulation[{i}]");
+            let (m, stream) = match (&r.remote, &r.remote_ip) {
+                (Some(remote), None) => {
+                    let uri =
+                        FaceUri::parse(remote).map_err(|e| invalid(format!("{key}.remote"), e))?;
+                    let stream = match &uri {
+                        FaceUri::Udp(a) | FaceUri::Tcp(a)
+                            if a.ip().is_unspecified() || a.port() == 0 =>
+                        {
+                            return Err(invalid(
+                                format!("{key}.remote"),
+                                format!("{a} is not a peer address (any address or port 0); remote_ip matches a whole host"),
+                            ));
+                        }
+                        FaceUri::Udp(_) | FaceUri::Ether(_) => false,
+                        FaceUri::Tcp(_) => true,
+                        other => {
+                            return Err(invalid(
+                                format!("{key}.remote"),
+                                format!(
+                                    "{} faces cannot be emulated (udp, tcp or ether only)",
+                                    other.scheme()
+                                ),
+                            ))
+                        }
+                    };
+                    (EmuMatch::Remote(uri), stream)
+                }
+                (None, Some(ip)) => {
+                    let ip = ip.parse::<std::net::IpAddr>().map_err(|_| {
+                        invalid(
+                            format!("{key}.remote_ip"),
+                            format!("'{ip}' is not an IP address"),
+                        )
+                    })?;
+                    // Matches UDP and TCP faces alike: mtu and reorder then apply
+                    // to the datagram faces only.
+                    (EmuMatch::RemoteIp(ip), false)
+                }
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        format!("{key}.remote_ip"),
+                        "give either remote or remote_ip, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(invalid(
+                        format!("{key}.remote"),
+                        "a rule needs remote (a face URI) or remote_ip",
+                    ))
+                }
+            };
+            table.push(m, spec(&key, &r.emulate(), stream)?);
+        }
+        Ok(table)
     }
 
     /// Every `[[strategy]]` as typed values, in file order (see
@@ -612,6 +695,87 @@ mod tests {
             &f("uri = \"udp4://127.0.0.1:6363\"\nmtu = 100"),
             "face[0].mtu",
         );
+    }
+
+    #[test]
+    fn emulated_links() {
+        // The schema as the laboratory's processes runner writes it.
+        let c = accepted(
+            "[[face]]\nuri = \"udp4://127.0.0.1:6364\"\n\
+             emulate = { delay_ms = 10.0, jitter_ms = 1.0, loss_pct = 1.0, bandwidth_mbps = 100.0, queue = 100, mtu = 1500, seed = 7 }\n\
+             [[face]]\nuri = \"tcp4://127.0.0.1:6365\"\nemulate = { delay_ms = 5 }\n\
+             [[faces.emulation]]\nremote = \"udp4://127.0.0.1:6401\"\ndelay_ms = 10.0\n\
+             [[faces.emulation]]\nremote_ip = \"127.0.1.3\"\nloss_pct = 100\nmtu = 1400\n",
+        );
+        let t = &c.emulation;
+        assert_eq!(t.len(), 4);
+        let at = |u: &str| {
+            t.lookup(&FaceUri::parse(u).unwrap())
+                .map(|s| s.params.clone())
+        };
+        let p = at("udp4://127.0.0.1:6364").unwrap();
+        assert_eq!(
+            (p.delay_ns, p.rate_bps, p.queue_frames, p.mtu),
+            (10_000_000, Some(100_000_000), Some(100), Some(1500))
+        );
+        assert_eq!(at("tcp4://127.0.0.1:6365").unwrap().delay_ns, 5_000_000);
+        assert_eq!(at("udp://127.0.0.1:6401").unwrap().delay_ns, 10_000_000);
+        assert_eq!(at("tcp4://127.0.1.3:9").unwrap().loss, 1.0);
+        assert!(at("udp4://127.0.0.1:6402").is_none());
+        assert!(accepted("").emulation.is_empty());
+
+        let f =
+            |e: &str| format!("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = {{ {e} }}\n");
+        refused(&f("loss_pct = 101"), "face[0].emulate.loss_pct");
+        refused(&f("delay_ms = -5"), "face[0].emulate.delay_ms");
+        refused(&f("jitter_ms = nan"), "face[0].emulate.jitter_ms");
+        refused(&f("bandwidth_mbps = 0"), "face[0].emulate.bandwidth_mbps");
+        refused(&f("bandwidth_mbps = 1, queue = 0"), "face[0].emulate.queue");
+        let e = refused(&f("queue = 5"), "face[0].emulate.queue");
+        assert!(e.contains("bandwidth_mbps"), "{e}");
+        let e = refused(&f("mtu = 10"), "face[0].emulate.mtu");
+        assert!(e.contains("64"), "{e}");
+        accepted(&f("mtu = 0"));
+        let e = refused(
+            "[[face]]\nuri = \"tcp4://127.0.0.1:6363\"\nemulate = { mtu = 1500 }\n",
+            "face[0].emulate.mtu",
+        );
+        assert!(e.contains("stream"), "{e}");
+        refused(
+            "[[face]]\nuri = \"tcp4://127.0.0.1:6363\"\nemulate = { reorder = true }\n",
+            "face[0].emulate.reorder",
+        );
+
+        let r = |s: &str| format!("[[faces.emulation]]\n{s}\n");
+        refused(&r("delay_ms = 1"), "faces.emulation[0].remote");
+        refused(
+            &r("remote = \"udp4://127.0.0.1:1\"\nremote_ip = \"127.0.0.1\""),
+            "faces.emulation[0].remote_ip",
+        );
+        refused(
+            &r("remote_ip = \"localhost\""),
+            "faces.emulation[0].remote_ip",
+        );
+        refused(&r("remote = \"nonsense\""), "faces.emulation[0].remote");
+        refused(
+            &r("remote = \"udp4://0.0.0.0:6363\""),
+            "faces.emulation[0].remote",
+        );
+        let e = refused(
+            &r("remote = \"unix:///run/nfd.sock\""),
+            "faces.emulation[0].remote",
+        );
+        assert!(e.contains("cannot be emulated"), "{e}");
+        refused(
+            &r("remote = \"tcp4://127.0.0.1:6363\"\nmtu = 1500"),
+            "faces.emulation[0].mtu",
+        );
+        refused(
+            &r("remote_ip = \"127.0.0.1\"\nloss_pct = 200"),
+            "faces.emulation[0].loss_pct",
+        );
+        // mtu with remote_ip: for the UDP faces it matches
+        accepted(&r("remote_ip = \"::1\"\nmtu = 1400"));
     }
 
     #[test]

@@ -33,6 +33,7 @@ use tokio::io::unix::AsyncFd;
 
 use ndnlab_proto::ether::{self, EtherDrop, MacAddr, ETHERTYPE_NDN, HDR_LEN, PADDING};
 
+use super::emu::FaceEmulator;
 use super::link::{DatagramDecoder, DatagramEncoder};
 use super::stream::Ingress;
 use super::uri::FaceUri;
@@ -510,6 +511,7 @@ impl EtherChannel {
         tokio::spawn(async move {
             let hdr = ether::header(remote, ch.netif.mac);
             let mut enc = DatagramEncoder::new(&face);
+            let mut emu = FaceEmulator::for_face(&face, false);
             let mut dgrams: Vec<Bytes> = Vec::with_capacity(BATCH);
             let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
             let mut tick =
@@ -517,8 +519,10 @@ impl EtherChannel {
             let result: io::Result<()> = async {
                 loop {
                     let items = tokio::select! {
-                        i = queue.recv() => match i { Some(i) => i, None => return Ok(()) },
+                        i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
                         _ = face.closed() => return Ok(()),
+                        // Frames of an emulated link that are due now.
+                        _ = FaceEmulator::due(emu.as_ref(), &*ingress), if emu.is_some() => None,
                         _ = tick.tick() => {
                             if let Some(seen) = idle.as_ref().filter(|_| face.persistency.get() == Persistency::OnDemand) {
                                 if ingress.now().saturating_sub(seen.load(Relaxed)) > ch.idle_timeout_ns {
@@ -530,7 +534,12 @@ impl EtherChannel {
                         }
                     };
                     dgrams.clear();
-                    enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * BATCH, &mut dgrams);
+                    if let Some(items) = items {
+                        enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * BATCH, &mut dgrams);
+                    }
+                    if let Some(e) = emu.as_mut() {
+                        e.pass(&face.stats, ingress.now(), &mut dgrams);
+                    }
                     ch.send_all(&face, &hdr, &dgrams).await?;
                 }
             }

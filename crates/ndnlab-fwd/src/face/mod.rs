@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod bind;
+pub mod emu;
 pub mod ether;
 pub mod link;
 pub mod stream;
@@ -101,6 +102,12 @@ pub struct FaceStats {
     pub reassembly_timeouts: AtomicU64,
     /// Link-service drops (also in `in_drops`), by [`LpDrop::index`].
     pub lp_drops: [AtomicU64; LpDrop::REASONS.len()],
+    /// Emulated link ([`emu`]): frames dropped because its transmit queue was full.
+    pub emu_queue_drops: AtomicU64,
+    /// Emulated link: frames lost at random.
+    pub emu_lost: AtomicU64,
+    /// Emulated link: frames larger than its MTU.
+    pub emu_over_mtu: AtomicU64,
 }
 
 impl FaceStats {
@@ -179,6 +186,9 @@ pub struct FaceEntry {
     /// For faces closed when idle (on-demand UDP): when the last packet came
     /// (the daemon's clock, ns) and how long a face may stay idle.
     idle: std::sync::OnceLock<(Arc<AtomicU64>, u64)>,
+    /// The emulated link on the face's egress, set when the face is registered
+    /// (before its writer starts); none on most faces.
+    emulation: std::sync::OnceLock<emu::EmuSpec>,
     queue: SendQueue,
     closed: AtomicBool,
     close_notify: Notify,
@@ -217,6 +227,7 @@ impl FaceEntry {
             limits,
             stats: FaceStats::default(),
             idle: std::sync::OnceLock::new(),
+            emulation: std::sync::OnceLock::new(),
             queue: SendQueue {
                 tx,
                 queued_pkts: AtomicUsize::new(0),
@@ -304,6 +315,17 @@ impl FaceEntry {
     /// is updated by its transport on every packet received.
     pub fn set_idle_timeout(&self, last_seen: Arc<AtomicU64>, timeout_ns: u64) {
         let _ = self.idle.set((last_seen, timeout_ns));
+    }
+
+    /// Gives the face an emulated link; only before its writer task starts (the
+    /// writer reads it once). False if it already had one.
+    pub fn set_emulation(&self, spec: emu::EmuSpec) -> bool {
+        self.emulation.set(spec).is_ok()
+    }
+
+    /// The face's emulated link, if any.
+    pub fn emulation(&self) -> Option<&emu::EmuSpec> {
+        self.emulation.get()
     }
 
     /// Nanoseconds until an on-demand face is closed for idleness (NFD's

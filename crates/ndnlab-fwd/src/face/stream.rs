@@ -19,6 +19,7 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::emu::FaceEmulator;
 use super::{mark_congestion_queued, FaceEntry, SendQueueRx};
 use ndnlab_proto::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
@@ -147,6 +148,13 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     socket: Option<RawFd>,
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
+    if let Some(emu) = FaceEmulator::for_face(face, true) {
+        // Boxed: the plain loop's state machine stays as small as without emulation.
+        return Box::pin(write_loop_emulated(
+            face, queue, writer, socket, ingress, emu,
+        ))
+        .await;
+    }
     let mut link = LinkSender::new(None, 0);
     let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::with_capacity(WRITE_BATCH);
@@ -195,6 +203,58 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         write_segments(&mut writer, &mut segs).await?;
     }
     Ok(())
+}
+
+/// [`write_loop`] on a face with an emulated link: every packet is encoded into a
+/// frame of its own and offered to the emulator, which drops or delays it whole
+/// (the stream stays well framed); the frames due are written when the emulator
+/// says, between bursts from the queue.
+async fn write_loop_emulated<W: AsyncWrite + Unpin>(
+    face: &Arc<FaceEntry>,
+    mut queue: SendQueueRx,
+    mut writer: W,
+    socket: Option<RawFd>,
+    ingress: &dyn Ingress,
+    mut emu: FaceEmulator,
+) -> std::io::Result<()> {
+    let mut link = LinkSender::new(None, 0);
+    let mut marker = ndnlab_proto::lp::CongestionMarker::default();
+    let mut buf = BytesMut::with_capacity(WRITE_BATCH);
+    let mut frames: Vec<Bytes> = Vec::with_capacity(64);
+    loop {
+        let first = tokio::select! {
+            i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
+            _ = FaceEmulator::due(Some(&emu), ingress) => None,
+        };
+        let mut next = first;
+        let mut total = 0;
+        while let Some(items) = next.take() {
+            face.dequeued(&items);
+            let now = ingress.now();
+            let unsent = match socket {
+                Some(fd) if face.congestion_marking.load(Relaxed) => unsent_bytes(fd),
+                _ => 0,
+            };
+            for mut it in items {
+                let queued = face.queued_bytes() + unsent;
+                mark_congestion_queued(&mut marker, face, now, queued, &mut it.fields);
+                link.encode_stream(&it.fields, &it.pkt, &mut buf);
+                total += buf.len();
+                frames.push(buf.split().freeze());
+                face.stats.count_out(it.kind);
+                if buf.capacity() < 16 * 1024 {
+                    buf = BytesMut::with_capacity(WRITE_BATCH);
+                }
+            }
+            if total < WRITE_BATCH && frames.len() < MAX_SEGMENTS {
+                next = queue.try_recv().ok();
+            }
+        }
+        emu.pass(&face.stats, ingress.now(), &mut frames);
+        let sent: usize = frames.iter().map(Bytes::len).sum();
+        face.stats.out_bytes.fetch_add(sent as u64, Relaxed);
+        write_segments(&mut writer, &mut frames).await?;
+    }
 }
 
 /// Bytes written to a socket that the kernel has not sent yet (`SIOCOUTQ`; for
@@ -247,6 +307,133 @@ mod tests {
         a.write_all(&[7u8; 3000]).unwrap();
         assert!(unsent_bytes(a.as_raw_fd()) >= 3000);
         assert_eq!(unsent_bytes(-1), 0);
+    }
+
+    /// An ingress whose clock is tokio's (paused in these tests).
+    struct Clock(tokio::time::Instant);
+
+    impl Ingress for Clock {
+        fn deliver(&self, _: &Arc<FaceEntry>, _: &mut Vec<(LpFields, Bytes)>) {}
+        fn face_closed(&self, _: &Arc<FaceEntry>) {}
+        fn now(&self) -> u64 {
+            self.0.elapsed().as_nanos() as u64
+        }
+        fn alloc_face_id(&self) -> u64 {
+            256
+        }
+        fn limits(&self) -> crate::face::FaceLimits {
+            Default::default()
+        }
+        fn register_face(&self, _: &Arc<FaceEntry>) {}
+    }
+
+    /// A stream face with an emulated link `params` writing into a pipe: the face,
+    /// the pipe's other end and the writer task.
+    fn emulated_face(
+        params: ndnlab_proto::emu::LinkParams,
+    ) -> (
+        Arc<FaceEntry>,
+        tokio::io::DuplexStream,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    ) {
+        use crate::face::{emu::EmuSpec, uri::FaceUri, FaceLimits, Persistency};
+        let addr = "127.0.0.1:6363".parse().unwrap();
+        let (face, queue) = FaceEntry::new(
+            256,
+            FaceUri::Tcp(addr),
+            FaceUri::Tcp(addr),
+            false,
+            Persistency::Persistent,
+            false,
+            None,
+            FaceLimits::default(),
+        );
+        assert!(face.set_emulation(EmuSpec {
+            params,
+            seed: Some(1)
+        }));
+        let (w, r) = tokio::io::duplex(1 << 16);
+        let f = face.clone();
+        let task = tokio::spawn(async move {
+            let clock = Clock(tokio::time::Instant::now());
+            write_loop(&f, queue, w, None, &clock).await
+        });
+        (face, r, task)
+    }
+
+    fn out(pkt: &Bytes) -> Vec<crate::face::OutItem> {
+        vec![crate::face::OutItem {
+            pkt: pkt.clone(),
+            fields: LpFields::default(),
+            kind: crate::face::PktKind::Interest,
+        }]
+    }
+
+    fn interest(i: u32) -> Bytes {
+        ndnlab_wire::Interest::builder(ndnlab_wire::Name::from_uri("/emu/stream").unwrap())
+            .nonce(i)
+            .build()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_emulated_stream_face_writes_packets_when_due() {
+        const MS: u64 = 1_000_000;
+        let (face, mut r, task) = emulated_face(ndnlab_proto::emu::LinkParams {
+            delay_ns: 50 * MS,
+            ..Default::default()
+        });
+        let t0 = tokio::time::Instant::now();
+        let (a, b) = (interest(1), interest(2));
+        face.send_batch(out(&a));
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        face.send_batch(out(&b));
+        let mut got = vec![0u8; a.len()];
+        r.read_exact(&mut got).await.unwrap();
+        let at = t0.elapsed();
+        assert_eq!(got, a);
+        // Virtual time: due at 50 ms, sent at the next 1 ms timer tick.
+        assert!(
+            (50..=51).contains(&at.as_millis()),
+            "first packet written at {at:?}"
+        );
+        r.read_exact(&mut got[..b.len()]).await.unwrap();
+        assert_eq!(&got[..b.len()], &b[..]);
+        assert!((60..=61).contains(&t0.elapsed().as_millis()));
+        assert_eq!(
+            face.stats.out_bytes.load(Relaxed),
+            (a.len() + b.len()) as u64
+        );
+        task.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn loss_on_an_emulated_stream_face_drops_whole_packets() {
+        let (face, mut r, task) = emulated_face(ndnlab_proto::emu::LinkParams {
+            loss: 0.5,
+            ..Default::default()
+        });
+        let pkts: Vec<Bytes> = (0..100).map(interest).collect();
+        for p in &pkts {
+            face.send_batch(out(p));
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        task.abort();
+        let _ = task.await;
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes).await.unwrap();
+        // What arrived is a sequence of whole packets, in order, a subset of those sent.
+        let mut buf = BytesMut::from(&bytes[..]);
+        let mut rest = pkts.iter();
+        let mut n = 0;
+        while let Some(frame) = next_frame(&mut buf).unwrap() {
+            assert!(rest.any(|p| *p == frame), "not a packet sent, in order");
+            n += 1;
+        }
+        assert!(buf.is_empty());
+        let lost = face.stats.emu_lost.load(Relaxed);
+        assert_eq!(n + lost, 100);
+        assert!(lost > 20 && lost < 80, "{lost} lost");
+        assert_eq!(face.stats.out_interests.load(Relaxed), 100);
     }
 
     #[tokio::test]

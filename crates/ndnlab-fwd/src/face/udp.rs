@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio::net::UdpSocket;
 
+use super::emu::FaceEmulator;
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use ndnlab_udp as mmsg;
@@ -217,6 +218,7 @@ impl UdpChannel {
         let ch = self.clone();
         tokio::spawn(async move {
             let mut enc = super::link::DatagramEncoder::new(&face);
+            let mut emu = FaceEmulator::for_face(&face, false);
             let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
             let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
             let mut tick =
@@ -224,8 +226,10 @@ impl UdpChannel {
             let result: io::Result<()> = async {
                 loop {
                     let items = tokio::select! {
-                        i = queue.recv() => match i { Some(i) => i, None => return Ok(()) },
+                        i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
                         _ = face.closed() => return Ok(()),
+                        // Frames of an emulated link that are due now.
+                        _ = FaceEmulator::due(emu.as_ref(), &*ingress), if emu.is_some() => None,
                         _ = tick.tick() => {
                             if let Some(seen) = idle.as_ref().filter(|_| face.persistency.get() == Persistency::OnDemand) {
                                 if ingress.now().saturating_sub(seen.load(Relaxed)) > ch.idle_timeout_ns {
@@ -239,7 +243,12 @@ impl UdpChannel {
                     // Take every burst waiting, encode all, send with sendmmsg, and
                     // runs of equal-size datagrams (fragments) with GSO.
                     dgrams.clear();
-                    enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * mmsg::BATCH, &mut dgrams);
+                    if let Some(items) = items {
+                        enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * mmsg::BATCH, &mut dgrams);
+                    }
+                    if let Some(e) = emu.as_mut() {
+                        e.pass(&face.stats, ingress.now(), &mut dgrams);
+                    }
                     let mut off = 0;
                     while off < dgrams.len() {
                         let sock = &ch.socket;

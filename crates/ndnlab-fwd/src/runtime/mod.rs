@@ -159,6 +159,9 @@ pub struct Shared {
     pub ether: Mutex<Vec<Arc<crate::face::ether::EtherChannel>>>,
     /// Local URIs of listening channels (faces/channels).
     pub channels: Mutex<Vec<String>>,
+    /// Emulated links of faces (`[[face]] emulate`, `[[faces.emulation]]`), given
+    /// to each face when it is registered.
+    pub emulation: crate::face::emu::EmulationTable,
     pub start_unix_ms: u64,
     epoch: Instant,
     queue_capacity: usize,
@@ -433,6 +436,10 @@ impl Ingress for Shared {
     }
 
     fn register_face(&self, face: &Arc<FaceEntry>) {
+        if let Some(spec) = self.emulation.lookup(&face.remote) {
+            face.set_emulation(spec.clone());
+            tracing::info!(face = face.id, params = ?spec.params, "emulated link on the face's egress");
+        }
         self.faces.insert(face.clone());
         tracing::info!(face = face.id, remote = %face.remote, local = %face.local, "face created");
         self.broadcast(|| ShardMsg::AddFace(face.clone()));
@@ -489,6 +496,7 @@ impl Daemon {
             udp: Mutex::new(Vec::new()),
             ether: Mutex::new(Vec::new()),
             channels: Mutex::new(Vec::new()),
+            emulation: checked.emulation.clone(),
             start_unix_ms,
             epoch: Instant::now(),
             me: me.clone(),
