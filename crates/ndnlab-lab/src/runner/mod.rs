@@ -3,10 +3,11 @@
 //! A runner takes a [`RunPlan`] (the experiment with this run's factor levels
 //! applied, its topology and routes, its seed) and a directory of its own, and
 //! returns the run's metrics. Raw samples go to files in that directory. The
-//! runners are `inproc` (this process), and, as they land, `processes` and `netns`;
+//! runners are `inproc` (this process) and `processes` (one `ndnlab fwd` per node);
 //! virtual time (the simulator) fits the same interface.
 
 pub mod inproc;
+pub mod processes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -149,9 +150,10 @@ pub trait Runner {
 pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
     match name {
         "inproc" => Ok(Box::new(inproc::InProc)),
-        "processes" | "netns" => {
-            anyhow::bail!("runner '{name}' is not available in this build (use inproc)")
-        }
+        "processes" => Ok(Box::new(processes::Processes::new()?)),
+        "netns" => anyhow::bail!(
+            "the netns runner is not built yet: use inproc, or processes for sockets between forwarders"
+        ),
         other => anyhow::bail!("no runner '{other}' (inproc, processes, netns)"),
     }
 }
