@@ -23,6 +23,7 @@
 
 pub mod apps;
 pub mod campaign;
+pub mod cleanup;
 pub mod design;
 pub mod dot;
 pub mod experiment;

@@ -63,6 +63,7 @@ impl Children {
         let child = cmd
             .spawn()
             .with_context(|| format!("cannot start {name}"))?;
+        crate::cleanup::register(child.id());
         self.0.push((name.to_string(), child));
         Ok(&mut self.0.last_mut().expect("just pushed").1)
     }
@@ -81,6 +82,7 @@ impl Drop for Children {
             }
             let _ = c.kill();
             let _ = c.wait();
+            crate::cleanup::unregister(c.id());
         }
     }
 }
@@ -510,11 +512,13 @@ fn consumer_metrics(
         if a.pattern == "window" {
             let mut window_secs = 0.0;
             let mut last_t = warmup;
+            // An interval's Data may answer Interests of the one before: count the
+            // outcomes (Data, Nack, timeout), one per Interest.
             for r in rows
                 .iter()
                 .filter(|r| r["type"] == "interval" && f(r, "time_s") > warmup)
             {
-                interests += f(r, "interests");
+                interests += f(r, "data") + f(r, "nacks") + f(r, "timeouts");
                 data += f(r, "data");
                 nacks += f(r, "nacks");
                 timeouts += f(r, "timeouts");

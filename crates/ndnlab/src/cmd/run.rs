@@ -87,6 +87,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Ctrl-C kills what the runners started before exiting.
+    ndnlab_lab::cleanup::install();
     let bar = if a.json {
         ProgressBar::hidden()
     } else {
