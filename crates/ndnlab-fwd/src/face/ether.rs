@@ -11,7 +11,7 @@
 //!
 //! Frames are built and checked by `ndnlab_proto::ether` (header, padding to the
 //! 60-byte minimum, the TLV length cutting the padding off). The link service is
-//! the one UDP faces use ([`super::link::DatagramEncoder`] and
+//! the one UDP faces use ([`super::datagram::run_writer`] and
 //! [`super::link::DatagramDecoder`]): NDNLPv2 fragmentation to the interface MTU
 //! and reassembly. The reader takes up to 64 frames per `recvmmsg`; each face's
 //! writer sends up to 64 frames per `sendmmsg`, each frame as three buffers
@@ -33,8 +33,8 @@ use tokio::io::unix::AsyncFd;
 
 use ndnlab_proto::ether::{self, EtherDrop, MacAddr, ETHERTYPE_NDN, HDR_LEN, PADDING};
 
-use super::emu::FaceEmulator;
-use super::link::{DatagramDecoder, DatagramEncoder};
+use super::datagram::{run_writer, DatagramSink, WriterParams};
+use super::link::DatagramDecoder;
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use super::{FaceEntry, Persistency, SendQueueRx};
@@ -309,6 +309,19 @@ fn send_frames(fd: RawFd, hdr: &[u8; HDR_LEN], dgrams: &[Bytes]) -> io::Result<u
     Ok(r as usize)
 }
 
+/// An Ethernet face's frames: one header toward its peer (or group) on its
+/// channel's interface.
+struct EtherSink {
+    ch: Arc<EtherChannel>,
+    hdr: [u8; HDR_LEN],
+}
+
+impl DatagramSink for EtherSink {
+    async fn send(&self, face: &FaceEntry, dgrams: &[Bytes]) -> io::Result<()> {
+        self.ch.send_all(face, &self.hdr, dgrams).await
+    }
+}
+
 struct Peer {
     face: Arc<FaceEntry>,
     last_seen: Arc<AtomicU64>,
@@ -502,49 +515,24 @@ impl EtherChannel {
     fn spawn_writer(
         self: &Arc<Self>,
         face: Arc<FaceEntry>,
-        mut queue: SendQueueRx,
+        queue: SendQueueRx,
         remote: MacAddr,
         ingress: Arc<dyn Ingress>,
         idle: Option<Arc<AtomicU64>>,
     ) {
         let ch = self.clone();
         tokio::spawn(async move {
-            let hdr = ether::header(remote, ch.netif.mac);
-            let mut enc = DatagramEncoder::new(&face);
-            let mut emu = FaceEmulator::for_face(&face, false);
-            let mut dgrams: Vec<Bytes> = Vec::with_capacity(BATCH);
-            let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
-            let mut tick =
-                tokio::time::interval(std::time::Duration::from_nanos(idle_check.max(1_000_000)));
-            let result: io::Result<()> = async {
-                loop {
-                    let items = tokio::select! {
-                        i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
-                        _ = face.closed() => return Ok(()),
-                        // Frames of an emulated link that are due now.
-                        _ = FaceEmulator::due(emu.as_ref(), &*ingress), if emu.is_some() => None,
-                        _ = tick.tick() => {
-                            if let Some(seen) = idle.as_ref().filter(|_| face.persistency.get() == Persistency::OnDemand) {
-                                if ingress.now().saturating_sub(seen.load(Relaxed)) > ch.idle_timeout_ns {
-                                    tracing::debug!(face = face.id, "idle on-demand Ethernet face closed");
-                                    return Ok(());
-                                }
-                            }
-                            continue;
-                        }
-                    };
-                    dgrams.clear();
-                    if let Some(items) = items {
-                        enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * BATCH, &mut dgrams);
-                    }
-                    if let Some(e) = emu.as_mut() {
-                        e.pass(&face.stats, ingress.now(), &mut dgrams);
-                    }
-                    ch.send_all(&face, &hdr, &dgrams).await?;
-                }
-            }
-            .await;
-            if let Err(e) = result {
+            let sink = EtherSink {
+                hdr: ether::header(remote, ch.netif.mac),
+                ch: ch.clone(),
+            };
+            let params = WriterParams {
+                idle,
+                idle_timeout_ns: ch.idle_timeout_ns,
+                batch: 4 * BATCH,
+                medium: "Ethernet",
+            };
+            if let Err(e) = run_writer(&sink, &face, queue, &*ingress, params).await {
                 tracing::debug!(face = face.id, error = %e, "Ethernet send failed");
             }
             ch.peers

@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod bind;
+pub mod datagram;
 pub mod emu;
 pub mod ether;
 pub mod link;

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio::net::UdpSocket;
 
-use super::emu::FaceEmulator;
+use super::datagram::{run_writer, DatagramSink, WriterParams};
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use ndnlab_udp as mmsg;
@@ -210,64 +210,24 @@ impl UdpChannel {
     fn spawn_writer(
         self: &Arc<Self>,
         face: Arc<FaceEntry>,
-        mut queue: SendQueueRx,
+        queue: SendQueueRx,
         remote: SocketAddr,
         ingress: Arc<dyn Ingress>,
         idle: Option<Arc<AtomicU64>>,
     ) {
         let ch = self.clone();
         tokio::spawn(async move {
-            let mut enc = super::link::DatagramEncoder::new(&face);
-            let mut emu = FaceEmulator::for_face(&face, false);
-            let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
-            let idle_check = ch.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
-            let mut tick =
-                tokio::time::interval(std::time::Duration::from_nanos(idle_check.max(1_000_000)));
-            let result: io::Result<()> = async {
-                loop {
-                    let items = tokio::select! {
-                        i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
-                        _ = face.closed() => return Ok(()),
-                        // Frames of an emulated link that are due now.
-                        _ = FaceEmulator::due(emu.as_ref(), &*ingress), if emu.is_some() => None,
-                        _ = tick.tick() => {
-                            if let Some(seen) = idle.as_ref().filter(|_| face.persistency.get() == Persistency::OnDemand) {
-                                if ingress.now().saturating_sub(seen.load(Relaxed)) > ch.idle_timeout_ns {
-                                    tracing::debug!(face = face.id, "idle on-demand UDP face closed");
-                                    return Ok(());
-                                }
-                            }
-                            continue;
-                        }
-                    };
-                    // Take every burst waiting, encode all, send with sendmmsg, and
-                    // runs of equal-size datagrams (fragments) with GSO.
-                    dgrams.clear();
-                    if let Some(items) = items {
-                        enc.encode_waiting(&face, items, &mut queue, &*ingress, 4 * mmsg::BATCH, &mut dgrams);
-                    }
-                    if let Some(e) = emu.as_mut() {
-                        e.pass(&face.stats, ingress.now(), &mut dgrams);
-                    }
-                    let mut off = 0;
-                    while off < dgrams.len() {
-                        let sock = &ch.socket;
-                        match sock.try_io(tokio::io::Interest::WRITABLE, || {
-                            mmsg::send_some(&**sock, remote, &dgrams[off..], &ch.gso)
-                        }) {
-                            Ok(k) => {
-                                let bytes: usize = dgrams[off..off + k].iter().map(Bytes::len).sum();
-                                face.stats.out_bytes.fetch_add(bytes as u64, Relaxed);
-                                off += k;
-                            }
-                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => sock.writable().await?,
-                            Err(e) => return Err(e),
-                        }
-                    }
-                }
-            }
-            .await;
-            if let Err(e) = result {
+            let sink = UdpSink {
+                ch: ch.clone(),
+                remote,
+            };
+            let params = WriterParams {
+                idle,
+                idle_timeout_ns: ch.idle_timeout_ns,
+                batch: 4 * mmsg::BATCH,
+                medium: "UDP",
+            };
+            if let Err(e) = run_writer(&sink, &face, queue, &*ingress, params).await {
                 tracing::debug!(face = face.id, error = %e, "UDP send failed");
             }
             ch.peers
@@ -330,6 +290,34 @@ impl UdpChannel {
                 dec.prune(|id| ingress_has(&ch, id));
             }
         });
+    }
+}
+
+/// A UDP face's datagrams: `sendmmsg` toward the peer, and UDP GSO for runs of
+/// equal-size datagrams (fragments).
+struct UdpSink {
+    ch: Arc<UdpChannel>,
+    remote: SocketAddr,
+}
+
+impl DatagramSink for UdpSink {
+    async fn send(&self, face: &FaceEntry, dgrams: &[Bytes]) -> io::Result<()> {
+        let mut off = 0;
+        while off < dgrams.len() {
+            let sock = &self.ch.socket;
+            match sock.try_io(tokio::io::Interest::WRITABLE, || {
+                mmsg::send_some(&**sock, self.remote, &dgrams[off..], &self.ch.gso)
+            }) {
+                Ok(k) => {
+                    let bytes: usize = dgrams[off..off + k].iter().map(Bytes::len).sum();
+                    face.stats.out_bytes.fetch_add(bytes as u64, Relaxed);
+                    off += k;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => sock.writable().await?,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 }
 
