@@ -12,7 +12,7 @@ use crate::figure::{render, Figure, Plot};
 use crate::html::{esc, inline_svg, table, STYLE};
 use crate::plots::{ecdf, histogram, Legend, Lines};
 use crate::style::with_unit;
-use crate::text::{interval, num, p_value};
+use crate::text::{effect_rows, interval, num, p_value};
 use crate::{charts, ReportError};
 
 /// What the caller chooses.
@@ -421,32 +421,7 @@ fn two_level_html(
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let mut rows = vec![vec![
-        "I".into(),
-        "mean".into(),
-        num(a.q0),
-        interval(a.q0_ci),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-    ]];
-    for e in &a.effects {
-        rows.push(vec![
-            e.term.clone(),
-            e.label.clone(),
-            num(e.q),
-            interval(e.ci),
-            num(e.ss),
-            format!("{:.2}%", e.percent),
-            match ndnlab_analysis::TwoLevelAnalysis::is_significant(e) {
-                Some(true) => "yes".into(),
-                Some(false) => "no".into(),
-                None => "-".into(),
-            },
-            e.aliases.join(" = "),
-        ]);
-    }
+    let mut rows = effect_rows(a);
     if let Some(err) = &a.error {
         rows.push(vec![
             "error".into(),

@@ -5,6 +5,39 @@ use ndnlab_analysis::summary::GroupSummary;
 use ndnlab_analysis::twolevel::TwoLevelAnalysis;
 
 /// A number with about four significant digits.
+/// The rows of a two-level analysis's effects table (the mean, then every
+/// effect): term, label, q, CI, SS, variation, significance, aliases. The text
+/// tables and the HTML report both show them.
+pub fn effect_rows(a: &TwoLevelAnalysis) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "I".into(),
+        "mean".into(),
+        num(a.q0),
+        interval(a.q0_ci),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]];
+    for e in &a.effects {
+        rows.push(vec![
+            e.term.clone(),
+            e.label.clone(),
+            num(e.q),
+            interval(e.ci),
+            num(e.ss),
+            format!("{:.2}%", e.percent),
+            match TwoLevelAnalysis::is_significant(e) {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "-".into(),
+            },
+            e.aliases.join(" = "),
+        ]);
+    }
+    rows
+}
+
 pub fn num(x: f64) -> String {
     if !x.is_finite() {
         return x.to_string();
@@ -154,31 +187,8 @@ pub fn two_level(a: &TwoLevelAnalysis) -> String {
         ],
         2,
     );
-    t.row(vec![
-        "I".into(),
-        "mean".into(),
-        num(a.q0),
-        interval(a.q0_ci),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-    ]);
-    for e in &a.effects {
-        t.row(vec![
-            e.term.clone(),
-            e.label.clone(),
-            num(e.q),
-            interval(e.ci),
-            num(e.ss),
-            format!("{:.2}%", e.percent),
-            match TwoLevelAnalysis::is_significant(e) {
-                Some(true) => "yes".into(),
-                Some(false) => "no".into(),
-                None => "-".into(),
-            },
-            e.aliases.join(" = "),
-        ]);
+    for r in effect_rows(a) {
+        t.row(r);
     }
     if let Some(err) = &a.error {
         t.row(vec![
