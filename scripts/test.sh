@@ -7,6 +7,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 step() { printf '\n==> %s\n' "$*"; }
+# Cargo caches what rustc prints about the target in target/.rustc_info.json,
+# failures included; a probe that failed once (seen on this kind of machine,
+# with rustc reading a stray build-script probe on its stdin) would fail every
+# later cargo command. Each step starts without that cache.
+fresh_probe() { rm -f target/.rustc_info.json target/*/.rustc_info.json; }
 
 step "python venv with python-ndn (interop peer)"
 NDNLAB_PYTHON="$(scripts/python-venv.sh)"
@@ -17,9 +22,11 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy (warnings are errors)"
+fresh_probe
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test"
+fresh_probe
 cargo test --workspace --locked
 
 echo
