@@ -8,9 +8,9 @@ cd "$root"
 
 step() { printf '\n==> %s\n' "$*"; }
 # Cargo caches what rustc prints about the target in target/.rustc_info.json,
-# failures included; a probe that failed once (seen on this kind of machine,
-# with rustc reading a stray build-script probe on its stdin) would fail every
-# later cargo command. Each step starts without that cache.
+# failures included: a probe that failed once (seen on this kind of machine,
+# rustc having read stray text on its stdin; the cause is not known) would fail
+# every later cargo command. Each step starts without that cache.
 fresh_probe() { rm -f target/.rustc_info.json target/*/.rustc_info.json; }
 
 step "python venv with python-ndn (interop peer)"
