@@ -7,11 +7,19 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 step() { printf '\n==> %s\n' "$*"; }
-# Cargo caches what rustc prints about the target in target/.rustc_info.json,
-# failures included: a probe that failed once (seen on this kind of machine,
-# rustc having read stray text on its stdin; the cause is not known) would fail
-# every later cargo command. Each step starts without that cache.
-fresh_probe() { rm -f target/.rustc_info.json target/*/.rustc_info.json; }
+# Cargo learns about the target by running `rustc -` with its stdin on /dev/null.
+# Writing a file over /dev/null (a renamed temp file, say) turns it into a regular
+# file that keeps what was written, and every cargo command then fails. Restore
+# the device if we may, or say what is wrong.
+if [ ! -c /dev/null ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "test.sh: /dev/null is not a character device; recreating it" >&2
+        rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+    else
+        echo "test.sh: /dev/null is not a character device; cargo cannot run (ask root to recreate it: mknod -m 666 /dev/null c 1 3)" >&2
+        exit 1
+    fi
+fi
 
 step "python venv with python-ndn (interop peer)"
 NDNLAB_PYTHON="$(scripts/python-venv.sh)"
@@ -22,11 +30,9 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy (warnings are errors)"
-fresh_probe
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test"
-fresh_probe
 cargo test --workspace --locked
 
 echo

@@ -133,7 +133,9 @@ struct Sink {
 impl Sink {
     fn open(output: Option<&Path>) -> anyhow::Result<Sink> {
         let (out, temp): (Box<dyn Write + Send>, _) = match output {
-            Some(p) if p.as_os_str() != "-" => {
+            // A device, FIFO or socket (`-o /dev/null`) is written in place: renaming
+            // a temp file over it would replace the device with a regular file.
+            Some(p) if p.as_os_str() != "-" && !is_special_file(p) => {
                 let dir = p
                     .parent()
                     .filter(|d| !d.as_os_str().is_empty())
@@ -151,6 +153,16 @@ impl Sink {
                 (
                     Box::new(std::io::BufWriter::with_capacity(1 << 20, f)),
                     Some((tmp, p.to_path_buf())),
+                )
+            }
+            Some(p) if p.as_os_str() != "-" => {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", p.display()))?;
+                (
+                    Box::new(std::io::BufWriter::with_capacity(1 << 20, f)),
+                    None,
                 )
             }
             _ => (
@@ -204,6 +216,11 @@ impl Drop for Sink {
             let _ = std::fs::remove_file(tmp);
         }
     }
+}
+
+/// Whether `path` exists and is neither a regular file nor a directory.
+fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Signature checks with certificates fetched once per key name.
@@ -463,6 +480,36 @@ mod tests {
         drop(s);
         assert!(!dst2.exists());
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sink_writes_into_a_fifo_without_replacing_it() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = std::env::temp_dir().join(format!("ndnlab-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let mut s = Sink::open(Some(&fifo)).unwrap();
+        s.push(0, Bytes::from_static(b"through the pipe")).unwrap();
+        s.commit().unwrap();
+        // checked before joining: a replaced FIFO would leave the reader blocked
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temp file left"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
