@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::experiment::{Experiment, LinkSpec};
 use crate::topology::Topology;
 
-/// An application on a node: (group name, `consumer` or `producer`).
+/// An application on a node: (group name, its kind).
 pub type Role = (String, String);
 
 /// The applications of `exp` on each node of `topo`.
@@ -102,8 +102,9 @@ pub fn to_dot(
             attrs.push(format!("label={}", id(&label)));
             attrs.push("shape=box".into());
             attrs.push("style=filled".into());
-            let consumer = apps.iter().any(|(_, k)| k == "consumer");
-            let producer = apps.iter().any(|(_, k)| k == "producer");
+            let answers = |k: &str| matches!(k, "producer" | "repository" | "put");
+            let consumer = apps.iter().any(|(_, k)| !answers(k));
+            let producer = apps.iter().any(|(_, k)| answers(k));
             let colour = match (consumer, producer) {
                 (true, true) => "plum",
                 (true, false) => "lightblue",

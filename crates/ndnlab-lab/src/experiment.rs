@@ -310,22 +310,58 @@ pub struct StaticRoute {
     pub cost: u64,
 }
 
+/// The application kinds: what requests and what answers.
+pub const APP_KINDS: &[(&str, &str)] = &[
+    (
+        "consumer",
+        "requests names from a catalogue (perf and traffic clients)",
+    ),
+    ("ping", "ndnping: one fresh, unique Interest every 1/rate s"),
+    (
+        "get",
+        "fetches a put's object once, segment by segment (ndncatchunks)",
+    ),
+    (
+        "producer",
+        "answers every Interest under its prefix (perf and traffic servers)",
+    ),
+    (
+        "repository",
+        "holds a fixed catalogue of contents, signed once",
+    ),
+    (
+        "put",
+        "publishes an object of `size` bytes as segments (ndnputchunks)",
+    ),
+];
+
 /// An application group: one app of this kind on each node it names.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AppSpec {
-    /// `consumer` or `producer`.
+    /// One of [`APP_KINDS`].
     pub kind: String,
     /// Where: node names, or `first`, `last`, `all`, `leaves`.
     pub nodes: Vec<String>,
-    /// Name prefix served or requested.
+    /// Name prefix served or requested. In a producer, repository or put,
+    /// `{node}` stands for the node's name (one prefix per node).
     pub prefix: String,
     // --- consumers ---
     /// `window` (keep `window` Interests in flight), `poisson` (`rate` per second,
-    /// exponential gaps) or `constant` (`rate` per second, even gaps).
+    /// exponential gaps), `constant` (`rate` per second, even gaps) or `burst`
+    /// (`burst` Interests at once, `rate` per second on average).
     pub pattern: String,
     pub window: usize,
     pub rate: f64,
+    /// Interests per burst (`pattern = "burst"`).
+    pub burst: u32,
+    /// Congestion control of a window consumer or a get: `fixed` (the window
+    /// stays `window`), `aimd` or `cubic` (ndn-tools' adaptive pipelines,
+    /// reacting to timeouts, congestion Nacks and congestion marks).
+    pub cc: String,
+    /// Ask for the contents of this repository or producer group (the names it
+    /// holds on every node it is on) instead of `prefix`.
+    pub from: String,
     /// Distinct contents requested (seed 001's content diversity).
     pub catalogue: u64,
     /// Zipf exponent of popularity; 0 is uniform.
@@ -342,13 +378,36 @@ pub struct AppSpec {
     /// content distribution time (CDiT, the slowest consumer's).
     pub count: u64,
     // --- producers ---
-    /// Content bytes of each Data.
+    /// Content bytes of each Data (of each segment, for a put).
     pub payload: usize,
     /// FreshnessPeriod in milliseconds.
     pub freshness_ms: u64,
     /// `digest` (DigestSha256), or a key type (`ecdsa-p256`, `rsa-2048`,
     /// `ed25519`, `hmac`, ...), as `ndnlab put --sign` takes.
     pub signature: String,
+    /// Keep each signed Data and serve it again (`ndnlab perf server --cache`).
+    pub presign: bool,
+    /// Signing threads of a producer (`ndnlab perf server --threads`).
+    pub threads: usize,
+    /// Bytes of a put's object.
+    pub size: u64,
+}
+
+impl AppSpec {
+    /// Whether this app answers Interests (producer, repository, put).
+    pub fn is_producer(&self) -> bool {
+        matches!(self.kind.as_str(), "producer" | "repository" | "put")
+    }
+
+    /// Whether this app sends Interests (consumer, ping, get).
+    pub fn is_consumer(&self) -> bool {
+        !self.is_producer()
+    }
+
+    /// The prefix on `node`: `{node}` replaced by the node's name.
+    pub fn prefix_on(&self, node: &str) -> String {
+        self.prefix.replace("{node}", node)
+    }
 }
 
 impl Default for AppSpec {
@@ -360,6 +419,9 @@ impl Default for AppSpec {
             pattern: "window".into(),
             window: 16,
             rate: 1000.0,
+            burst: 8,
+            cc: "fixed".into(),
+            from: String::new(),
             catalogue: 10_000,
             zipf: 0.0,
             name_components: 3,
@@ -369,6 +431,9 @@ impl Default for AppSpec {
             payload: 1000,
             freshness_ms: 10_000,
             signature: "digest".into(),
+            presign: false,
+            threads: 1,
+            size: 1_000_000,
         }
     }
 }
@@ -532,11 +597,26 @@ impl Experiment {
         for (name, a) in &self.apps {
             check_app(&format!("apps.{name}"), a)?;
         }
-        if !self.apps.values().any(|a| a.kind == "consumer") {
-            return Err("apps: no consumer".into());
+        if !self.apps.values().any(|a| a.is_consumer()) {
+            return Err("apps: no consumer (consumer, ping or get)".into());
         }
-        if !self.apps.values().any(|a| a.kind == "producer") {
-            return Err("apps: no producer".into());
+        if !self.apps.values().any(|a| a.is_producer()) {
+            return Err("apps: no producer (producer, repository or put)".into());
+        }
+        for (name, a) in &self.apps {
+            if a.from.is_empty() {
+                continue;
+            }
+            match self.apps.get(&a.from) {
+                Some(g) if matches!(g.kind.as_str(), "producer" | "repository") => {}
+                Some(g) => {
+                    return Err(format!(
+                        "apps.{name}.from: '{}' is a {}, not a producer or repository",
+                        a.from, g.kind
+                    ))
+                }
+                None => return Err(format!("apps.{name}.from: no app group '{}'", a.from)),
+            }
         }
         for (path, levels) in &self.factors {
             if levels.is_empty() {
@@ -605,19 +685,45 @@ fn check_forwarder(at: &str, f: &ForwarderSpec) -> Result<(), String> {
 }
 
 fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
-    if !["consumer", "producer"].contains(&a.kind.as_str()) {
-        return Err(format!("{at}.kind: '{}' (consumer or producer)", a.kind));
+    if !APP_KINDS.iter().any(|(k, _)| *k == a.kind) {
+        let kinds: Vec<_> = APP_KINDS.iter().map(|(k, _)| *k).collect();
+        return Err(format!("{at}.kind: '{}' ({})", a.kind, kinds.join(", ")));
     }
     if a.nodes.is_empty() {
         return Err(format!("{at}.nodes: name at least one node"));
     }
-    if !a.prefix.starts_with('/') || ndnlab_wire::Name::from_uri(&a.prefix).is_err() {
+    let prefix = a.prefix_on("node");
+    if !prefix.starts_with('/') || ndnlab_wire::Name::from_uri(&prefix).is_err() {
         return Err(format!("{at}.prefix: '{}' is not a name", a.prefix));
     }
+    if a.is_consumer() && a.prefix.contains("{node}") {
+        return Err(format!(
+            "{at}.prefix: '{{node}}' is for producers; a consumer asks for a group's contents with `from`"
+        ));
+    }
+    if !["fixed", "aimd", "cubic"].contains(&a.cc.as_str()) {
+        return Err(format!("{at}.cc: '{}' (fixed, aimd, cubic)", a.cc));
+    }
+    if a.cc != "fixed" && !(a.kind == "get" || (a.kind == "consumer" && a.pattern == "window")) {
+        return Err(format!(
+            "{at}.cc: congestion control is for a window consumer or a get"
+        ));
+    }
+    if !a.from.is_empty() && a.kind != "consumer" {
+        return Err(format!(
+            "{at}.from: only a consumer asks for a group's contents"
+        ));
+    }
+    if a.kind == "ping" && (a.rate.is_nan() || a.rate <= 0.0) {
+        return Err(format!("{at}.rate must be positive"));
+    }
+    if a.kind == "get" && a.window == 0 {
+        return Err(format!("{at}.window must be positive"));
+    }
     if a.kind == "consumer" {
-        if !["window", "poisson", "constant"].contains(&a.pattern.as_str()) {
+        if !["window", "poisson", "constant", "burst"].contains(&a.pattern.as_str()) {
             return Err(format!(
-                "{at}.pattern: '{}' (window, poisson, constant)",
+                "{at}.pattern: '{}' (window, poisson, constant, burst)",
                 a.pattern
             ));
         }
@@ -627,25 +733,42 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
         if a.pattern != "window" && (a.rate.is_nan() || a.rate <= 0.0) {
             return Err(format!("{at}.rate must be positive"));
         }
-        if a.catalogue == 0 {
-            return Err(format!("{at}.catalogue must be positive"));
+        if a.pattern == "burst" && a.burst == 0 {
+            return Err(format!("{at}.burst must be positive"));
         }
         if a.zipf < 0.0 || a.zipf.is_nan() {
             return Err(format!("{at}.zipf must not be negative"));
         }
-        let prefix_len = ndnlab_wire::Name::from_uri(&a.prefix).map_or(0, |n| n.len());
-        if a.name_components < prefix_len + 1 {
+    }
+    if matches!(a.kind.as_str(), "consumer" | "repository") {
+        if a.catalogue == 0 {
+            return Err(format!("{at}.catalogue must be positive"));
+        }
+        let prefix_len = ndnlab_wire::Name::from_uri(&prefix).map_or(0, |n| n.len());
+        if a.from.is_empty() && a.name_components < prefix_len + 1 {
             return Err(format!(
                 "{at}.name_components must be at least {} (the prefix and one more)",
                 prefix_len + 1
             ));
         }
-        if a.lifetime_ms == 0 {
-            return Err(format!("{at}.lifetime_ms must be positive"));
-        }
-    } else {
+    }
+    if a.is_consumer() && a.lifetime_ms == 0 {
+        return Err(format!("{at}.lifetime_ms must be positive"));
+    }
+    if a.is_producer() {
         if a.payload > 8000 {
             return Err(format!("{at}.payload must be at most 8000 bytes"));
+        }
+        if a.kind == "put" && a.payload == 0 {
+            return Err(format!("{at}.payload (bytes per segment) must be positive"));
+        }
+        if a.kind == "repository" && a.catalogue > 1_000_000 {
+            return Err(format!(
+                "{at}.catalogue: a repository signs its contents up front; at most 1000000"
+            ));
+        }
+        if a.threads == 0 {
+            return Err(format!("{at}.threads must be positive"));
         }
         if let Err(e) = a.signature.parse::<ndnlab_app::tools::signing::SignKind>() {
             return Err(format!("{at}.signature: {e}"));

@@ -106,3 +106,104 @@ fn a_campaign_is_reproducible_in_its_matrix_and_seeds() {
     assert!(s.report.is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A put at the end of a line of three, and whatever apps are appended.
+const PUT_LINE: &str = r#"
+[experiment]
+duration_s = 1.0
+warmup_s = 0.1
+[topology]
+kind = "line"
+n = 3
+[apps.put]
+kind = "put"
+nodes = ["last"]
+prefix = "/obj"
+size = 300000
+payload = 4000
+"#;
+
+#[test]
+fn get_fetches_a_put_object_intact_over_a_lossy_line() {
+    // 2% loss per link each way: the pipeline retransmits, and the SHA-256 of the
+    // object it put together must match what the put published, else the run fails.
+    for cc in ["fixed", "aimd", "cubic"] {
+        let text = format!(
+            "{PUT_LINE}[apps.get]\nkind = \"get\"\nnodes = [\"first\"]\nprefix = \"/obj\"\ncc = \"{cc}\"\nwindow = 16\n[link]\nloss_pct = 2.0\n"
+        );
+        let m = run_one(&format!("get-{cc}"), &text);
+        assert_eq!(m["data"], 75.0, "{cc}: 75 segments of 4000 bytes: {m:?}");
+        assert!(m["download_time_s"] > 0.0, "{cc}: {m:?}");
+        assert!(
+            m["retransmissions"] > 0.0,
+            "{cc}: loss shows as retransmissions: {m:?}"
+        );
+    }
+}
+
+#[test]
+fn a_get_without_its_put_fails_the_run_clearly() {
+    let text =
+        format!("{PUT_LINE}[apps.get]\nkind = \"get\"\nnodes = [\"first\"]\nprefix = \"/other\"\n");
+    let (_, exp) = experiment::parse(&text, "test.toml").unwrap();
+    let plan = RunPlan::new(0, 1, exp).unwrap();
+    let dir = out("get-none");
+    let e = by_name("inproc").unwrap().run(&plan, &dir).unwrap_err();
+    assert!(
+        format!("{e:#}").contains("no put publishes '/other'"),
+        "{e:#}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn repositories_on_every_node_serve_consumers_that_ask_from_them() {
+    // Seed 003's shape: a repository on each router with its own content, a
+    // Poisson requester on each router asking for all of them.
+    let text = r#"
+[experiment]
+duration_s = 0.6
+warmup_s = 0.2
+[topology]
+kind = "line"
+n = 4
+[forwarder]
+cs_capacity = 100
+[apps.repo]
+kind = "repository"
+nodes = ["all"]
+prefix = "/repo/{node}"
+catalogue = 1
+payload = 8000
+[apps.req]
+kind = "consumer"
+nodes = ["all"]
+from = "repo"
+pattern = "poisson"
+rate = 200.0
+"#;
+    let m = run_one("repo", text);
+    assert!(m["data"] > 50.0, "{m:?}");
+    assert_eq!(m["satisfaction"], 1.0, "{m:?}");
+    // four contents, cached along the line: most requests are answered by a cache
+    assert!(m["cs_hit_ratio"] > 0.5, "{m:?}");
+}
+
+#[test]
+fn ping_bursts_and_adaptive_windows_are_answered() {
+    let text = format!(
+        "{LINE}\n[apps.ping]\nkind = \"ping\"\nnodes = [\"first\"]\nprefix = \"/lab\"\nrate = 50.0\n\
+         [apps.b]\nkind = \"consumer\"\nnodes = [\"r1\"]\npattern = \"burst\"\nburst = 10\nrate = 500.0\n\
+         [apps.a]\nkind = \"consumer\"\nnodes = [\"first\"]\ncc = \"aimd\"\nwindow = 64\n"
+    )
+    .replace("payload = 500", "payload = 500\npresign = true");
+    let m = run_one("kinds", &text);
+    assert_eq!(m["satisfaction"], 1.0, "{m:?}");
+    // 0.5 s at 50 pings/s
+    let pings = m["data_per_sec.ping@r0"] * 0.5;
+    assert!((20.0..=30.0).contains(&pings), "{pings} pings: {m:?}");
+    // bursts of 10 at 500/s on average: about 250 Interests in 0.5 s
+    let bursts = m["data_per_sec.b@r1"] * 0.5;
+    assert!((200.0..=300.0).contains(&bursts), "{bursts}: {m:?}");
+    assert!(m["data_per_sec.a@r0"] > 0.0, "{m:?}");
+}

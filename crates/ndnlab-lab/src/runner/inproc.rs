@@ -46,6 +46,13 @@ impl Runner for InProc {
                 );
             }
         }
+        for (name, a) in &plan.exp.apps {
+            if a.kind == "producer" && a.threads > 1 {
+                anyhow::bail!(
+                    "apps.{name}.threads: an inproc producer signs on its own thread; signing threads need the processes runner"
+                );
+            }
+        }
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -119,10 +126,19 @@ async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
     }
 }
 
-/// Whether the consumer named `group@node` has a count.
+/// FNV-1a of an app group's name.
+fn group_hash(group: &str) -> u64 {
+    group.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Whether the consumer named `group@node` has a count (or is a get).
 fn a_count(exp: &crate::experiment::Experiment, name: &str) -> bool {
     let group = name.split('@').next().unwrap_or_default();
-    exp.apps.get(group).is_some_and(|a| a.count > 0)
+    exp.apps
+        .get(group)
+        .is_some_and(|a| a.count > 0 || a.kind == "get")
 }
 
 /// Forwarder counters summed over shards.
@@ -189,20 +205,28 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     }
     // Producers first (routed to before any consumer starts), each on its thread.
     let stop = Arc::new(AtomicBool::new(false));
+    let failures = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut threads = Vec::new();
     for (group, a) in &exp.apps {
-        if a.kind != "producer" {
+        if !a.is_producer() {
             continue;
         }
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
             let face = daemons[&node].app_face(&format!("{group}@{node}"));
             daemons[&node]
-                .register_route(&Name::from_uri(&a.prefix)?, face.id(), 0)
+                .register_route(&Name::from_uri(&a.prefix_on(&node))?, face.id(), 0)
                 .await;
-            let (spec, stop) = (a.clone(), stop.clone());
-            threads.push(apps::dedicated(&format!("lab-{group}"), move || {
-                apps::serve(face, spec, node, stop)
-            }));
+            let (spec, stop, failures) = (a.clone(), stop.clone(), failures.clone());
+            let at = format!("apps.{group} on {node}");
+            threads.push(apps::dedicated(
+                &format!("lab-{group}"),
+                move || async move {
+                    if let Err(e) = apps::serve(face, spec, node, stop).await {
+                        let mut f = failures.lock().unwrap_or_else(|e| e.into_inner());
+                        f.push(format!("{at}: {e:#}"));
+                    }
+                },
+            ));
         }
     }
     let start = std::time::Instant::now();
@@ -215,9 +239,16 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let start = Instant::from_std(start);
     let mut consumers = Vec::new();
     for (group, a) in &exp.apps {
-        if a.kind != "consumer" {
+        if !a.is_consumer() {
             continue;
         }
+        let from = match exp.apps.get(&a.from) {
+            Some(g) => Some((
+                g,
+                plan.topology.select(&g.nodes).map_err(anyhow::Error::msg)?,
+            )),
+            None => None,
+        };
         for (k, node) in plan
             .topology
             .select(&a.nodes)
@@ -227,11 +258,23 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         {
             let face = daemons[&node].app_face(&format!("{group}@{node}"));
             let stats = Arc::new(Mutex::new(ConsumerStats::default()));
-            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64);
+            // distinct per group and node: two groups on one node must not send
+            // the same names with the same Nonces (a loop, to the forwarder)
+            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64) ^ group_hash(group);
             let (spec, st) = (a.clone(), stats.clone());
-            let task = apps::dedicated(&format!("lab-{group}"), move || {
-                apps::consume(face, spec, seed, span, st)
-            });
+            let task = if a.kind == "get" {
+                let size = plan.put_size(&a.prefix).ok_or_else(|| {
+                    anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
+                })?;
+                apps::dedicated(&format!("lab-{group}"), move || {
+                    apps::fetch(face, spec, size, span, st)
+                })
+            } else {
+                let names = apps::Names::new(a, from.as_ref().map(|(g, n)| (*g, &n[..])), seed);
+                apps::dedicated(&format!("lab-{group}"), move || {
+                    apps::consume(face, spec, names, seed, span, st)
+                })
+            };
             consumers.push((format!("{group}@{node}"), stats, task));
         }
     }
@@ -278,7 +321,11 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let counted = exp
         .apps
         .values()
-        .any(|a| a.kind == "consumer" && a.count > 0);
+        .any(|a| a.kind == "get" || (a.is_consumer() && a.count > 0));
+    let adaptive = exp
+        .apps
+        .values()
+        .any(|a| a.kind == "get" || a.cc != "fixed");
     for (name, stats, _) in &consumers {
         let s = stats.lock().unwrap_or_else(|e| e.into_inner());
         total.interests += s.interests;
@@ -286,6 +333,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         total.nacks += s.nacks;
         total.timeouts += s.timeouts;
         total.bytes += s.bytes;
+        total.retransmissions += s.retransmissions;
+        total.marks += s.marks;
+        if let Some(e) = &s.error {
+            failures
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(format!("{name}: {e}"));
+        }
         let _ = total.delay_us.add(&s.delay_us);
         delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.clone(), t, us)));
         if a_count(exp, name) {
@@ -316,6 +371,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     m.insert("data".into(), total.data as f64);
     m.insert("nacks".into(), total.nacks as f64);
     m.insert("timeouts".into(), total.timeouts as f64);
+    if adaptive {
+        m.insert("retransmissions".into(), total.retransmissions as f64);
+        m.insert("marks".into(), total.marks as f64);
+    }
     m.insert("satisfaction".into(), ratio(total.data, total.interests));
     m.insert("loss".into(), 1.0 - ratio(total.data, total.interests));
     m.insert("data_per_sec".into(), total.data as f64 / measured);
@@ -416,6 +475,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     }
     for (_, d) in daemons {
         d.shutdown().await;
+    }
+    let failures = failures.lock().unwrap_or_else(|e| e.into_inner());
+    if !failures.is_empty() {
+        anyhow::bail!("{}", failures.join("; "));
     }
     Ok(m)
 }

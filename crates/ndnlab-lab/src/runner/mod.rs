@@ -35,8 +35,8 @@ impl RunPlan {
             let nodes = topology
                 .select(&a.nodes)
                 .map_err(|e| format!("apps.{name}.nodes: {e}"))?;
-            if a.kind == "producer" {
-                producers.extend(nodes.into_iter().map(|n| (a.prefix.clone(), n)));
+            if a.is_producer() {
+                producers.extend(nodes.into_iter().map(|n| (a.prefix_on(&n), n)));
             }
         }
         let mut routes = if exp.routes.mode == "shortest" {
@@ -71,6 +71,23 @@ impl RunPlan {
     }
 }
 
+impl RunPlan {
+    /// The size of the object a put publishes under `prefix`, if one does.
+    pub fn put_size(&self, prefix: &str) -> Option<u64> {
+        self.exp
+            .apps
+            .values()
+            .filter(|a| a.kind == "put")
+            .find_map(|a| {
+                let nodes = self.topology.select(&a.nodes).ok()?;
+                nodes
+                    .iter()
+                    .any(|n| a.prefix_on(n) == prefix)
+                    .then_some(a.size)
+            })
+    }
+}
+
 /// A run's measurements: metric name → value (the columns of `results.csv`).
 pub type Metrics = BTreeMap<String, f64>;
 
@@ -86,6 +103,14 @@ pub const METRICS: &[(&str, &str)] = &[
     (
         "timeouts",
         "Interests of the window left unanswered for their lifetime",
+    ),
+    (
+        "retransmissions",
+        "Interests sent again by gets (with a get or congestion control only)",
+    ),
+    (
+        "marks",
+        "Data carrying a congestion mark (with a get or congestion control only)",
     ),
     ("satisfaction", "data / interests"),
     ("loss", "1 - satisfaction"),

@@ -139,6 +139,17 @@ fn check(plan: &RunPlan) -> anyhow::Result<()> {
         }
     }
     for (name, a) in &plan.exp.apps {
+        if !matches!(a.kind.as_str(), "consumer" | "producer") {
+            anyhow::bail!(
+                "apps.{name}.kind: '{}' runs under the inproc runner only",
+                a.kind
+            );
+        }
+        if a.prefix.contains("{node}") || !a.from.is_empty() {
+            anyhow::bail!(
+                "apps.{name}: per-node prefixes and `from` run under the inproc runner only"
+            );
+        }
         if a.kind != "consumer" {
             continue;
         }
@@ -414,11 +425,19 @@ fn app_args(cmd: &mut Command, a: &AppSpec, sock: &str, seconds: f64, seed: u64)
         cmd.args(["perf", "server", "--socket", sock, "--prefix", &a.prefix])
             .args(["--payload", &a.payload.to_string()])
             .args(["--freshness", &a.freshness_ms.to_string()])
-            .args(["--sign", &a.signature]);
+            .args(["--sign", &a.signature])
+            .args(["--threads", &a.threads.to_string()]);
+        if a.presign {
+            cmd.arg("--cache");
+        }
     } else if a.pattern == "window" {
-        cmd.args(["perf", "client", "--socket", sock, "--prefix", &a.prefix])
-            .args(["--window", &a.window.to_string()])
-            .args(["--duration", &secs])
+        cmd.args(["perf", "client", "--socket", sock, "--prefix", &a.prefix]);
+        if a.cc == "fixed" {
+            cmd.args(["--window", &a.window.to_string()]);
+        } else {
+            cmd.args(["--cc", &a.cc]);
+        }
+        cmd.args(["--duration", &secs])
             .args(["--lifetime", &a.lifetime_ms.to_string()])
             .args(["--names", &a.catalogue.to_string()])
             .args(["--interval", "0.1", "--json"]);
@@ -429,6 +448,7 @@ fn app_args(cmd: &mut Command, a: &AppSpec, sock: &str, seconds: f64, seed: u64)
         );
         cmd.args(["traffic", "client", "--socket", sock, "--pattern", &pattern])
             .args(["--arrival", &a.pattern, "--rate", &a.rate.to_string()])
+            .args(["--burst-size", &a.burst.to_string()])
             .args([
                 "--duration",
                 &secs,

@@ -1,0 +1,124 @@
+//! The applications of the `inproc` runner: consumers and producers that move
+//! whole bursts of packets straight over their forwarder's app face, each on a
+//! thread of its own (as `ndnlab bench fwd --transport inproc` does, rather than
+//! one client-library task per Interest), so the laboratory's own cost stays
+//! small next to the forwarders it measures.
+//!
+//! - [`consumer`]: the catalogue consumer (a window, fixed or adapted by AIMD or
+//!   CUBIC; Poisson, constant or burst arrivals) and ndnping;
+//! - [`producer`]: the producer (signing each Data, or once per name), the
+//!   repository of fixed contents, and put's segmented object;
+//! - [`transfer`]: get, fetching a put's object through the app crate's
+//!   segment pipeline and checking its SHA-256;
+//! - [`names`]: what consumers ask for.
+//!
+//! Consumers record, for the Interests sent inside the measurement window, what
+//! came back (Data, Nack, nothing within the lifetime) and how long it took.
+
+pub mod consumer;
+pub mod names;
+pub mod producer;
+pub mod transfer;
+
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+pub use consumer::consume;
+pub use names::Names;
+pub use producer::serve;
+pub use transfer::fetch;
+
+/// Most delivery-time samples a consumer keeps as raw samples per run.
+pub const MAX_SAMPLES: usize = 50_000;
+
+/// How often a consumer looks for Interests past their lifetime.
+const SWEEP: Duration = Duration::from_millis(50);
+
+/// What a consumer saw inside the measurement window.
+#[derive(Debug)]
+pub struct ConsumerStats {
+    pub interests: u64,
+    pub data: u64,
+    pub nacks: u64,
+    pub timeouts: u64,
+    /// Content bytes of the Data received.
+    pub bytes: u64,
+    /// Delivery times in microseconds.
+    pub delay_us: Histogram<u64>,
+    /// (seconds since the window opened, delivery time in µs), up to
+    /// [`MAX_SAMPLES`].
+    pub samples: Vec<(f64, u64)>,
+    /// With a count, or for a get: seconds from the window's opening to the
+    /// last answer.
+    pub finished_s: Option<f64>,
+    /// Retransmissions (a get's).
+    pub retransmissions: u64,
+    /// Congestion marks seen on Data.
+    pub marks: u64,
+    /// Why the app failed (a get whose object did not match), if it did.
+    pub error: Option<String>,
+}
+
+impl Default for ConsumerStats {
+    fn default() -> Self {
+        ConsumerStats {
+            interests: 0,
+            data: 0,
+            nacks: 0,
+            timeouts: 0,
+            bytes: 0,
+            delay_us: Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds"),
+            samples: Vec::new(),
+            finished_s: None,
+            retransmissions: 0,
+            marks: 0,
+            error: None,
+        }
+    }
+}
+
+impl ConsumerStats {
+    /// Records one Data answering an Interest sent at `sent`, answered at `now`.
+    fn record_data(&mut self, span: &Span, sent: Instant, now: Instant, bytes: usize) {
+        self.data += 1;
+        self.bytes += bytes as u64;
+        let us = (now.duration_since(sent).as_micros() as u64).max(1);
+        let _ = self.delay_us.record(us);
+        if self.samples.len() < MAX_SAMPLES {
+            self.samples
+                .push((sent.saturating_duration_since(span.open).as_secs_f64(), us));
+        }
+    }
+}
+
+/// The measurement window on the monotonic clock.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub open: Instant,
+    pub close: Instant,
+}
+
+impl Span {
+    fn contains(&self, t: Instant) -> bool {
+        t >= self.open && t < self.close
+    }
+}
+
+/// Runs `f` on a thread of its own with a single-threaded runtime.
+pub fn dedicated<F, Fut>(name: &str, f: F) -> std::thread::JoinHandle<()>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .expect("a single-threaded runtime");
+            rt.block_on(f())
+        })
+        .expect("spawn an application thread")
+}
