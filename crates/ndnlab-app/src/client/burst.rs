@@ -64,6 +64,16 @@ impl Transport {
     }
 }
 
+impl std::os::fd::AsRawFd for BurstConn {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        match &self.transport {
+            Transport::Unix(s) => s.as_raw_fd(),
+            Transport::Tcp(s) => s.as_raw_fd(),
+            Transport::Udp { sock, .. } => sock.as_raw_fd(),
+        }
+    }
+}
+
 trait ReadWrite: Read + Write {}
 impl<T: Read + Write> ReadWrite for T {}
 

@@ -11,8 +11,11 @@
 //! replies with one system call. Both count through the same [`Served`].
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixDatagram;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use ndnlab_wire::{Interest, Nack, NackReason, Name};
@@ -153,6 +156,40 @@ pub struct BatchedServer {
     served: Arc<Served>,
     handoff_tx: std::sync::mpsc::SyncSender<Bytes>,
     handoff: std::sync::mpsc::Receiver<Bytes>,
+    /// Rung (one byte, never blocking) by a handed-off reply while the loop sleeps.
+    wake_tx: Arc<UnixDatagram>,
+    wake_rx: UnixDatagram,
+    asleep: Arc<AtomicBool>,
+}
+
+/// Waits up to `timeout` (with the kernel's high-resolution timers) until `conn`
+/// has something to read or `wake` was rung: `[readable, rung]`.
+fn wait_either(
+    conn: &impl AsRawFd,
+    wake: &UnixDatagram,
+    timeout: Duration,
+) -> std::io::Result<[bool; 2]> {
+    let mut fds = [conn.as_raw_fd(), wake.as_raw_fd()].map(|fd| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: two valid pollfds, a valid timespec, no signal mask.
+    let r = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == std::io::ErrorKind::Interrupted {
+            Ok([false, false])
+        } else {
+            Err(e)
+        };
+    }
+    // a hang-up or an error is "readable": the read reports it
+    Ok(fds.map(|p| p.revents != 0))
 }
 
 impl BatchedServer {
@@ -161,11 +198,17 @@ impl BatchedServer {
         let mut conn = BurstConn::connect(uri)?;
         conn.register(prefix, std::time::Duration::from_secs(4))?;
         let (handoff_tx, handoff) = std::sync::mpsc::sync_channel(HANDOFF_QUEUE);
+        let (wake_tx, wake_rx) = UnixDatagram::pair()?;
+        wake_tx.set_nonblocking(true)?;
+        wake_rx.set_nonblocking(true)?;
         Ok(BatchedServer {
             conn,
             served: Arc::default(),
             handoff_tx,
             handoff,
+            wake_tx: Arc::new(wake_tx),
+            wake_rx,
+            asleep: Arc::default(),
         })
     }
 
@@ -177,8 +220,16 @@ impl BatchedServer {
     /// A sink for replies made on other threads (e.g. a signing pool): the loop
     /// writes them with its next burst.
     pub fn sink(&self) -> Sink {
-        let tx = self.handoff_tx.clone();
-        Arc::new(move |pkt| tx.send(pkt).is_ok())
+        let (tx, wake) = (self.handoff_tx.clone(), self.wake_tx.clone());
+        let asleep = self.asleep.clone();
+        Arc::new(move |pkt| {
+            let sent = tx.send(pkt).is_ok();
+            if asleep.swap(false, SeqCst) {
+                // a full wake-up socket is rung already
+                let _ = wake.send(&[1]);
+            }
+            sent
+        })
     }
 
     /// Serves until `count` answers, until `stop` is set, or until the connection
@@ -189,15 +240,36 @@ impl BatchedServer {
         count: Option<u64>,
         stop: &AtomicBool,
     ) -> anyhow::Result<()> {
-        let tick = std::time::Duration::from_millis(5);
+        // The loop sleeps in ppoll(2) on the connection and on a wake-up socket
+        // that every handed-off reply rings, so a signer's reply is written at
+        // once (a read timeout would round to the kernel's tick, milliseconds).
+        const IDLE: Duration = Duration::from_millis(5);
         let mut replies = Vec::new();
         while !stop.load(Relaxed) && !matches!(count, Some(c) if self.served.answered() >= c) {
             while let Ok(p) = self.handoff.try_recv() {
                 self.conn.push_raw(&p);
             }
+            self.conn.flush()?;
+            // Asleep from here: a reply handed off after this store rings; one
+            // handed off before it is seen by the try_recv below.
+            self.asleep.store(true, SeqCst);
+            if let Ok(p) = self.handoff.try_recv() {
+                self.asleep.store(false, SeqCst);
+                self.conn.push_raw(&p);
+                continue;
+            }
+            let [readable, rung] = wait_either(&self.conn, &self.wake_rx, IDLE)?;
+            self.asleep.store(false, SeqCst);
+            if rung {
+                let mut b = [0u8; 64];
+                while self.wake_rx.recv(&mut b).is_ok() {}
+            }
+            if !readable {
+                continue;
+            }
             let (conn, served) = (&mut self.conn, &self.served);
             let mut failed = None;
-            let got = conn.poll(tick, |fields, pkt| {
+            let got = conn.poll(Duration::from_millis(1), |fields, pkt| {
                 if fields.nack.is_some() || failed.is_some() {
                     return;
                 }
