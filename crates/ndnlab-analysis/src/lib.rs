@@ -25,6 +25,7 @@
 pub mod anova;
 pub mod dataset;
 pub mod dist;
+pub mod fit;
 pub mod error;
 pub mod levels;
 pub mod means;
