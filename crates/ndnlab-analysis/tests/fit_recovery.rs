@@ -34,7 +34,10 @@ fn close(got: f64, want: f64, tol: f64, scale: f64) -> bool {
 
 #[test]
 fn recovers_family_and_parameters() {
-    let opts = FitOptions::default();
+    let opts = FitOptions {
+        diagnostics: false,
+        ..FitOptions::default()
+    };
     let (mut trials, mut right) = (0, 0);
     let mut report = Vec::new();
     for (truth, tol) in truths() {

@@ -61,7 +61,7 @@ fn argmax(f: impl Fn(f64) -> f64) -> f64 {
 /// Analyses a sorted, positive sample.
 pub fn analyse(sorted: &[f64]) -> BoxCox {
     let pd = PlotData::new(sorted);
-    let zs: Vec<f64> = pd.m.iter().map(|&p| super::dist::z(p)).collect();
+    let zs = pd.quantiles(super::dist::z);
     let lambda = argmax(|l| ppcc_at(&pd, &zs, l));
     let sum_ln: f64 = sorted.iter().map(|v| v.ln()).sum();
     let lambda_mle = argmax(|l| log_likelihood(sorted, sum_ln, l));

@@ -35,36 +35,72 @@ pub fn filliben_at(n: usize, ranks: &[usize]) -> Vec<f64> {
         .collect()
 }
 
-/// Above this many values a PPCC uses `THIN` evenly spaced order statistics
-/// (always the smallest and the largest); the correlation then differs from
-/// the full one by far less than the PPCC differences that separate families.
+/// Up to this many values every theoretical quantile is computed; above it,
+/// only at [`TAIL`] ranks at each end and every `n / INTERIOR`-th rank between,
+/// and linearly interpolated (by rank) for the others. The correlation still
+/// runs over every order statistic, so no single extreme value weighs more
+/// than in the full plot.
 pub const EXACT_UP_TO: usize = 2000;
-/// Order statistics kept beyond [`EXACT_UP_TO`].
-pub const THIN: usize = 1000;
+/// Ranks computed exactly at each end beyond [`EXACT_UP_TO`].
+pub const TAIL: usize = 100;
+/// Interior ranks computed exactly beyond [`EXACT_UP_TO`].
+pub const INTERIOR: usize = 1000;
 
-/// The ordered sample (possibly thinned) and its plotting positions.
+/// The ordered sample and its plotting positions.
 #[derive(Debug, Clone)]
 pub struct PlotData {
     /// Order statistics.
     pub x: Vec<f64>,
     /// Filliben's medians of their ranks.
     pub m: Vec<f64>,
+    /// Indices where quantiles are computed (None: everywhere).
+    anchors: Option<Vec<usize>>,
 }
 
 impl PlotData {
     /// From a sorted sample.
     pub fn new(sorted: &[f64]) -> PlotData {
         let n = sorted.len();
-        let ranks: Vec<usize> = if n <= EXACT_UP_TO {
-            (1..=n).collect()
-        } else {
-            (0..THIN)
-                .map(|j| 1 + (j as f64 * (n - 1) as f64 / (THIN - 1) as f64).round() as usize)
-                .collect()
-        };
+        let anchors = (n > EXACT_UP_TO).then(|| {
+            let step = (n - 2 * TAIL) as f64 / INTERIOR as f64;
+            let mut a: Vec<usize> = (0..TAIL).collect();
+            a.extend((0..INTERIOR).map(|j| TAIL + (j as f64 * step) as usize));
+            a.extend(n - TAIL..n);
+            a.dedup();
+            a
+        });
         PlotData {
-            x: ranks.iter().map(|&i| sorted[i - 1]).collect(),
-            m: filliben_at(n, &ranks),
+            x: sorted.to_vec(),
+            m: filliben_medians(n),
+            anchors,
+        }
+    }
+
+    /// The quantile function `q` at every plotting position.
+    pub fn quantiles(&self, q: impl Fn(f64) -> f64) -> Vec<f64> {
+        let Some(a) = &self.anchors else {
+            return self.m.iter().map(|&p| q(p)).collect();
+        };
+        let mut out = vec![0.0; self.m.len()];
+        let vals: Vec<f64> = a.iter().map(|&i| q(self.m[i])).collect();
+        for w in 0..a.len() {
+            out[a[w]] = vals[w];
+            if w + 1 < a.len() {
+                let (i, j) = (a[w], a[w + 1]);
+                for k in i + 1..j {
+                    let f = (self.m[k] - self.m[i]) / (self.m[j] - self.m[i]);
+                    out[k] = vals[w] + f * (vals[w + 1] - vals[w]);
+                }
+            }
+        }
+        out
+    }
+
+    /// At most about 1200 indices to draw a probability plot with.
+    pub fn plot_indices(&self) -> Vec<usize> {
+        match &self.anchors {
+            Some(a) => a.clone(),
+            None => (0..self.x.len()).collect(),
         }
     }
 }
@@ -87,19 +123,22 @@ pub fn correlation(a: &[f64], b: &[f64]) -> f64 {
 /// The PPCC of the sample against a distribution, with the probability
 /// plot's points `(theoretical quantile, ordered value)`.
 pub fn ppcc(pd: &PlotData, dist: &Dist) -> f64 {
-    let q: Vec<f64> = pd.m.iter().map(|&p| dist.quantile(p)).collect();
+    let q = pd.quantiles(|p| dist.quantile(p));
     correlation(&q, &pd.x)
 }
 
 /// The normal PPCC of the sample (Filliben's test statistic).
 pub fn normal_ppcc(pd: &PlotData) -> f64 {
-    let q: Vec<f64> = pd.m.iter().map(|&p| z(p)).collect();
-    correlation(&q, &pd.x)
+    correlation(&pd.quantiles(z), &pd.x)
 }
 
-/// The points of a probability plot: `(theoretical quantile, ordered value)`.
+/// The points of a probability plot: `(theoretical quantile, ordered value)`
+/// (about 1200 of them for a large sample).
 pub fn plot_points(pd: &PlotData, dist: &Dist) -> Vec<(f64, f64)> {
-    pd.m.iter().zip(&pd.x).map(|(&p, &x)| (dist.quantile(p), x)).collect()
+    pd.plot_indices()
+        .into_iter()
+        .map(|i| (dist.quantile(pd.m[i]), pd.x[i]))
+        .collect()
 }
 
 /// A PPCC sweep over one family's shape parameter.
@@ -137,7 +176,7 @@ fn standard_quantile(family: Family, shape: f64, p: f64) -> f64 {
 pub fn sweep(pd: &PlotData, family: Family) -> Option<Sweep> {
     let (_, parameter, lo, hi) = shape_families().into_iter().find(|f| f.0 == family)?;
     let at = |k: f64| {
-        let q: Vec<f64> = pd.m.iter().map(|&p| standard_quantile(family, k, p)).collect();
+        let q = pd.quantiles(|p| standard_quantile(family, k, p));
         let r = correlation(&q, &pd.x);
         (k, if r.is_finite() { r } else { -1.0 })
     };

@@ -36,6 +36,9 @@ pub struct FitOptions {
     pub families: Vec<Family>,
     /// The unit of the values, printed after scale and location parameters.
     pub unit: String,
+    /// Compute the PPCC sweeps and the Box-Cox analysis even when the choice
+    /// does not need them (they are what the figures draw).
+    pub diagnostics: bool,
 }
 
 impl Default for FitOptions {
@@ -54,6 +57,7 @@ impl Default for FitOptions {
                 Family::ShiftedExponential,
             ],
             unit: String::new(),
+            diagnostics: true,
         }
     }
 }
@@ -109,7 +113,7 @@ pub struct SampleFit {
     pub normal_ppcc: f64,
     pub candidates: Vec<Candidate>,
     pub sweeps: Vec<Sweep>,
-    /// Absent when the sample has a value <= 0.
+    /// Absent when the sample has a value <= 0, or when not needed without `diagnostics`.
     pub boxcox: Option<BoxCox>,
     pub chosen: Dist,
     /// Goodness of fit of the chosen distribution.
@@ -215,8 +219,14 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
         .map(|&f| score(f, mle::fit(f, &sorted), &sorted, &pd))
         .collect();
     let positive = sorted[0] > 0.0;
-    let bc = (positive && sorted[n - 1] > sorted[0]).then(|| boxcox::analyse(&sorted));
-    let sweeps = if positive {
+    let best = cands
+        .iter()
+        .filter(|c| c.ppcc.is_finite())
+        .map(|c| c.ppcc)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let bc = (positive && (opts.diagnostics || best < opts.min_ppcc))
+        .then(|| boxcox::analyse(&sorted));
+    let sweeps = if positive && opts.diagnostics {
         ppcc::shape_families()
             .iter()
             .filter_map(|f| ppcc::sweep(&pd, f.0))
@@ -224,11 +234,6 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
     } else {
         Vec::new()
     };
-    let best = cands
-        .iter()
-        .filter(|c| c.ppcc.is_finite())
-        .map(|c| c.ppcc)
-        .fold(f64::NEG_INFINITY, f64::max);
     let tol = opts.band.max(2.0 * (1.0 - best));
     let mut chosen_idx = None;
     if best >= opts.min_ppcc {
