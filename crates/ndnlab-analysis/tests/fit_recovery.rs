@@ -14,13 +14,57 @@ const SEEDS: [u64; 3] = [1, 2, 3];
 /// (absolute, relative to the scale, for a location).
 fn truths() -> Vec<(Dist, f64)> {
     vec![
-        (Dist::Normal { mean: 500.0, sd: 40.0 }, 0.05),
-        (Dist::Lognormal { mu: 5.0, sigma: 0.6 }, 0.05),
-        (Dist::Gamma { shape: 3.2, scale: 41.0 }, 0.06),
-        (Dist::Weibull { shape: 1.6, scale: 200.0, location: 0.0 }, 0.05),
-        (Dist::Weibull { shape: 2.5, scale: 300.0, location: 1000.0 }, 0.10),
-        (Dist::Exponential { scale: 80.0, location: 0.0 }, 0.05),
-        (Dist::Exponential { scale: 120.0, location: 400.0 }, 0.05),
+        (
+            Dist::Normal {
+                mean: 500.0,
+                sd: 40.0,
+            },
+            0.05,
+        ),
+        (
+            Dist::Lognormal {
+                mu: 5.0,
+                sigma: 0.6,
+            },
+            0.05,
+        ),
+        (
+            Dist::Gamma {
+                shape: 3.2,
+                scale: 41.0,
+            },
+            0.06,
+        ),
+        (
+            Dist::Weibull {
+                shape: 1.6,
+                scale: 200.0,
+                location: 0.0,
+            },
+            0.05,
+        ),
+        (
+            Dist::Weibull {
+                shape: 2.5,
+                scale: 300.0,
+                location: 1000.0,
+            },
+            0.10,
+        ),
+        (
+            Dist::Exponential {
+                scale: 80.0,
+                location: 0.0,
+            },
+            0.05,
+        ),
+        (
+            Dist::Exponential {
+                scale: 120.0,
+                location: 400.0,
+            },
+            0.05,
+        ),
     ]
 }
 
@@ -51,7 +95,12 @@ fn recovers_family_and_parameters() {
             let ok_family = fit.chosen.family() == truth.family();
             if ok_family {
                 right += 1;
-                let scale = truth.params().iter().find(|p| p.0 == "scale").map(|p| p.1).unwrap_or(1.0);
+                let scale = truth
+                    .params()
+                    .iter()
+                    .find(|p| p.0 == "scale")
+                    .map(|p| p.1)
+                    .unwrap_or(1.0);
                 for ((name, want), (_, got)) in truth.params().iter().zip(fit.chosen.params()) {
                     assert!(
                         close(got, *want, tol, scale),
@@ -61,10 +110,17 @@ fn recovers_family_and_parameters() {
                     );
                 }
             }
-            report.push(format!("{} seed {seed}: {}", truth.family().name(), fit.verdict));
+            report.push(format!(
+                "{} seed {seed}: {}",
+                truth.family().name(),
+                fit.verdict
+            ));
         }
     }
-    eprintln!("right family in {right} of {trials} trials:\n{}", report.join("\n"));
+    eprintln!(
+        "right family in {right} of {trials} trials:\n{}",
+        report.join("\n")
+    );
     assert!(
         right as f64 >= 0.95 * trials as f64,
         "right family in {right} of {trials} trials:\n{}",
@@ -75,18 +131,34 @@ fn recovers_family_and_parameters() {
 #[test]
 fn a_mixture_falls_back_to_boxcox_or_empirical() {
     let mut rng = StdRng::seed_from_u64(7);
-    let a = Dist::Normal { mean: 100.0, sd: 5.0 }.sample_n(&mut rng, 3000);
-    let b = Dist::Normal { mean: 300.0, sd: 5.0 }.sample_n(&mut rng, 3000);
+    let a = Dist::Normal {
+        mean: 100.0,
+        sd: 5.0,
+    }
+    .sample_n(&mut rng, 3000);
+    let b = Dist::Normal {
+        mean: 300.0,
+        sd: 5.0,
+    }
+    .sample_n(&mut rng, 3000);
     let x: Vec<f64> = a.into_iter().chain(b).collect();
     let fit = fit_sample(&x, &FitOptions::default()).unwrap();
     assert_eq!(fit.chosen.family(), Family::Empirical, "{}", fit.verdict);
-    assert!(fit.verdict.contains("no family reached PPCC"), "{}", fit.verdict);
+    assert!(
+        fit.verdict.contains("no family reached PPCC"),
+        "{}",
+        fit.verdict
+    );
 }
 
 #[test]
 fn a_transformed_normal_is_found_by_boxcox() {
     let mut rng = StdRng::seed_from_u64(11);
-    let truth = Dist::BoxcoxNormal { lambda: -1.0, mean: 0.9, sd: 0.02 };
+    let truth = Dist::BoxcoxNormal {
+        lambda: -1.0,
+        mean: 0.9,
+        sd: 0.02,
+    };
     let x = truth.sample_n(&mut rng, 5000);
     let fit = fit_sample(&x, &FitOptions::default()).unwrap();
     let bc = fit.boxcox.as_ref().unwrap();

@@ -17,7 +17,7 @@ use ndnlab_analysis::fit::gof::{anderson_darling, kolmogorov_smirnov};
 use ndnlab_analysis::fit::mle::fit;
 use ndnlab_analysis::fit::ppcc::{correlation, filliben_medians, normal_ppcc, PlotData};
 use ndnlab_analysis::fit::{Dist, Family};
-use ndnlab_analysis::summary::{mean, std_dev, percentile};
+use ndnlab_analysis::summary::{mean, percentile, std_dev};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -46,8 +46,14 @@ fn normal_ppcc_critical_values_match_filliben() {
             .collect();
         r.sort_by(f64::total_cmp);
         let (q01, q05) = (percentile(&r, 1.0), percentile(&r, 5.0));
-        assert!((q05 - c05).abs() < 0.003, "n={n}: simulated 5% point {q05}, Filliben {c05}");
-        assert!((q01 - c01).abs() < 0.006, "n={n}: simulated 1% point {q01}, Filliben {c01}");
+        assert!(
+            (q05 - c05).abs() < 0.003,
+            "n={n}: simulated 5% point {q05}, Filliben {c05}"
+        );
+        assert!(
+            (q01 - c01).abs() < 0.006,
+            "n={n}: simulated 1% point {q01}, Filliben {c01}"
+        );
     }
 }
 
@@ -68,7 +74,12 @@ fn reference(x: &[f64], tag: &str, py: &PathBuf) -> serde_json::Value {
         .arg(&script)
         .arg(&file)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run {} ({e}): run scripts/python-venv.sh", py.display()));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} ({e}): run scripts/python-venv.sh",
+                py.display()
+            )
+        });
     assert!(
         out.status.success(),
         "{} {} failed (does the venv have scipy? run scripts/python-venv.sh): {}",
@@ -85,7 +96,8 @@ fn num(v: &serde_json::Value, path: &[&str]) -> f64 {
     for p in path {
         v = &v[*p];
     }
-    v.as_f64().unwrap_or_else(|| panic!("no number at {path:?} in {v}"))
+    v.as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?} in {v}"))
 }
 
 fn rel(a: f64, b: f64) -> f64 {
@@ -99,10 +111,35 @@ fn statistics_match_scipy() {
         return;
     };
     let samples = [
-        ("gamma", Dist::Gamma { shape: 3.2, scale: 41.0 }, 500, 5e-9),
-        ("lognormal", Dist::Lognormal { mu: 4.0, sigma: 0.4 }, 1500, 5e-9),
+        (
+            "gamma",
+            Dist::Gamma {
+                shape: 3.2,
+                scale: 41.0,
+            },
+            500,
+            5e-9,
+        ),
+        (
+            "lognormal",
+            Dist::Lognormal {
+                mu: 4.0,
+                sigma: 0.4,
+            },
+            1500,
+            5e-9,
+        ),
         // Above 2000 values the PPCC interpolates interior quantiles.
-        ("weibull", Dist::Weibull { shape: 1.4, scale: 90.0, location: 0.0 }, 4000, 2e-5),
+        (
+            "weibull",
+            Dist::Weibull {
+                shape: 1.4,
+                scale: 90.0,
+                location: 0.0,
+            },
+            4000,
+            2e-5,
+        ),
     ];
     for (seed, (tag, d, n, ppcc_tol)) in samples.into_iter().enumerate() {
         let mut rng = StdRng::seed_from_u64(100 + seed as u64);
@@ -113,39 +150,100 @@ fn statistics_match_scipy() {
         let ctx = format!("{tag}, n={n}: ours vs scipy {r}");
 
         let p = normal_ppcc(&pd);
-        assert!((p - num(&r, &["normal_ppcc"])).abs() < ppcc_tol, "normal PPCC {p}; {ctx}");
+        assert!(
+            (p - num(&r, &["normal_ppcc"])).abs() < ppcc_tol,
+            "normal PPCC {p}; {ctx}"
+        );
 
         let bc = boxcox::analyse(&x);
         let lr = num(&r, &["boxcox_lambda_pearsonr"]);
-        assert!((bc.lambda - lr).abs() < 2e-3, "Box-Cox λ {}; {ctx}", bc.lambda);
-        assert!((bc.ppcc - num(&r, &["boxcox_ppcc"])).abs() < ppcc_tol + 1e-7, "Box-Cox PPCC {}; {ctx}", bc.ppcc);
-        assert!((bc.lambda_mle - num(&r, &["boxcox_lambda_mle"])).abs() < 2e-3, "Box-Cox MLE λ {}; {ctx}", bc.lambda_mle);
+        assert!(
+            (bc.lambda - lr).abs() < 2e-3,
+            "Box-Cox λ {}; {ctx}",
+            bc.lambda
+        );
+        assert!(
+            (bc.ppcc - num(&r, &["boxcox_ppcc"])).abs() < ppcc_tol + 1e-7,
+            "Box-Cox PPCC {}; {ctx}",
+            bc.ppcc
+        );
+        assert!(
+            (bc.lambda_mle - num(&r, &["boxcox_lambda_mle"])).abs() < 2e-3,
+            "Box-Cox MLE λ {}; {ctx}",
+            bc.lambda_mle
+        );
 
-        let normal = Dist::Normal { mean: mean(&x), sd: std_dev(&x).unwrap() };
+        let normal = Dist::Normal {
+            mean: mean(&x),
+            sd: std_dev(&x).unwrap(),
+        };
         let ad = anderson_darling(&normal, &x);
-        assert!(rel(ad, num(&r, &["ad_norm"])) < 1e-6, "AD normal {ad}; {ctx}");
+        assert!(
+            rel(ad, num(&r, &["ad_norm"])) < 1e-6,
+            "AD normal {ad}; {ctx}"
+        );
         let expo = fit(Family::Exponential, &x).unwrap();
         let ad = anderson_darling(&expo, &x);
-        assert!(rel(ad, num(&r, &["ad_expon"])) < 1e-6, "AD exponential {ad}; {ctx}");
+        assert!(
+            rel(ad, num(&r, &["ad_expon"])) < 1e-6,
+            "AD exponential {ad}; {ctx}"
+        );
 
         let g = fit(Family::Gamma, &x).unwrap();
-        let Dist::Gamma { shape, scale } = g else { panic!() };
-        assert!(rel(shape, num(&r, &["gamma", "shape"])) < 1e-3, "gamma shape {shape}; {ctx}");
-        assert!(rel(scale, num(&r, &["gamma", "scale"])) < 1e-3, "gamma scale {scale}; {ctx}");
-        let sg = Dist::Gamma { shape: num(&r, &["gamma", "shape"]), scale: num(&r, &["gamma", "scale"]) };
+        let Dist::Gamma { shape, scale } = g else {
+            panic!()
+        };
+        assert!(
+            rel(shape, num(&r, &["gamma", "shape"])) < 1e-3,
+            "gamma shape {shape}; {ctx}"
+        );
+        assert!(
+            rel(scale, num(&r, &["gamma", "scale"])) < 1e-3,
+            "gamma scale {scale}; {ctx}"
+        );
+        let sg = Dist::Gamma {
+            shape: num(&r, &["gamma", "shape"]),
+            scale: num(&r, &["gamma", "scale"]),
+        };
         let ks = kolmogorov_smirnov(&sg, &x);
-        assert!(rel(ks, num(&r, &["ks_gamma"])) < 1e-6, "KS gamma {ks}; {ctx}");
+        assert!(
+            rel(ks, num(&r, &["ks_gamma"])) < 1e-6,
+            "KS gamma {ks}; {ctx}"
+        );
 
         let w = fit(Family::Weibull, &x).unwrap();
-        let Dist::Weibull { shape, scale, .. } = w else { panic!() };
-        assert!(rel(shape, num(&r, &["weibull", "shape"])) < 1e-3, "Weibull shape {shape}; {ctx}");
-        assert!(rel(scale, num(&r, &["weibull", "scale"])) < 1e-3, "Weibull scale {scale}; {ctx}");
-        let sw = Dist::Weibull { shape: num(&r, &["weibull", "shape"]), scale: num(&r, &["weibull", "scale"]), location: 0.0 };
+        let Dist::Weibull { shape, scale, .. } = w else {
+            panic!()
+        };
+        assert!(
+            rel(shape, num(&r, &["weibull", "shape"])) < 1e-3,
+            "Weibull shape {shape}; {ctx}"
+        );
+        assert!(
+            rel(scale, num(&r, &["weibull", "scale"])) < 1e-3,
+            "Weibull scale {scale}; {ctx}"
+        );
+        let sw = Dist::Weibull {
+            shape: num(&r, &["weibull", "shape"]),
+            scale: num(&r, &["weibull", "scale"]),
+            location: 0.0,
+        };
         let ks = kolmogorov_smirnov(&sw, &x);
-        assert!(rel(ks, num(&r, &["ks_weibull"])) < 1e-6, "KS Weibull {ks}; {ctx}");
+        assert!(
+            rel(ks, num(&r, &["ks_weibull"])) < 1e-6,
+            "KS Weibull {ks}; {ctx}"
+        );
 
-        let Dist::Lognormal { mu, sigma } = fit(Family::Lognormal, &x).unwrap() else { panic!() };
-        assert!((mu - num(&r, &["lognormal", "mu"])).abs() < 1e-4, "lognormal mu {mu}; {ctx}");
-        assert!(rel(sigma, num(&r, &["lognormal", "sigma"])) < 1e-3, "lognormal sigma {sigma}; {ctx}");
+        let Dist::Lognormal { mu, sigma } = fit(Family::Lognormal, &x).unwrap() else {
+            panic!()
+        };
+        assert!(
+            (mu - num(&r, &["lognormal", "mu"])).abs() < 1e-4,
+            "lognormal mu {mu}; {ctx}"
+        );
+        assert!(
+            rel(sigma, num(&r, &["lognormal", "sigma"])) < 1e-3,
+            "lognormal sigma {sigma}; {ctx}"
+        );
     }
 }

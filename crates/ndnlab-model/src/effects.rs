@@ -93,7 +93,10 @@ pub fn stage_effects(groups: &[Group], stat: Stat) -> Result<Vec<StageEffects>> 
                 .collect();
             cols.push((n, levels));
         }
-        cols.push(("packet".into(), gs.iter().map(|g| g.key.packet.clone()).collect()));
+        cols.push((
+            "packet".into(),
+            gs.iter().map(|g| g.key.packet.clone()).collect(),
+        ));
         cols.push(("cs".into(), gs.iter().map(|g| g.key.cs.clone()).collect()));
         cols.retain(|(_, l)| l.iter().any(|v| *v != l[0]));
         if cols.is_empty() {
@@ -132,7 +135,10 @@ pub fn stage_effects(groups: &[Group], stat: Stat) -> Result<Vec<StageEffects>> 
         out.push(StageEffects {
             stage: stage.to_string(),
             stat,
-            groups: gs.iter().map(|g| (g.key.label(), stat.of(&g.values))).collect(),
+            groups: gs
+                .iter()
+                .map(|g| (g.key.label(), stat.of(&g.values)))
+                .collect(),
             effects,
         });
     }

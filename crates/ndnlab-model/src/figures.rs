@@ -43,16 +43,27 @@ fn fig(id: &str, caption: &str, plot: &impl ndnlab_report::figure::Plot) -> Resu
 fn density(name: &str, values: &[f64], bins: usize, sign: f64) -> (String, Vec<(f64, f64)>) {
     let h = histogram(&[(name.to_string(), values.to_vec())], bins);
     let (name, pts) = h.into_iter().next().expect("one series");
-    let w = if pts.len() > 2 { pts[2].0 - pts[1].0 } else { 1.0 };
+    let w = if pts.len() > 2 {
+        pts[2].0 - pts[1].0
+    } else {
+        1.0
+    };
     let w = if w > 0.0 { w } else { 1.0 };
-    (name, pts.into_iter().map(|(x, f)| (x, sign * f / w)).collect())
+    (
+        name,
+        pts.into_iter().map(|(x, f)| (x, sign * f / w)).collect(),
+    )
 }
 
 /// The figures of one group's fit.
 pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
     let label = gf.group.key.label();
     let slug = gf.group.key.slug();
-    let x_label = if unit.is_empty() { "value".to_string() } else { format!("latency ({unit})") };
+    let x_label = if unit.is_empty() {
+        "value".to_string()
+    } else {
+        format!("latency ({unit})")
+    };
     let mut sorted = gf.group.values.clone();
     sorted.sort_by(f64::total_cmp);
     // The bulk of the sample: a far tail would flatten everything else.
@@ -68,7 +79,13 @@ pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
     cands.sort_by(|a, b| b.ppcc.total_cmp(&a.ppcc));
     let chosen = &gf.fit.chosen;
     let mut shown: Vec<&Dist> = vec![chosen];
-    shown.extend(cands.iter().filter_map(|c| c.dist.as_ref()).filter(|d| *d != chosen && !matches!(d, Dist::Empirical { .. })).take(3));
+    shown.extend(
+        cands
+            .iter()
+            .filter_map(|c| c.dist.as_ref())
+            .filter(|d| *d != chosen && !matches!(d, Dist::Empirical { .. }))
+            .take(3),
+    );
     // The density of the bulk: the histogram's fraction is of every value.
     let frac = bulk.len() as f64 / sorted.len() as f64;
     for d in shown {
@@ -86,7 +103,10 @@ pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
     }
     let mut figs = vec![fig(
         &format!("{slug}-hist"),
-        &format!("{label}: histogram and fitted densities; chosen {}", describe(chosen, unit)),
+        &format!(
+            "{label}: histogram and fitted densities; chosen {}",
+            describe(chosen, unit)
+        ),
         &Lines {
             title: format!("{label}: histogram and fitted densities"),
             x_label: x_label.clone(),
@@ -103,9 +123,17 @@ pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
         let figs_id = format!("{slug}-probplot-{}", c.family.name());
         figs.push(fig(
             &figs_id,
-            &format!("{label}: {} probability plot, PPCC {:.5}", c.family.name(), c.ppcc),
+            &format!(
+                "{label}: {} probability plot, PPCC {:.5}",
+                c.family.name(),
+                c.ppcc
+            ),
             &Scatter {
-                title: format!("{} probability plot of {label} (PPCC {:.5})", c.family.name(), c.ppcc),
+                title: format!(
+                    "{} probability plot of {label} (PPCC {:.5})",
+                    c.family.name(),
+                    c.ppcc
+                ),
                 x_label: format!("{} quantile", c.family.name()),
                 y_label: format!("ordered {x_label}"),
                 labels: vec![String::new(); pts.len()],
@@ -140,7 +168,10 @@ pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
             &format!("{slug}-boxcox"),
             &format!("{label}: Box-Cox normality plot"),
             &Lines {
-                title: format!("Box-Cox normality plot: best λ {:.3} (PPCC {:.5})", b.lambda, b.ppcc),
+                title: format!(
+                    "Box-Cox normality plot: best λ {:.3} (PPCC {:.5})",
+                    b.lambda, b.ppcc
+                ),
                 x_label: "λ".into(),
                 y_label: "normal PPCC of the transformed sample".into(),
                 series: vec![(String::new(), b.curve.clone())],
@@ -161,19 +192,36 @@ pub fn effects_figure(e: &StageEffects, unit: &str) -> Result<Figure> {
     };
     fig(
         &format!("effects-{}", e.stage),
-        &format!("Main effects on the {} latency of stage {}", e.stat.name(), e.stage),
+        &format!(
+            "Main effects on the {} latency of stage {}",
+            e.stat.name(),
+            e.stage
+        ),
         &ndnlab_report::charts::main_effects(&e.effects, &y),
     )
 }
 
 /// The QQ plot and the bihistogram of generated against measured values.
-pub fn comparison_figures(c: &Comparison, measured: &[f64], generated: &[f64], what: &str, unit: &str) -> Result<Vec<Figure>> {
-    let u = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+pub fn comparison_figures(
+    c: &Comparison,
+    measured: &[f64],
+    generated: &[f64],
+    what: &str,
+    unit: &str,
+) -> Result<Vec<Figure>> {
+    let u = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({unit})")
+    };
     let qq = fig(
         "compare-qq",
         &format!("{what}: quantiles of generated against measured values"),
         &Scatter {
-            title: format!("QQ plot of {what}: generated against measured (KS D {:.4})", c.ks),
+            title: format!(
+                "QQ plot of {what}: generated against measured (KS D {:.4})",
+                c.ks
+            ),
             x_label: format!("measured quantile{u}"),
             y_label: format!("generated quantile{u}"),
             points: c.qq.clone(),
@@ -188,7 +236,10 @@ pub fn comparison_figures(c: &Comparison, measured: &[f64], generated: &[f64], w
     let hi = percentile(&all, 99.5);
     let a: Vec<f64> = measured.iter().copied().filter(|v| *v <= hi).collect();
     let b: Vec<f64> = generated.iter().copied().filter(|v| *v <= hi).collect();
-    let h = histogram(&[("measured".into(), a), ("generated (drawn down)".into(), b)], 60);
+    let h = histogram(
+        &[("measured".into(), a), ("generated (drawn down)".into(), b)],
+        60,
+    );
     let w = h[0].1.get(2).map(|p| p.0).unwrap_or(1.0) - h[0].1.get(1).map(|p| p.0).unwrap_or(0.0);
     let w = if w > 0.0 { w } else { 1.0 };
     let series = h

@@ -59,7 +59,10 @@ mod tests {
 
     #[test]
     fn seeded_and_close_to_the_model() {
-        let d = Dist::Gamma { shape: 3.2, scale: 41.0 };
+        let d = Dist::Gamma {
+            shape: 3.2,
+            scale: 41.0,
+        };
         let a = generate(&d, 5000, 1);
         assert_eq!(a, generate(&d, 5000, 1));
         let b = generate(&d, 5000, 2);

@@ -105,7 +105,9 @@ impl Entry {
         s.stage.as_ref().map_or(true, |v| *v == self.stage)
             && s.packet.as_ref().map_or(true, |v| *v == self.packet)
             && s.cs.as_ref().map_or(true, |v| *v == self.cs)
-            && s.factors.iter().all(|(k, v)| self.factors.get(k) == Some(v))
+            && s.factors
+                .iter()
+                .all(|(k, v)| self.factors.get(k) == Some(v))
     }
 }
 
@@ -150,7 +152,10 @@ impl ModelFile {
                 return Err(at("stage is empty".into()));
             }
             if let Some(j) = m.entries[..i].iter().position(|o| o.label() == e.label()) {
-                return Err(at(format!("the same stage, packet, cs and factors as entry {}", j + 1)));
+                return Err(at(format!(
+                    "the same stage, packet, cs and factors as entry {}",
+                    j + 1
+                )));
             }
         }
         Ok(m)
@@ -185,12 +190,19 @@ impl ModelFile {
             [one] => Ok(one),
             [] => Err(ModelError::Usage(format!(
                 "no entry matches; the model has: {}",
-                self.entries.iter().map(Entry::label).collect::<Vec<_>>().join(", ")
+                self.entries
+                    .iter()
+                    .map(Entry::label)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
             many => Err(ModelError::Usage(format!(
                 "{} entries match ({}); narrow with --stage, --packet, --cs, --factor",
                 many.len(),
-                many.iter().map(|e| e.label()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|e| e.label())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }

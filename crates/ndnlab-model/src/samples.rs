@@ -39,7 +39,13 @@ impl GroupKey {
     pub fn slug(&self) -> String {
         self.label()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '=' || c == '.' { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '=' || c == '.' {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect::<String>()
             .trim_matches('-')
             .to_string()
@@ -191,20 +197,38 @@ fn read_csv(
         .collect();
     let col = |name: &str, what: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {
-            bad(1, format!("no column {name:?} ({what}); columns: {}", headers.join(",")))
+            bad(
+                1,
+                format!(
+                    "no column {name:?} ({what}); columns: {}",
+                    headers.join(",")
+                ),
+            )
         })
     };
     let columns: Vec<String> = if opts.columns.is_empty() {
-        headers.iter().filter(|h| h.ends_with("_ns")).cloned().collect()
+        headers
+            .iter()
+            .filter(|h| h.ends_with("_ns"))
+            .cloned()
+            .collect()
     } else {
         opts.columns.clone()
     };
     if columns.is_empty() {
-        return Err(bad(1, "no column ends in _ns; name the columns to fit with --column".into()));
+        return Err(bad(
+            1,
+            "no column ends in _ns; name the columns to fit with --column".into(),
+        ));
     }
     let stage_cols: Vec<(usize, String)> = columns
         .iter()
-        .map(|c| Ok((col(c, "--column")?, c.strip_suffix("_ns").unwrap_or(c).to_string())))
+        .map(|c| {
+            Ok((
+                col(c, "--column")?,
+                c.strip_suffix("_ns").unwrap_or(c).to_string(),
+            ))
+        })
         .collect::<Result<_>>()?;
     let split: Vec<String> = match &opts.split {
         Some(s) => s.clone(),
@@ -236,9 +260,21 @@ fn read_csv(
         let line = row + 2;
         let rec = rec.map_err(|e| bad(line, e.to_string()))?;
         let cell = |i: usize| rec.get(i).unwrap_or("");
-        let norm = |v: &str| if v.is_empty() || v == "-" { "any".to_string() } else { v.to_string() };
-        let packet = split_idx.0.map(|i| norm(cell(i))).unwrap_or_else(|| "any".into());
-        let cs = split_idx.1.map(|i| norm(cell(i))).unwrap_or_else(|| "any".into());
+        let norm = |v: &str| {
+            if v.is_empty() || v == "-" {
+                "any".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let packet = split_idx
+            .0
+            .map(|i| norm(cell(i)))
+            .unwrap_or_else(|| "any".into());
+        let cs = split_idx
+            .1
+            .map(|i| norm(cell(i)))
+            .unwrap_or_else(|| "any".into());
         let mut factors = fixed.clone();
         for (f, i) in &by {
             factors.insert(f.clone(), cell(*i).to_string());
@@ -252,7 +288,12 @@ fn read_csv(
                 .parse()
                 .ok()
                 .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| bad(line, format!("column {:?}: {v:?} is not a number", headers[*i])))?;
+                .ok_or_else(|| {
+                    bad(
+                        line,
+                        format!("column {:?}: {v:?} is not a number", headers[*i]),
+                    )
+                })?;
             groups
                 .entry(GroupKey {
                     stage: stage.clone(),
@@ -300,8 +341,13 @@ mod tests {
     #[test]
     fn bad_cells_and_labels_are_named() {
         let p = write("bad.csv", "type,x_ns\ninterest,1\ninterest,abc\n");
-        let e = read_groups(&[p.clone()], &ReadOptions::default()).unwrap_err().to_string();
-        assert!(e.ends_with("bad.csv:3: column \"x_ns\": \"abc\" is not a number"), "{e}");
+        let e = read_groups(&[p.clone()], &ReadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("bad.csv:3: column \"x_ns\": \"abc\" is not a number"),
+            "{e}"
+        );
         let opts = ReadOptions {
             labels: vec![("threads".into(), vec!["1".into(), "2".into()])],
             ..Default::default()

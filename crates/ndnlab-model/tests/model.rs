@@ -25,10 +25,21 @@ fn dir(tag: &str) -> PathBuf {
 /// CS hit: shorter normal) and Data (shifted exponential), threads = `threads`.
 fn sample_csv(path: &PathBuf, seed: u64, slow: f64) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let miss = Dist::Gamma { shape: 3.2, scale: 41.0 * slow };
-    let hit = Dist::Normal { mean: 300.0 * slow, sd: 20.0 };
-    let data = Dist::Exponential { scale: 120.0, location: 400.0 * slow };
-    let mut s = String::from("seq,type,cs,input_ns,queue_ns,fwd_ns,output_ns,total_ns,queue_len,pit_size\n");
+    let miss = Dist::Gamma {
+        shape: 3.2,
+        scale: 41.0 * slow,
+    };
+    let hit = Dist::Normal {
+        mean: 300.0 * slow,
+        sd: 20.0,
+    };
+    let data = Dist::Exponential {
+        scale: 120.0,
+        location: 400.0 * slow,
+    };
+    let mut s = String::from(
+        "seq,type,cs,input_ns,queue_ns,fwd_ns,output_ns,total_ns,queue_len,pit_size\n",
+    );
     for i in 0..1500 {
         let (t, cs, d) = match i % 3 {
             0 => ("interest", "miss", &miss),
@@ -54,14 +65,23 @@ fn fit_write_read_generate() {
         ..Default::default()
     };
     let groups = read_groups(&[a.clone(), b], &read).unwrap();
-    assert_eq!(groups.len(), 6, "{:?}", groups.iter().map(|g| g.key.label()).collect::<Vec<_>>());
+    assert_eq!(
+        groups.len(),
+        6,
+        "{:?}",
+        groups.iter().map(|g| g.key.label()).collect::<Vec<_>>()
+    );
     let effects = stage_effects(&groups, Stat::Median).unwrap();
     assert_eq!(effects.len(), 1);
     let threads = &effects[0].effects[0];
     assert_eq!(threads.factor, "threads");
     assert!(threads.levels[1].summary.mean > threads.levels[0].summary.mean);
 
-    let opts = FitOptions { unit: "ns".into(), diagnostics: false, ..Default::default() };
+    let opts = FitOptions {
+        unit: "ns".into(),
+        diagnostics: false,
+        ..Default::default()
+    };
     let fits = fit_groups(groups, &opts).unwrap();
     let model = model_of(&fits, "ns", vec![a.display().to_string()]);
     let path = d.join("model.toml");
@@ -81,9 +101,17 @@ fn fit_write_read_generate() {
     let miss = pick("interest", "miss");
     assert_eq!(miss.dist.family(), Family::Gamma, "{}", miss.verdict);
     assert_eq!(pick("interest", "hit").dist.family(), Family::Normal);
-    assert_eq!(pick("data", "any").dist.family(), Family::ShiftedExponential);
+    assert_eq!(
+        pick("data", "any").dist.family(),
+        Family::ShiftedExponential
+    );
     // Ambiguous selectors are refused with the candidates.
-    let e = back.select(&Selector { stage: Some("fwd".into()), ..Default::default() }).unwrap_err();
+    let e = back
+        .select(&Selector {
+            stage: Some("fwd".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
     assert!(e.to_string().contains("6 entries match"), "{e}");
 
     let gen = generate(&miss.dist, 5000, 9);
@@ -106,7 +134,11 @@ fn fit_write_read_generate() {
 #[test]
 fn group_figures_are_drawn() {
     let mut rng = StdRng::seed_from_u64(3);
-    let x = Dist::Gamma { shape: 2.0, scale: 10.0 }.sample_n(&mut rng, 800);
+    let x = Dist::Gamma {
+        shape: 2.0,
+        scale: 10.0,
+    }
+    .sample_n(&mut rng, 800);
     let d = dir("figs");
     let p = d.join("lat.txt");
     std::fs::write(&p, x.iter().map(|v| format!("{v}\n")).collect::<String>()).unwrap();
@@ -114,7 +146,12 @@ fn group_figures_are_drawn() {
     let fits = fit_groups(groups, &FitOptions::default()).unwrap();
     let figs = figures::group_figures(&fits[0], "ns").unwrap();
     let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
-    for want in ["lat-any-any-hist", "lat-any-any-probplot-gamma", "lat-any-any-ppcc-gamma", "lat-any-any-boxcox"] {
+    for want in [
+        "lat-any-any-hist",
+        "lat-any-any-probplot-gamma",
+        "lat-any-any-ppcc-gamma",
+        "lat-any-any-boxcox",
+    ] {
         assert!(ids.contains(&want), "{want} not in {ids:?}");
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -129,14 +166,23 @@ fn bad_model_files_name_the_entry_and_key() {
               [entry.stats]\nmin = 1.0\nmean = 2.0\nmedian = 2.0\np99 = 5.0\nmax = 6.0\n";
     let m = ModelFile::from_toml(&ok.replace("SHAPE", "1.5"), &p).unwrap();
     assert_eq!(m.entries[0].packet, "any");
-    let e = ModelFile::from_toml(&ok.replace("SHAPE", "-1.0"), &p).unwrap_err().to_string();
-    assert_eq!(e, "m.toml: entry 1 (fwd/any/any): dist: gamma shape must be a positive number, got -1");
+    let e = ModelFile::from_toml(&ok.replace("SHAPE", "-1.0"), &p)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "m.toml: entry 1 (fwd/any/any): dist: gamma shape must be a positive number, got -1"
+    );
     let e = ModelFile::from_toml(&ok.replace("family = \"gamma\"", "family = \"cauchy\""), &p)
         .unwrap_err()
         .to_string();
     assert!(e.contains("cauchy"), "{e}");
-    let e = ModelFile::from_toml(&ok.replace("ndnlab-model/1", "ndnlab-model/9"), &p).unwrap_err().to_string();
+    let e = ModelFile::from_toml(&ok.replace("ndnlab-model/1", "ndnlab-model/9"), &p)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("this version reads"), "{e}");
-    let e = ModelFile::from_toml(&ok.replace("n = 10", "n = 10\ncolour = 1"), &p).unwrap_err().to_string();
+    let e = ModelFile::from_toml(&ok.replace("n = 10", "n = 10\ncolour = 1"), &p)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("colour"), "{e}");
 }

@@ -94,8 +94,15 @@ mod tests {
     #[test]
     fn recovers_the_power_of_a_transformed_normal() {
         // x = (1 + 0.5 z)^(1/0.5) at normal order-statistic medians: λ = 0.5 exactly.
-        let d = Dist::BoxcoxNormal { lambda: 0.5, mean: 10.0, sd: 1.0 };
-        let x: Vec<f64> = filliben_medians(400).iter().map(|&p| d.quantile(p)).collect();
+        let d = Dist::BoxcoxNormal {
+            lambda: 0.5,
+            mean: 10.0,
+            sd: 1.0,
+        };
+        let x: Vec<f64> = filliben_medians(400)
+            .iter()
+            .map(|&p| d.quantile(p))
+            .collect();
         let b = analyse(&x);
         assert!((b.lambda - 0.5).abs() < 1e-3, "{}", b.lambda);
         assert!(b.ppcc > 0.999999);

@@ -240,14 +240,20 @@ impl Dist {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{} {name} must be a positive number, got {v}", self.family().name()))
+                Err(format!(
+                    "{} {name} must be a positive number, got {v}",
+                    self.family().name()
+                ))
             }
         };
         let fin = |name: &str, v: f64| {
             if v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("{} {name} must be finite, got {v}", self.family().name()))
+                Err(format!(
+                    "{} {name} must be finite, got {v}",
+                    self.family().name()
+                ))
             }
         };
         match self {
@@ -340,8 +346,7 @@ impl Dist {
                 if x <= 0.0 {
                     0.0
                 } else {
-                    std_normal().pdf((boxcox(x, *lambda) - mean) / sd) / sd
-                        * x.powf(lambda - 1.0)
+                    std_normal().pdf((boxcox(x, *lambda) - mean) / sd) / sd * x.powf(lambda - 1.0)
                 }
             }
             Dist::Empirical { quantiles } => {
@@ -511,29 +516,65 @@ mod tests {
     fn quantile_inverts_cdf() {
         let ds = [
             Dist::Normal { mean: 3.0, sd: 2.0 },
-            Dist::Lognormal { mu: 1.0, sigma: 0.5 },
-            Dist::Gamma { shape: 0.4, scale: 3.0 },
-            Dist::Gamma { shape: 3.2, scale: 41.0 },
-            Dist::Gamma { shape: 150.0, scale: 1.0 },
-            Dist::Weibull { shape: 1.7, scale: 10.0, location: 5.0 },
-            Dist::Exponential { scale: 4.0, location: 1.0 },
-            Dist::BoxcoxNormal { lambda: 0.3, mean: 5.0, sd: 0.4 },
-            Dist::Empirical { quantiles: vec![1.0, 2.0, 3.0, 5.0, 9.0] },
+            Dist::Lognormal {
+                mu: 1.0,
+                sigma: 0.5,
+            },
+            Dist::Gamma {
+                shape: 0.4,
+                scale: 3.0,
+            },
+            Dist::Gamma {
+                shape: 3.2,
+                scale: 41.0,
+            },
+            Dist::Gamma {
+                shape: 150.0,
+                scale: 1.0,
+            },
+            Dist::Weibull {
+                shape: 1.7,
+                scale: 10.0,
+                location: 5.0,
+            },
+            Dist::Exponential {
+                scale: 4.0,
+                location: 1.0,
+            },
+            Dist::BoxcoxNormal {
+                lambda: 0.3,
+                mean: 5.0,
+                sd: 0.4,
+            },
+            Dist::Empirical {
+                quantiles: vec![1.0, 2.0, 3.0, 5.0, 9.0],
+            },
         ];
         for d in &ds {
             d.validate().unwrap();
             for p in [0.001, 0.1, 0.37, 0.5, 0.9, 0.999] {
                 let x = d.quantile(p);
-                assert!((d.cdf(x) - p).abs() < 1e-7, "{d:?} p={p} x={x} F={}", d.cdf(x));
+                assert!(
+                    (d.cdf(x) - p).abs() < 1e-7,
+                    "{d:?} p={p} x={x} F={}",
+                    d.cdf(x)
+                );
             }
         }
     }
 
     #[test]
     fn serde_names() {
-        let d = Dist::Weibull { shape: 2.0, scale: 3.0, location: 1.0 };
+        let d = Dist::Weibull {
+            shape: 2.0,
+            scale: 3.0,
+            location: 1.0,
+        };
         let s = serde_json::to_string(&d).unwrap();
-        assert_eq!(s, r#"{"family":"weibull","shape":2.0,"scale":3.0,"location":1.0}"#);
+        assert_eq!(
+            s,
+            r#"{"family":"weibull","shape":2.0,"scale":3.0,"location":1.0}"#
+        );
         assert_eq!(d.family(), Family::Weibull3);
     }
 }

@@ -59,8 +59,13 @@ mod tests {
 
     #[test]
     fn ks_of_a_perfect_grid() {
-        let d = Dist::Exponential { scale: 1.0, location: 0.0 };
-        let x: Vec<f64> = (0..100).map(|i| d.quantile((i as f64 + 0.5) / 100.0)).collect();
+        let d = Dist::Exponential {
+            scale: 1.0,
+            location: 0.0,
+        };
+        let x: Vec<f64> = (0..100)
+            .map(|i| d.quantile((i as f64 + 0.5) / 100.0))
+            .collect();
         assert!((kolmogorov_smirnov(&d, &x) - 0.005).abs() < 1e-9);
         assert_eq!(ks_two_sample(&x, &x), 0.0);
     }

@@ -25,7 +25,9 @@ fn need_positive(family: Family, x: &[f64]) -> Result<(), String> {
 fn spread(x: &[f64]) -> Result<(f64, f64), String> {
     let (lo, hi) = x
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
     if x.len() < 3 {
         return Err(format!("a fit needs at least 3 values, got {}", x.len()));
     }
@@ -103,7 +105,9 @@ pub fn fit(family: Family, x: &[f64]) -> Result<Dist, String> {
 /// from Minka's starting value.
 pub fn gamma_shape(s: f64) -> Result<f64, String> {
     if !(s > 0.0 && s.is_finite()) {
-        return Err(format!("gamma: the sample is too concentrated to fit (ln mean - mean ln = {s})"));
+        return Err(format!(
+            "gamma: the sample is too concentrated to fit (ln mean - mean ln = {s})"
+        ));
     }
     let k0 = (3.0 - s + ((s - 3.0).powi(2) + 24.0 * s).sqrt()) / (12.0 * s);
     root_near(|k| k.ln() - digamma(k) - s, k0, 1e-12)
@@ -114,7 +118,9 @@ pub fn gamma_shape(s: f64) -> Result<f64, String> {
 /// scale, log-likelihood).
 pub fn weibull2(x: &[f64], location: f64) -> Result<(f64, f64, f64), String> {
     let n = x.len() as f64;
-    let ymax = x.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v - location));
+    let ymax = x
+        .iter()
+        .fold(f64::NEG_INFINITY, |a, &v| a.max(v - location));
     // u = y / ymax in (0, 1]: u^k never overflows.
     let lu: Vec<f64> = x.iter().map(|v| ((v - location) / ymax).ln()).collect();
     let mean_lu = mean(&lu);
@@ -155,7 +161,8 @@ fn weibull3(x: &[f64]) -> Result<Dist, String> {
         Ok((_, _, ll)) => -ll,
         Err(_) => f64::INFINITY,
     };
-    let (t, _) = minimize(prof, (1e-6f64).ln(), 3f64.ln()).ok_or("weibull3: the profile likelihood has no maximum")?;
+    let (t, _) = minimize(prof, (1e-6f64).ln(), 3f64.ln())
+        .ok_or("weibull3: the profile likelihood has no maximum")?;
     let location = lo - r * t.exp();
     let (shape, scale, _) = weibull2(x, location)?;
     Ok(Dist::Weibull {
@@ -174,13 +181,22 @@ mod tests {
         let x = [1.0, 2.0, 3.0, 4.0];
         assert_eq!(
             fit(Family::ShiftedExponential, &x).unwrap(),
-            Dist::Exponential { scale: 1.5, location: 1.0 }
+            Dist::Exponential {
+                scale: 1.5,
+                location: 1.0
+            }
         );
-        let Dist::Normal { mean, sd } = fit(Family::Normal, &x).unwrap() else { panic!() };
+        let Dist::Normal { mean, sd } = fit(Family::Normal, &x).unwrap() else {
+            panic!()
+        };
         assert_eq!(mean, 2.5);
         assert!((sd - 1.25f64.sqrt()).abs() < 1e-12);
-        assert!(fit(Family::Gamma, &[1.0, -1.0, 2.0]).unwrap_err().contains("value 2 is -1"));
-        assert!(fit(Family::Normal, &[2.0, 2.0, 2.0]).unwrap_err().contains("equal"));
+        assert!(fit(Family::Gamma, &[1.0, -1.0, 2.0])
+            .unwrap_err()
+            .contains("value 2 is -1"));
+        assert!(fit(Family::Normal, &[2.0, 2.0, 2.0])
+            .unwrap_err()
+            .contains("equal"));
     }
 
     #[test]

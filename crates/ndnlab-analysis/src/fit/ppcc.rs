@@ -222,7 +222,10 @@ mod tests {
 
     #[test]
     fn sweep_finds_the_shape_of_exact_quantiles() {
-        let d = Dist::Gamma { shape: 3.0, scale: 2.0 };
+        let d = Dist::Gamma {
+            shape: 3.0,
+            scale: 2.0,
+        };
         let m = filliben_medians(500);
         let x: Vec<f64> = m.iter().map(|&p| 5.0 + d.quantile(p)).collect();
         let s = sweep(&PlotData::new(&x), Family::Gamma).unwrap();

@@ -132,7 +132,11 @@ pub fn sig(x: f64) -> String {
     if a != 0.0 && !(1e-3..1e7).contains(&a) {
         return format!("{x:.2e}");
     }
-    let digits = if a == 0.0 { 0 } else { a.log10().floor() as i32 };
+    let digits = if a == 0.0 {
+        0
+    } else {
+        a.log10().floor() as i32
+    };
     let dec = (2 - digits).max(0) as usize;
     format!("{x:.dec$}")
 }
@@ -148,7 +152,11 @@ fn ppcc_str(p: f64) -> String {
 
 /// "gamma (shape 3.20, scale 41.0 ns)".
 pub fn describe(d: &Dist, unit: &str) -> String {
-    let u = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    let u = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
     let ps: Vec<String> = d
         .params()
         .iter()
@@ -224,8 +232,8 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
         .filter(|c| c.ppcc.is_finite())
         .map(|c| c.ppcc)
         .fold(f64::NEG_INFINITY, f64::max);
-    let bc = (positive && (opts.diagnostics || best < opts.min_ppcc))
-        .then(|| boxcox::analyse(&sorted));
+    let bc =
+        (positive && (opts.diagnostics || best < opts.min_ppcc)).then(|| boxcox::analyse(&sorted));
     let sweeps = if positive && opts.diagnostics {
         ppcc::shape_families()
             .iter()
@@ -269,7 +277,9 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
     if let Some(i) = chosen_idx {
         cands[i].status = Status::Chosen;
     } else {
-        let bc_ok = boxcox_cand.as_ref().is_some_and(|c| c.ppcc >= opts.min_ppcc);
+        let bc_ok = boxcox_cand
+            .as_ref()
+            .is_some_and(|c| c.ppcc >= opts.min_ppcc);
         let mut extra = if bc_ok {
             let mut c = boxcox_cand.clone().expect("checked");
             c.status = Status::Chosen;
@@ -286,7 +296,11 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
                 "; no family reached PPCC {} (best: {best_family}){}",
                 opts.min_ppcc,
                 match &boxcox_cand {
-                    Some(b) => format!(", nor the Box-Cox transform (λ {}, PPCC {})", sig(bc.as_ref().map(|b| b.lambda).unwrap_or(f64::NAN)), ppcc_str(b.ppcc)),
+                    Some(b) => format!(
+                        ", nor the Box-Cox transform (λ {}, PPCC {})",
+                        sig(bc.as_ref().map(|b| b.lambda).unwrap_or(f64::NAN)),
+                        ppcc_str(b.ppcc)
+                    ),
                     None => ", and the Box-Cox transform needs positive values".into(),
                 }
             );

@@ -156,7 +156,14 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     }
     let groups = read_groups(&a.samples, &read)?;
     if groups.is_empty() {
-        anyhow::bail!("no values in {}", a.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        anyhow::bail!(
+            "no values in {}",
+            a.samples
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let effects = stage_effects(&groups, a.stat)?;
     let fits = fit_groups(groups, &opts)?;
@@ -186,7 +193,10 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    let mut t = TextTable::new(&["group", "n", "chosen", "PPCC", "A²", "KS D", "mean", "p99"], 3);
+    let mut t = TextTable::new(
+        &["group", "n", "chosen", "PPCC", "A²", "KS D", "mean", "p99"],
+        3,
+    );
     for e in &model.entries {
         t.row(vec![
             e.label(),
@@ -205,11 +215,21 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         println!("{}: {}", e.label(), e.verdict);
     }
     for e in &effects {
-        println!("\nMain effects on the {} of stage {} ({}):", e.stat.name(), e.stage, a.unit);
+        println!(
+            "\nMain effects on the {} of stage {} ({}):",
+            e.stat.name(),
+            e.stage,
+            a.unit
+        );
         let mut t = TextTable::new(&["factor", "level", e.stat.name(), "groups"], 2);
         for m in &e.effects {
             for l in &m.levels {
-                t.row(vec![m.factor.clone(), l.level.clone(), num(l.summary.mean), l.summary.n.to_string()]);
+                t.row(vec![
+                    m.factor.clone(),
+                    l.level.clone(),
+                    num(l.summary.mean),
+                    l.summary.n.to_string(),
+                ]);
             }
         }
         print!("{}", t.render());
@@ -226,7 +246,9 @@ fn sample(a: SampleArgs) -> anyhow::Result<()> {
         stage: a.stage.clone(),
         packet: a.packet.clone(),
         cs: a.cs.clone(),
-        factors: assignments(&a.factor, "--factor")?.into_iter().collect::<BTreeMap<_, _>>(),
+        factors: assignments(&a.factor, "--factor")?
+            .into_iter()
+            .collect::<BTreeMap<_, _>>(),
     };
     let entry = model
         .select(&sel)
@@ -238,23 +260,39 @@ fn sample(a: SampleArgs) -> anyhow::Result<()> {
     } else if a.compare.is_none() {
         print!("{text}");
     }
-    let Some(cmp_path) = &a.compare else { return Ok(()) };
+    let Some(cmp_path) = &a.compare else {
+        return Ok(());
+    };
     let read = ReadOptions {
-        columns: vec![a.column.clone().unwrap_or_else(|| format!("{}_ns", entry.stage))],
+        columns: vec![a
+            .column
+            .clone()
+            .unwrap_or_else(|| format!("{}_ns", entry.stage))],
         stage: Some(entry.stage.clone()),
         ..Default::default()
     };
-    let plain = ReadOptions { columns: Vec::new(), ..read.clone() };
+    let plain = ReadOptions {
+        columns: Vec::new(),
+        ..read.clone()
+    };
     let groups = read_groups(std::slice::from_ref(cmp_path), &read)
         .or_else(|_| read_groups(std::slice::from_ref(cmp_path), &plain))?;
     let measured = groups
         .iter()
-        .find(|g| g.key.stage == entry.stage && g.key.packet == entry.packet && g.key.cs == entry.cs)
-        .or(if groups.len() == 1 { groups.first() } else { None })
+        .find(|g| {
+            g.key.stage == entry.stage && g.key.packet == entry.packet && g.key.cs == entry.cs
+        })
+        .or(if groups.len() == 1 {
+            groups.first()
+        } else {
+            None
+        })
         .with_context(|| format!("{}: no values of {}", cmp_path.display(), entry.label()))?;
     let c = compare(&measured.values, &values);
     if let Some(dir) = &a.plots {
-        for f in figures::comparison_figures(&c, &measured.values, &values, &entry.label(), &model.unit)? {
+        for f in
+            figures::comparison_figures(&c, &measured.values, &values, &entry.label(), &model.unit)?
+        {
             let p = figures::write(dir, &f)?;
             if !a.json {
                 println!("wrote {}", p.display());
@@ -266,12 +304,23 @@ fn sample(a: SampleArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{}: {} drawn (seed {}) from {}", entry.label(), values.len(), a.seed, describe(&entry.dist, &model.unit));
+    println!(
+        "{}: {} drawn (seed {}) from {}",
+        entry.label(),
+        values.len(),
+        a.seed,
+        describe(&entry.dist, &model.unit)
+    );
     let mut t = TextTable::new(&["quantile", "measured", "generated"], 1);
     for (p, m, g) in &c.quantiles {
         t.row(vec![format!("p{p}"), num(*m), num(*g)]);
     }
     print!("{}", t.render());
-    println!("two-sample Kolmogorov-Smirnov D = {} ({} measured, {} generated)", sig(c.ks), c.n_measured, c.n_generated);
+    println!(
+        "two-sample Kolmogorov-Smirnov D = {} ({} measured, {} generated)",
+        sig(c.ks),
+        c.n_measured,
+        c.n_generated
+    );
     Ok(())
 }
