@@ -119,6 +119,9 @@ pub fn group_figures(gf: &GroupFit, unit: &str) -> Result<Vec<Figure>> {
     let pd = PlotData::new(&sorted);
     for c in &cands {
         let Some(d) = &c.dist else { continue };
+        if matches!(d, Dist::Empirical { .. }) {
+            continue;
+        }
         let pts = plot_points(&pd, d);
         let figs_id = format!("{slug}-probplot-{}", c.family.name());
         figs.push(fig(

@@ -102,9 +102,9 @@ impl Entry {
 
     /// Whether the selector picks this entry.
     pub fn matches(&self, s: &Selector) -> bool {
-        s.stage.as_ref().map_or(true, |v| *v == self.stage)
-            && s.packet.as_ref().map_or(true, |v| *v == self.packet)
-            && s.cs.as_ref().map_or(true, |v| *v == self.cs)
+        s.stage.iter().all(|v| *v == self.stage)
+            && s.packet.iter().all(|v| *v == self.packet)
+            && s.cs.iter().all(|v| *v == self.cs)
             && s.factors
                 .iter()
                 .all(|(k, v)| self.factors.get(k) == Some(v))

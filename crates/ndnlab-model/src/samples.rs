@@ -341,7 +341,7 @@ mod tests {
     #[test]
     fn bad_cells_and_labels_are_named() {
         let p = write("bad.csv", "type,x_ns\ninterest,1\ninterest,abc\n");
-        let e = read_groups(&[p.clone()], &ReadOptions::default())
+        let e = read_groups(std::slice::from_ref(&p), &ReadOptions::default())
             .unwrap_err()
             .to_string();
         assert!(

@@ -125,7 +125,7 @@ pub fn weibull2(x: &[f64], location: f64) -> Result<(f64, f64, f64), String> {
     let lu: Vec<f64> = x.iter().map(|v| ((v - location) / ymax).ln()).collect();
     let mean_lu = mean(&lu);
     let sd = (lu.iter().map(|v| (v - mean_lu).powi(2)).sum::<f64>() / n).sqrt();
-    if !(sd > 0.0) {
+    if sd.is_nan() || sd <= 0.0 {
         return Err("weibull: the sample has no spread".into());
     }
     // The score equation in k: Σ u^k ln u / Σ u^k - 1/k - mean(ln u) = 0 (increasing in k).

@@ -87,9 +87,10 @@ impl PlotData {
             out[a[w]] = vals[w];
             if w + 1 < a.len() {
                 let (i, j) = (a[w], a[w + 1]);
-                for k in i + 1..j {
-                    let f = (self.m[k] - self.m[i]) / (self.m[j] - self.m[i]);
-                    out[k] = vals[w] + f * (vals[w + 1] - vals[w]);
+                let (mi, mj) = (self.m[i], self.m[j]);
+                for (o, &mk) in out[i + 1..j].iter_mut().zip(&self.m[i + 1..j]) {
+                    let f = (mk - mi) / (mj - mi);
+                    *o = vals[w] + f * (vals[w + 1] - vals[w]);
                 }
             }
         }

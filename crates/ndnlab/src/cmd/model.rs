@@ -234,8 +234,15 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         }
         print!("{}", t.render());
     }
-    for w in written {
-        println!("wrote {}", w.display());
+    if let Some(out) = &a.out {
+        println!("wrote {}", out.display());
+    }
+    if let Some(dir) = &a.plots {
+        println!(
+            "wrote {} figures (SVG and PNG) under {}",
+            written.len() - usize::from(a.out.is_some()),
+            dir.display()
+        );
     }
     Ok(())
 }
