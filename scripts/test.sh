@@ -21,10 +21,10 @@ if [ ! -c /dev/null ]; then
     fi
 fi
 
-step "python venv with python-ndn (interop peer)"
+step "python venv with python-ndn (interop peer), numpy and scipy (reference statistics)"
 NDNLAB_PYTHON="$(scripts/python-venv.sh)"
 export NDNLAB_PYTHON
-"$NDNLAB_PYTHON" -c "import importlib.metadata as m; print('python-ndn', m.version('python-ndn'))"
+"$NDNLAB_PYTHON" -c "import importlib.metadata as m; print(*(f'{p} {m.version(p)}' for p in ('python-ndn', 'numpy', 'scipy')), sep=', ')"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
