@@ -6,7 +6,7 @@
 use statrs::function::gamma::digamma;
 
 use super::dist::{Dist, Family};
-use super::solve::{minimize, root_near};
+use super::solve::{minimize_tol, root_near};
 use crate::summary::mean;
 
 /// Why a family cannot be fitted to a sample.
@@ -138,7 +138,7 @@ pub fn weibull2(x: &[f64], location: f64) -> Result<(f64, f64, f64), String> {
         }
         a / b - 1.0 / k - mean_lu
     };
-    let k = root_near(g, 1.2825 / sd, 1e-10)
+    let k = root_near(g, 1.2825 / sd, 1e-12)
         .ok_or("weibull: no shape solves the likelihood equation")?;
     let su: f64 = lu.iter().map(|l| (k * l).exp()).sum::<f64>() / n;
     let scale_u = su.powf(1.0 / k);
@@ -161,7 +161,7 @@ fn weibull3(x: &[f64]) -> Result<Dist, String> {
         Ok((_, _, ll)) => -ll,
         Err(_) => f64::INFINITY,
     };
-    let (t, _) = minimize(prof, (1e-6f64).ln(), 3f64.ln())
+    let (t, _) = minimize_tol(prof, (1e-6f64).ln(), 3f64.ln(), 1e-6)
         .ok_or("weibull3: the profile likelihood has no maximum")?;
     let location = lo - r * t.exp();
     let (shape, scale, _) = weibull2(x, location)?;

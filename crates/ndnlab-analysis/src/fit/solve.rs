@@ -41,9 +41,14 @@ pub fn root_near(f: impl Fn(f64) -> f64, guess: f64, tol: f64) -> Option<f64> {
     None
 }
 
-/// The minimum of `f` on `[lo, hi]` by Brent's method: `(x, f(x))`.
+/// The minimum of `f` on `[lo, hi]` by Brent's method: `(x, f(x))`, to about 1e-10 relative.
 pub fn minimize(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> Option<(f64, f64)> {
-    let res = Executor::new(Fn1(f), BrentOpt::new(lo, hi).set_tolerance(1e-10, 1e-12))
+    minimize_tol(f, lo, hi, 1e-10)
+}
+
+/// [`minimize`] to a tolerance of `tol (|x| + 0.01)`.
+pub fn minimize_tol(f: impl Fn(f64) -> f64, lo: f64, hi: f64, tol: f64) -> Option<(f64, f64)> {
+    let res = Executor::new(Fn1(f), BrentOpt::new(lo, hi).set_tolerance(tol, tol * 0.01))
         .configure(|s| s.max_iters(200))
         .run()
         .ok()?;
