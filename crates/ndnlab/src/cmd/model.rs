@@ -108,7 +108,7 @@ pub struct SampleArgs {
     /// Write the comparison figures (QQ plot, bihistogram) into this directory.
     #[arg(long)]
     plots: Option<PathBuf>,
-    /// Print the comparison as JSON.
+    /// Print JSON: the entry, the seed and the values (unless --out), or the comparison.
     #[arg(long)]
     json: bool,
 }
@@ -264,8 +264,17 @@ fn sample(a: SampleArgs) -> anyhow::Result<()> {
     let text: String = values.iter().map(|v| format!("{v}\n")).collect();
     if let Some(out) = &a.out {
         std::fs::write(out, &text).with_context(|| format!("cannot write {}", out.display()))?;
-    } else if a.compare.is_none() {
+    } else if a.compare.is_none() && !a.json {
         print!("{text}");
+    }
+    if a.compare.is_none() && a.json {
+        let v = serde_json::json!({
+            "entry": entry.label(),
+            "dist": entry.dist,
+            "seed": a.seed,
+            "values": if a.out.is_some() { serde_json::Value::Null } else { serde_json::json!(values) },
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
     }
     let Some(cmp_path) = &a.compare else {
         return Ok(());
