@@ -27,10 +27,10 @@ export CARGO_INCREMENTAL=0
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CARGO_PROFILE_TEST_DEBUG=line-tables-only
 
-step "python venv with python-ndn (interop peer)"
+step "python venv with python-ndn (interop peer), numpy and scipy (reference statistics)"
 NDNLAB_PYTHON="$(scripts/python-venv.sh)"
 export NDNLAB_PYTHON
-"$NDNLAB_PYTHON" -c "import importlib.metadata as m; print('python-ndn', m.version('python-ndn'))"
+"$NDNLAB_PYTHON" -c "import importlib.metadata as m; print(*(f'{p} {m.version(p)}' for p in ('python-ndn', 'numpy', 'scipy')), sep=', ')"
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

@@ -17,6 +17,9 @@
 //!   ANOVA table, F tests, effects with confidence intervals.
 //! * [`means`]: main-effects and interaction data for any design.
 //! * [`residuals`]: residuals against predicted values and normal QQ data.
+//! * [`fit`]: distributions fitted to latency samples: maximum likelihood,
+//!   probability plot correlation coefficients and shape sweeps, Anderson-Darling,
+//!   Kolmogorov-Smirnov, Box-Cox, and the choice among the candidates.
 //!
 //! Every analysis takes a [`Dataset`]: one response (optionally log-transformed
 //! for a multiplicative model) under the levels of the chosen factor columns.
@@ -26,6 +29,7 @@ pub mod anova;
 pub mod dataset;
 pub mod dist;
 pub mod error;
+pub mod fit;
 pub mod levels;
 pub mod means;
 pub mod residuals;

@@ -35,6 +35,9 @@ enum Command {
     /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
     #[command(subcommand)]
     Analyze(cmd::analyze::AnalyzeCmd),
+    /// Fit distributions to latency samples (the model file) and draw from them.
+    #[command(subcommand)]
+    Model(cmd::model::ModelCmd),
     /// Write the HTML report of an experiment directory.
     Report(cmd::report::ReportArgs),
     /// Decode and encode NDN packets (like ndn-tools' ndndissect).
@@ -70,6 +73,7 @@ fn main() {
         Command::Topo(c) => cmd::topo::run(c),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Analyze(c) => cmd::analyze::run(c),
+        Command::Model(c) => cmd::model::run(c),
         Command::Report(a) => cmd::report::run(a),
         Command::Packet(c) => cmd::packet::run(c),
         Command::Fwd(a) => cmd::fwd::run(a),

@@ -9,6 +9,7 @@ pub mod fwd;
 pub mod get;
 pub mod key;
 pub mod merge;
+pub mod model;
 pub mod packet;
 pub mod perf;
 pub mod ping;

@@ -1,0 +1,65 @@
+//! Fitted latency models of the forwarder: the layer between measured
+//! latency samples and the tools that replay them (the simulator, the
+//! stochastic model checked statistically).
+//!
+//! * [`model`]: the model file (TOML): one entry per stage, packet type, Content
+//!   Store outcome and factor combination, each with its fitted distribution,
+//!   goodness of fit and sample size ([docs/FITTING.md](../../docs/FITTING.md));
+//! * [`samples`]: reading latency samples: the forwarder's raw sample CSV
+//!   (`seq,type,cs,input_ns,...,total_ns,...`) grouped by type and CS outcome,
+//!   plain one-number-per-line files, and labels of factors per file or per column;
+//! * [`fitting`]: fitting every group (the statistics are
+//!   `ndnlab_analysis::fit`) into model entries;
+//! * [`generate`]: sampling from a model entry with a seeded RNG, and the
+//!   comparison of generated against measured samples (QQ points, bihistogram,
+//!   two-sample Kolmogorov-Smirnov);
+//! * [`effects`]: main effects of the factors on a latency statistic across
+//!   the labelled samples (`ndnlab_analysis::means`);
+//! * [`figures`]: the figures (histogram with fitted densities, probability
+//!   plots, PPCC sweeps, Box-Cox curve, main effects, QQ and bihistogram),
+//!   drawn with `ndnlab_report`'s plots, written as SVG and PNG.
+
+pub mod effects;
+pub mod figures;
+pub mod fitting;
+pub mod generate;
+pub mod model;
+pub mod samples;
+
+use std::path::PathBuf;
+
+pub use model::{Entry, ModelFile, Selector};
+pub use samples::{Group, GroupKey, ReadOptions};
+
+/// Why samples or a model could not be read, fitted or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A sample file is malformed at a line.
+    #[error("{}:{line}: {message}", path.display())]
+    Samples {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// A model file is not valid TOML or has a bad entry.
+    #[error("{}: {message}", path.display())]
+    Model { path: PathBuf, message: String },
+    /// An argument is wrong (names what is wrong with it).
+    #[error("{0}")]
+    Usage(String),
+    /// A group of samples could not be fitted.
+    #[error("{group}: {message}")]
+    Fit { group: String, message: String },
+    /// A figure could not be drawn.
+    #[error("drawing a figure failed: {0}")]
+    Plot(String),
+}
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, ModelError>;
