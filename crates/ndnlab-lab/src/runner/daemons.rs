@@ -60,6 +60,9 @@ pub struct Fabric {
     pub daemon_rate: bool,
     /// What holds the fabric up (namespaces), dropped after the daemons.
     pub keep: Vec<Box<dyn std::any::Any>>,
+    /// What the fabric set up outside the daemons (namespaces, links, shapers),
+    /// written to `nodes/<run_id>/fabric.txt`; empty: nothing.
+    pub description: String,
 }
 
 /// One node of a [`Fabric`].
@@ -94,6 +97,45 @@ impl Children {
 
     fn get(&mut self, name: &str) -> Option<&mut Child> {
         self.0.iter_mut().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+}
+
+impl Children {
+    /// Fails the run when a forwarder or producer (anything but `consumers`,
+    /// which end by themselves) has exited.
+    fn check_alive(
+        &mut self,
+        consumers: &[(String, String, AppSpec)],
+        log_dir: &Path,
+    ) -> anyhow::Result<()> {
+        for (name, c) in &mut self.0 {
+            if consumers.iter().any(|(n, _, _)| n == name) {
+                continue;
+            }
+            if let Some(status) = c.try_wait()? {
+                let log = name.strip_prefix("fwd ").unwrap_or(name);
+                anyhow::bail!(
+                    "{name} exited during the run ({status}; see {})",
+                    log_dir.join(format!("{log}.log")).display()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Children {
+    /// A management error, or the death of a daemon that explains it.
+    fn explain<T>(
+        &mut self,
+        e: anyhow::Error,
+        consumers: &[(String, String, AppSpec)],
+        log_dir: &Path,
+    ) -> anyhow::Result<T> {
+        // a daemon that died may take a moment to be reaped
+        std::thread::sleep(Duration::from_millis(50));
+        self.check_alive(consumers, log_dir)?;
+        Err(e)
     }
 }
 
@@ -243,6 +285,9 @@ pub fn run(
         plan.run_id
     )))?;
     let sock = |n: &str| socks.path().join(format!("{n}.sock"));
+    if !fabric.description.is_empty() {
+        std::fs::write(conf_dir.join("fabric.txt"), &fabric.description)?;
+    }
     for name in fabric.nodes.keys() {
         std::fs::write(
             conf_dir.join(format!("{name}.toml")),
@@ -356,11 +401,12 @@ pub fn run(
     // Counters at the window's ends.
     std::thread::sleep(Duration::from_secs_f64(exp.experiment.warmup_s));
     let cpu0 = cpu_of(&mut children, &fabric);
-    let before = counters(&clients)?;
+    let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(exp.experiment.duration_s));
     let measured = t0.elapsed().as_secs_f64();
-    let after = counters(&clients)?;
+    children.check_alive(&consumers, &log_dir)?;
+    let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu1 = cpu_of(&mut children, &fabric);
     // Consumers end by themselves shortly after.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -373,19 +419,7 @@ pub fn run(
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    // A forwarder or producer that died during the run fails it.
-    for (name, c) in &mut children.0 {
-        if consumers.iter().any(|(n, _, _)| n == name) {
-            continue;
-        }
-        if let Some(status) = c.try_wait()? {
-            let log = name.strip_prefix("fwd ").unwrap_or(name);
-            anyhow::bail!(
-                "{name} exited during the run ({status}; see {})",
-                log_dir.join(format!("{log}.log")).display()
-            );
-        }
-    }
+    children.check_alive(&consumers, &log_dir)?;
     let mut m = Metrics::new();
     m.insert("bringup_s".into(), bringup);
     let (mut hits, mut misses, mut fwd_in) = (0.0, 0.0, 0.0);
@@ -433,6 +467,10 @@ fn app_args(cmd: &mut Command, a: &AppSpec, sock: &str, seconds: f64, seed: u64)
             .args(["--window", &a.window.to_string()])
             .args(["--duration", &secs])
             .args(["--lifetime", &a.lifetime_ms.to_string()])
+            // a timeout is an Interest unanswered for its lifetime, as the
+            // metric says, not an early retransmission timer firing on a
+            // loaded machine
+            .args(["--min-rto", &a.lifetime_ms.to_string()])
             .args(["--names", &a.catalogue.to_string()])
             .args(["--interval", "0.1", "--json"]);
     } else {
@@ -474,10 +512,14 @@ fn counters(
 ) -> anyhow::Result<BTreeMap<String, (f64, f64, f64)>> {
     let mut out = BTreeMap::new();
     for (n, c) in clients {
-        let g = decode_records(DatasetKind::General, &c.dataset("status", "general")?)
-            .map_err(anyhow::Error::msg)?;
-        let cs = decode_records(DatasetKind::Cs, &c.dataset("cs", "info")?)
-            .map_err(anyhow::Error::msg)?;
+        let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
+            let d = c
+                .dataset(module, what)
+                .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
+            decode_records(kind, &d).map_err(anyhow::Error::msg)
+        };
+        let g = read("status", "general", DatasetKind::General)?;
+        let cs = read("cs", "info", DatasetKind::Cs)?;
         let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
             r.and_then(|r| r.num(k)).unwrap_or(0) as f64
         };

@@ -168,6 +168,10 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
         keep.push(Box::new(g));
     }
     let mut faces = BTreeMap::new();
+    let mut description = String::new();
+    for (node, n) in &ns {
+        description += &format!("node {node}: namespace {n}\n");
+    }
     for (k, l) in plan.topology.links.iter().enumerate() {
         let dev = format!("l{k}");
         let (na, nb) = (&ns[&l.a], &ns[&l.b]);
@@ -183,6 +187,20 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
             if l.spec.bandwidth_mbps > 0.0 {
                 shape(n, &dev, l.spec.bandwidth_mbps, l.spec.queue, l.spec.mtu)?;
             }
+        }
+        description += &format!(
+            "link {k} {}-{} ({}): {dev} {} {} <-> {dev} {} {}\n",
+            l.a,
+            l.b,
+            l.spec.face,
+            link_addr(k, 0),
+            mac[0],
+            link_addr(k, 1),
+            mac[1]
+        );
+        for n in [na, nb] {
+            let q = tool("tc", &["-n", n, "qdisc", "show", "dev", &dev])?;
+            description += &format!("  {n}: {}\n", q.trim());
         }
         for (me, peer, side) in [(&l.a, &l.b, 1usize), (&l.b, &l.a, 0)] {
             let end = if l.spec.face == "ether" {
@@ -224,6 +242,7 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
         faces,
         daemon_rate: false,
         keep,
+        description,
     })
 }
 

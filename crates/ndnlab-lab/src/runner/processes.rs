@@ -77,6 +77,7 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
         faces,
         daemon_rate: true,
         keep: Vec::new(),
+        description: String::new(),
     })
 }
 
