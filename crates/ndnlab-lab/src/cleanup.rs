@@ -19,9 +19,10 @@
 //! A run that ends or fails drops its guards. For Ctrl-C, where no destructor
 //! runs, `ndnlab run` calls [`install`]: its SIGINT/SIGTERM handler only writes
 //! the signal's number to a pipe (async-signal-safe); a thread of its own reads
-//! it, marks the registry as stopping (nothing new can be spawned or created
-//! after that), kills every registered process group, deletes the namespaces,
-//! removes the directories, and exits with 128 + the signal's number.
+//! it, marks the registry as stopping (a thread that then tries to spawn or
+//! create anything, or the campaign finishing a run, is parked for good), kills
+//! every registered process group, deletes the namespaces, removes the
+//! directories, and exits with 128 + the signal's number.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -55,13 +56,31 @@ fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Enters `item` unless a teardown has started; `create` runs under the lock,
-/// so an item is either created and registered, or neither.
-fn enter<T>(item: Item, create: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
-    let mut r = registry();
+/// Parks the calling thread for good once a signal's teardown has started
+/// (the teardown thread ends the process), so that nothing new starts, no
+/// interrupted run is recorded as failed, and the campaign cannot return
+/// before the teardown is done.
+pub fn halt_if_stopping() {
+    drop(lock_unless_stopping());
+}
+
+/// The registry, locked; halts instead once a teardown has started.
+fn lock_unless_stopping() -> MutexGuard<'static, Registry> {
+    let r = registry();
     if r.stopping {
-        anyhow::bail!("interrupted: every process of the campaign is being stopped");
+        drop(r);
+        loop {
+            std::thread::park();
+        }
     }
+    r
+}
+
+/// Enters `item` unless a teardown has started (then the thread halts);
+/// `create` runs under the lock, so an item is either created and registered,
+/// or neither.
+fn enter<T>(item: Item, create: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let mut r = lock_unless_stopping();
     let t = create()?;
     r.items.push(item);
     Ok(t)
@@ -86,10 +105,7 @@ pub fn spawn(cmd: &mut Command) -> anyhow::Result<Child> {
             Ok(())
         });
     }
-    let mut r = registry();
-    if r.stopping {
-        anyhow::bail!("interrupted: every process of the campaign is being stopped");
-    }
+    let mut r = lock_unless_stopping();
     let child = cmd.spawn()?;
     r.items.push(Item::Group(child.id() as i32));
     Ok(child)

@@ -294,8 +294,9 @@ pub fn run(
             config(plan, &fabric, name, &sock(name)),
         )?;
     }
-    // Daemons.
+    // Daemons, all started at once, then each awaited.
     let mut children = Children::default();
+    let mut ready = Vec::new();
     for (name, place) in &fabric.nodes {
         let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
         let mut cmd = command(place, binary);
@@ -314,7 +315,12 @@ pub fn run(
                 }
             }
         });
-        if rx.recv_timeout(READY).is_err() {
+        ready.push((name, rx));
+    }
+    let deadline = Instant::now() + READY;
+    for (name, rx) in ready {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if rx.recv_timeout(left).is_err() {
             anyhow::bail!(
                 "forwarder {name} did not start (see {})",
                 log_dir.join(format!("{name}.log")).display()
