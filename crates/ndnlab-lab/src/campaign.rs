@@ -199,6 +199,8 @@ impl Campaign {
                 .map_err(anyhow::Error::msg)
                 .and_then(|plan| runner.run(&plan, out))
                 .map(|m| runner::select(m, &self.exp.experiment.metrics));
+            // Ctrl-C: the run was interrupted, not failed; the teardown ends the process.
+            crate::cleanup::halt_if_stopping();
             let row = match outcome {
                 Ok(metrics) => RunRow {
                     spec: run.clone(),

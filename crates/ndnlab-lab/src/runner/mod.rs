@@ -3,10 +3,14 @@
 //! A runner takes a [`RunPlan`] (the experiment with this run's factor levels
 //! applied, its topology and routes, its seed) and a directory of its own, and
 //! returns the run's metrics. Raw samples go to files in that directory. The
-//! runners are `inproc` (this process) and `processes` (one `ndnlab fwd` per node);
-//! virtual time (the simulator) fits the same interface.
+//! runners are `inproc` (this process), `processes` (one `ndnlab fwd` process per
+//! node) and `netns` (those processes in network namespaces of their own, joined
+//! by veth pairs); the last two share [`daemons`]. Virtual time (the simulator)
+//! fits the same interface.
 
+pub mod daemons;
 pub mod inproc;
+pub mod netns;
 pub mod processes;
 
 use std::collections::BTreeMap;
@@ -176,9 +180,7 @@ pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
     match name {
         "inproc" => Ok(Box::new(inproc::InProc)),
         "processes" => Ok(Box::new(processes::Processes::new()?)),
-        "netns" => anyhow::bail!(
-            "the netns runner is not built yet: use inproc, or processes for sockets between forwarders"
-        ),
+        "netns" => Ok(Box::new(netns::Netns::new()?)),
         other => anyhow::bail!("no runner '{other}' (inproc, processes, netns)"),
     }
 }

@@ -1,9 +1,13 @@
 //! The laboratory's commands with the real binary, in one test binary: `ndnlab
 //! run` (the default experiment, resume, shards, bad files), the `processes`
-//! runner and Ctrl-C, `ndnlab topo`, `ndnlab merge`, and every shipped example.
+//! and `netns` runners, their agreement with `inproc`, Ctrl-C, `ndnlab topo`,
+//! `ndnlab merge`, and every shipped example.
 
+mod agreement;
+mod cleanup;
 mod examples;
 mod merge;
+mod netns;
 mod processes;
 mod run;
 mod topo;

@@ -1,0 +1,257 @@
+//! The `netns` runner with the real binary: a line of three namespaces over
+//! UDP, TCP and Ethernet faces with `tc tbf` on the veths; a forwarder that
+//! crashes recorded as a failed run with its logs while the campaign goes on,
+//! and `--fail-fast` stopping instead. Without root each test checks the
+//! runner's message and says it was skipped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Live (not zombie) processes whose command line contains `marker`.
+pub fn pids_mentioning(marker: &str) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rfind(')')
+            .and_then(|i| stat.get(i + 2..))
+            .is_some_and(|s| s.starts_with('Z') || s.starts_with('X'));
+        if cmd.contains(marker) && !zombie {
+            out.push((pid, cmd));
+        }
+    }
+    out
+}
+
+/// Whether `ip` and `tc` run.
+fn iproute2() -> bool {
+    ["ip", "tc"].iter().all(|t| {
+        Command::new(t)
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Whether the netns runner can run here; prints why not.
+pub fn netns_or_skip(test: &str) -> bool {
+    if !is_root() {
+        eprintln!("{test}: skipped: the netns runner needs root");
+        return false;
+    }
+    if !iproute2() {
+        eprintln!("{test}: skipped: the netns runner needs ip and tc (iproute2)");
+        return false;
+    }
+    true
+}
+
+/// A 3-node line, a window consumer on r0 and a producer on r2.
+pub fn line3(runner: &str, duration: f64, extra: &str) -> String {
+    format!(
+        r#"
+[experiment]
+runner = "{runner}"
+duration_s = {duration}
+warmup_s = 0.3
+[topology]
+kind = "line"
+n = 3
+[apps.client]
+kind = "consumer"
+nodes = ["first"]
+window = 8
+catalogue = 100000
+[apps.server]
+kind = "producer"
+nodes = ["last"]
+payload = 500
+{extra}
+"#
+    )
+}
+
+pub fn setup(tag: &str, text: &str) -> (PathBuf, PathBuf) {
+    let d = std::env::temp_dir().join(format!("ndnlab-netns-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("exp.toml");
+    std::fs::write(&f, text).unwrap();
+    (d, f)
+}
+
+pub fn run(exp: &Path, out: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
+        .arg("run")
+        .arg(exp)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run ndnlab")
+}
+
+/// The rows of `results.csv` (no field of these experiments holds a comma).
+pub fn rows(out: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .zip(l.split(','))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+pub fn num(row: &BTreeMap<String, String>, k: &str) -> f64 {
+    row.get(k)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number {k} in {row:?}"))
+}
+
+#[test]
+fn a_line_of_namespaces_over_udp_tcp_and_ether_with_tbf() {
+    let (d, f) = setup(
+        "line",
+        &line3(
+            "netns",
+            0.5,
+            "[link]\ndelay_ms = 1.0\nbandwidth_mbps = 20\n[factors]\n\"link.face\" = [\"udp\", \"tcp\", \"ether\"]\n",
+        ),
+    );
+    let out = d.join("out");
+    let o = run(&f, &out, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    if !netns_or_skip("a_line_of_namespaces_over_udp_tcp_and_ether_with_tbf") {
+        // every run is recorded as failed, saying why
+        let log = std::fs::read_to_string(out.join("logs/0.log")).unwrap();
+        assert!(log.contains("skipped: the netns runner needs"), "{log}");
+        let _ = std::fs::remove_dir_all(&d);
+        return;
+    }
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert!(num(r, "data") > 0.0, "{r:?}");
+        assert_eq!(num(r, "satisfaction"), 1.0, "{r:?}");
+        assert!(num(r, "bringup_s") > 0.0, "{r:?}");
+        assert!(num(r, "fwd_interests_per_sec.r1") > 0.0, "{r:?}");
+    }
+    // what the runner set up: namespaces, addresses, tbf on both ends
+    let fabric = std::fs::read_to_string(out.join("nodes/0/fabric.txt")).unwrap();
+    assert!(
+        fabric.contains("l0 10.0.0.1 02:6c:61:00:00:01 <-> l0 10.0.0.2"),
+        "{fabric}"
+    );
+    assert!(fabric.contains("l1 10.0.0.5"), "{fabric}");
+    assert_eq!(fabric.matches("qdisc tbf").count(), 4, "{fabric}");
+    assert!(fabric.contains("rate 20Mbit"), "{fabric}");
+    // the daemons emulate the delay only; UDP and TCP rules match a
+    // neighbour's link address, Ethernet ones its MAC
+    let udp = std::fs::read_to_string(out.join("nodes/0/r1.toml")).unwrap();
+    assert!(
+        udp.contains("remote_ip = \"10.0.0.1\"\ndelay_ms = 1.0\n"),
+        "{udp}"
+    );
+    assert!(!udp.contains("bandwidth_mbps"), "{udp}");
+    let ether = std::fs::read_to_string(out.join("nodes/2/r1.toml")).unwrap();
+    assert!(
+        ether.contains("remote = \"ether://[02:6c:61:00:00:01]\""),
+        "{ether}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Kills run 0's forwarder r1 once its consumer runs.
+fn crash_r1_of_run_0(out: &Path, child: &mut std::process::Child) {
+    let started = out.join("logs/0/client@r0.json");
+    assert!(
+        ndnlab_testkit::wait_until(Duration::from_secs(30), || started.exists()
+            || child.try_wait().unwrap().is_some()),
+        "the consumer never started"
+    );
+    let conf = out.join("nodes/0/r1.toml").display().to_string();
+    let r1 = pids_mentioning(&format!("fwd --config {conf}"));
+    assert_eq!(r1.len(), 1, "forwarder r1 of run 0: {r1:?}");
+    let o = Command::new("kill")
+        .args(["-KILL", &r1[0].0.to_string()])
+        .status()
+        .unwrap();
+    assert!(o.success(), "cannot kill forwarder r1");
+}
+
+#[test]
+fn a_crashed_forwarder_fails_its_run_with_logs_and_fail_fast_stops() {
+    let test = "a_crashed_forwarder_fails_its_run_with_logs_and_fail_fast_stops";
+    if !netns_or_skip(test) {
+        return;
+    }
+    let (d, f) = setup(
+        "crash",
+        &line3("netns", 1.0, "").replace("warmup_s = 0.3", "warmup_s = 0.3\nrepetitions = 2"),
+    );
+    // The campaign goes on: run 0 failed with its logs, run 1 ok.
+    let out = d.join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndnlab"))
+        .arg("run")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crash_r1_of_run_0(&out, &mut child);
+    assert!(child.wait().unwrap().success());
+    let r = rows(&out);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0]["status"], "failed", "{r:?}");
+    assert_eq!(r[1]["status"], "ok", "{r:?}");
+    let log = std::fs::read_to_string(out.join("logs/0.log")).unwrap();
+    assert!(log.contains("fwd r1 exited during the run"), "{log}");
+    assert!(out.join("logs/0/r1.log").exists());
+    assert!(out.join("logs/0/client@r0.json").exists());
+    // --fail-fast: a forwarder that refuses its configuration (an unknown
+    // strategy) crashes at startup, and the campaign stops there.
+    let bad = line3(
+        "netns",
+        0.3,
+        "[forwarder.strategy]\n\"/lab\" = \"/localhost/nfd/strategy/no-such-strategy\"\n",
+    )
+    .replace("warmup_s = 0.3", "warmup_s = 0.3\nrepetitions = 2");
+    std::fs::write(&f, bad).unwrap();
+    let out = d.join("out-ff");
+    let o = run(&f, &out, &["--fail-fast"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("--fail-fast"), "{stderr}");
+    let r = rows(&out);
+    assert_eq!(r.len(), 1, "stopped after the first run: {r:?}");
+    assert_eq!(r[0]["status"], "failed");
+    let log = std::fs::read_to_string(out.join("logs/0.log")).unwrap();
+    assert!(log.contains("did not start"), "{log}");
+    let node = std::fs::read_to_string(out.join("logs/0/r0.log")).unwrap();
+    assert!(node.contains("no-such-strategy"), "{node}");
+    let _ = std::fs::remove_dir_all(&d);
+}
