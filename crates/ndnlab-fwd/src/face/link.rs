@@ -88,6 +88,7 @@ impl DatagramEncoder {
         ingress: &dyn Ingress,
         limit: usize,
         out: &mut Vec<Bytes>,
+        timed: &mut crate::latency::OutSamples,
     ) {
         let mut next = Some(items);
         while let Some(items) = next.take() {
@@ -96,6 +97,7 @@ impl DatagramEncoder {
             for mut it in items {
                 mark_congestion(&mut self.marker, face, now, &mut it.fields);
                 encode_datagrams_for(&mut self.link, face, now, &it.fields, &it.pkt, out);
+                timed.take(&mut it.sample);
                 face.stats.count_out(it.kind);
             }
             if out.len() < limit {

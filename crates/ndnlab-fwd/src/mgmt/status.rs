@@ -350,6 +350,11 @@ impl Manager {
                 }
                 rec.encode(&mut w);
             }
+            ("ndnlab", "latency") => {
+                let report =
+                    crate::latency::dataset::LatencyReport::of(self.shared.latency.as_deref());
+                w.raw(&report.encode());
+            }
             ("strategy-choice", "list") => {
                 for (name, s) in &self.strategies {
                     dataset::encode_strategy_choice(&mut w, name, s.name());
