@@ -11,7 +11,8 @@
 //! LatencyEntry = 210 { Stage(211) Class(212) Count(213) MeanNs(214) MinNs(215)
 //!                      P50Ns(216) P90Ns(217) P99Ns(218) MaxNs(219) }  all NNI
 //! Stage: 0 input, 1 queue, 2 fwd, 3 output, 4 total
-//! Class: 0 interest-hit, 1 interest-miss, 2 data, 3 nack
+//! Class: 0 interest-hit, 1 interest-miss, 2 data, 3 nack, 4 all (the stage's
+//!        classes merged)
 //! ```
 //!
 //! With the instrumentation off the content is empty.
@@ -19,7 +20,7 @@
 use bytes::Bytes;
 use ndnlab_proto::mgmt::codec::{fields, TlvWriter};
 
-use super::hist::{Summary, CLASSES, STAGES};
+use super::hist::{Summary, STAGES, SUMMARY_CLASSES};
 use super::Latency;
 
 /// TLV types of the dataset.
@@ -149,7 +150,7 @@ impl LatencyReport {
                         .ok_or("LatencyEntry without a valid Stage (211)")?
                         as usize;
                     e.class = class
-                        .filter(|c| (*c as usize) < CLASSES.len())
+                        .filter(|c| (*c as usize) < SUMMARY_CLASSES.len())
                         .ok_or("LatencyEntry without a valid Class (212)")?
                         as usize;
                     r.entries.push(e);
@@ -231,6 +232,8 @@ mod tests {
         let e = LatencyReport::decode(&no_stage).unwrap_err();
         assert!(e.contains("Stage (211)"), "{e}");
         let bad_stage = Bytes::from_static(&[210, 6, 211, 1, 9, 212, 1, 0]);
+        let bad_class = Bytes::from_static(&[210, 6, 211, 1, 0, 212, 1, 5]);
+        assert!(LatencyReport::decode(&bad_class).is_err());
         assert!(LatencyReport::decode(&bad_stage).is_err());
         let stranger = Bytes::from_static(&[150, 0]);
         let e = LatencyReport::decode(&stranger).unwrap_err();

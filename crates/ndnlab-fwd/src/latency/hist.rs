@@ -13,6 +13,9 @@ pub const STAGES: [&str; 5] = ["input", "queue", "fwd", "output", "total"];
 /// The packet classes: Interests by their CS outcome (an Interest that did not
 /// reach the CS counts as a miss), Data, Nacks.
 pub const CLASSES: [&str; 4] = ["interest-hit", "interest-miss", "data", "nack"];
+/// The classes of the summaries: [`CLASSES`], then `all` (every class of a stage
+/// merged).
+pub const SUMMARY_CLASSES: [&str; 5] = ["interest-hit", "interest-miss", "data", "nack", "all"];
 
 /// Largest value recorded (larger ones are clamped to it): 100 s.
 const MAX_NS: u64 = 100_000_000_000;
@@ -81,26 +84,23 @@ impl StageHists {
         }
     }
 
-    /// The summaries of every stage and class that has samples, stage-major.
+    /// The summaries of every stage and class that has samples, stage-major, each
+    /// stage followed by its `all` class.
     pub fn summaries(&self) -> Vec<Summary> {
         let mut out = Vec::new();
         for s in 0..STAGES.len() {
+            let mut all = self.get(s, 0).clone();
+            all.reset();
             for c in 0..CLASSES.len() {
                 let h = self.get(s, c);
                 if h.is_empty() {
                     continue;
                 }
-                out.push(Summary {
-                    stage: s,
-                    class: c,
-                    count: h.len(),
-                    mean_ns: h.mean().round() as u64,
-                    min_ns: h.min(),
-                    p50_ns: h.value_at_quantile(0.50),
-                    p90_ns: h.value_at_quantile(0.90),
-                    p99_ns: h.value_at_quantile(0.99),
-                    max_ns: h.max(),
-                });
+                let _ = all.add(h);
+                out.push(Summary::of(s, c, h));
+            }
+            if !all.is_empty() {
+                out.push(Summary::of(s, CLASSES.len(), &all));
             }
         }
         out
@@ -166,7 +166,7 @@ pub struct Summary {
     /// Index into [`STAGES`].
     #[serde(serialize_with = "stage_name")]
     pub stage: usize,
-    /// Index into [`CLASSES`].
+    /// Index into [`SUMMARY_CLASSES`].
     #[serde(serialize_with = "class_name")]
     pub class: usize,
     pub count: u64,
@@ -179,12 +179,26 @@ pub struct Summary {
 }
 
 impl Summary {
+    fn of(stage: usize, class: usize, h: &Histogram<u64>) -> Summary {
+        Summary {
+            stage,
+            class,
+            count: h.len(),
+            mean_ns: h.mean().round() as u64,
+            min_ns: h.min(),
+            p50_ns: h.value_at_quantile(0.50),
+            p90_ns: h.value_at_quantile(0.90),
+            p99_ns: h.value_at_quantile(0.99),
+            max_ns: h.max(),
+        }
+    }
+
     pub fn stage_name(&self) -> &'static str {
         STAGES.get(self.stage).copied().unwrap_or("?")
     }
 
     pub fn class_name(&self) -> &'static str {
-        CLASSES.get(self.class).copied().unwrap_or("?")
+        SUMMARY_CLASSES.get(self.class).copied().unwrap_or("?")
     }
 }
 
@@ -193,7 +207,7 @@ fn stage_name<S: serde::Serializer>(v: &usize, s: S) -> Result<S::Ok, S::Error> 
 }
 
 fn class_name<S: serde::Serializer>(v: &usize, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(CLASSES.get(*v).copied().unwrap_or("?"))
+    s.serialize_str(SUMMARY_CLASSES.get(*v).copied().unwrap_or("?"))
 }
 
 #[cfg(test)]
@@ -224,8 +238,13 @@ mod tests {
         b.record(&rec(PktType::Data, CsOutcome::None, Some(400)));
         a.add(&b);
         let s = a.summaries();
-        // Interest hit: 5 stages; Interest miss: 4 (no output); Data: 5.
-        assert_eq!(s.len(), 14);
+        // Interest hit: 5 stages; Interest miss: 4 (no output); Data: 5; all: 5.
+        assert_eq!(s.len(), 19);
+        let all_total = s
+            .iter()
+            .find(|x| x.stage_name() == "total" && x.class_name() == "all")
+            .unwrap();
+        assert_eq!(all_total.count, 3);
         let fwd_data = s
             .iter()
             .find(|x| x.stage_name() == "fwd" && x.class_name() == "data")

@@ -218,6 +218,7 @@ impl Runner for Processes {
             for (prefix, s) in &f.strategy {
                 t += &format!("[[strategy]]\nprefix = \"{prefix}\"\nstrategy = \"{s}\"\n");
             }
+            t += &crate::latency::toml_section(&f, dir, plan.run_id, name)?;
             for l in &plan.topology.links {
                 let peer = if &l.a == name {
                     &l.b
@@ -395,6 +396,8 @@ impl Runner for Processes {
             },
         );
         consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
+        let lat = crate::latency::reports_of(&clients)?;
+        crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
         Ok(m)
     }
 }
