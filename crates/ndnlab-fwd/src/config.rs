@@ -735,15 +735,20 @@ mod tests {
     #[test]
     fn latency_section_is_checked_by_key() {
         let c = parse("[latency]\nsample = 64\nskip = 10\nkeep = 5\n").unwrap();
-        assert_eq!((c.latency.sample, c.latency.skip, c.latency.keep), (64, 10, 5));
+        assert_eq!(
+            (c.latency.sample, c.latency.skip, c.latency.keep),
+            (64, 10, 5)
+        );
         assert_eq!(FwdConfig::default().latency.sample, 0, "off by default");
         let e = parse("[latency]\nsampel = 64\n").unwrap_err().to_string();
         assert!(e.contains("sampel"), "{e}");
-        let c = parse("[latency]\nlog = \"/tmp/x.csv\"\n").unwrap();
-        let e = c.validate().unwrap_err().to_string();
+        let e = parse("[latency]\nlog = \"/tmp/x.csv\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("latency.log"), "{e}");
-        let c = parse("[latency]\nsample = 1\nlog_queue = 0\n").unwrap();
-        let e = c.validate().unwrap_err().to_string();
+        let e = parse("[latency]\nsample = 1\nlog_queue = 0\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("latency.log_queue"), "{e}");
     }
 

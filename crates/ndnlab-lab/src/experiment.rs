@@ -470,10 +470,7 @@ impl Experiment {
             if !known.clone().any(|(k, _)| k == name) {
                 return Err(format!(
                     "experiment.metrics: no metric '{name}' (known: {})",
-                    known
-                        .map(|(k, _)| *k)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    known.map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
                 ));
             }
         }

@@ -18,21 +18,57 @@ use crate::runner::Metrics;
 /// The summary metrics, with their meaning (also known to `experiment.metrics`).
 pub const METRICS: &[(&str, &str)] = &[
     ("lat_samples", "packets timed by a forwarder (per node)"),
-    ("lat_input_mean_ns", "mean input stage (receive, decode, dispatch), per node"),
+    (
+        "lat_input_mean_ns",
+        "mean input stage (receive, decode, dispatch), per node",
+    ),
     ("lat_input_p50_ns", "median input stage, per node"),
-    ("lat_input_p99_ns", "99th percentile of the input stage, per node"),
-    ("lat_queue_mean_ns", "mean wait for the forwarding shard, per node"),
-    ("lat_queue_p50_ns", "median wait for the forwarding shard, per node"),
-    ("lat_queue_p99_ns", "99th percentile of the shard wait, per node"),
-    ("lat_fwd_mean_ns", "mean forwarding pipeline (CS, PIT, FIB, strategy), per node"),
+    (
+        "lat_input_p99_ns",
+        "99th percentile of the input stage, per node",
+    ),
+    (
+        "lat_queue_mean_ns",
+        "mean wait for the forwarding shard, per node",
+    ),
+    (
+        "lat_queue_p50_ns",
+        "median wait for the forwarding shard, per node",
+    ),
+    (
+        "lat_queue_p99_ns",
+        "99th percentile of the shard wait, per node",
+    ),
+    (
+        "lat_fwd_mean_ns",
+        "mean forwarding pipeline (CS, PIT, FIB, strategy), per node",
+    ),
     ("lat_fwd_p50_ns", "median forwarding pipeline, per node"),
-    ("lat_fwd_p99_ns", "99th percentile of the forwarding pipeline, per node"),
-    ("lat_output_mean_ns", "mean output stage (face queue, encode, send), per node"),
+    (
+        "lat_fwd_p99_ns",
+        "99th percentile of the forwarding pipeline, per node",
+    ),
+    (
+        "lat_output_mean_ns",
+        "mean output stage (face queue, encode, send), per node",
+    ),
     ("lat_output_p50_ns", "median output stage, per node"),
-    ("lat_output_p99_ns", "99th percentile of the output stage, per node"),
-    ("lat_total_mean_ns", "mean time through the forwarder, per node"),
-    ("lat_total_p50_ns", "median time through the forwarder, per node"),
-    ("lat_total_p99_ns", "99th percentile of the time through the forwarder, per node"),
+    (
+        "lat_output_p99_ns",
+        "99th percentile of the output stage, per node",
+    ),
+    (
+        "lat_total_mean_ns",
+        "mean time through the forwarder, per node",
+    ),
+    (
+        "lat_total_p50_ns",
+        "median time through the forwarder, per node",
+    ),
+    (
+        "lat_total_p99_ns",
+        "99th percentile of the time through the forwarder, per node",
+    ),
 ];
 
 /// Where a node's raw samples go.
@@ -165,8 +201,13 @@ mod tests {
             ..Default::default()
         };
         let mut m = Metrics::new();
-        collect(&mut m, &dir, 3, &[("r0".into(), r), ("r1".into(), LatencyReport::default())])
-            .unwrap();
+        collect(
+            &mut m,
+            &dir,
+            3,
+            &[("r0".into(), r), ("r1".into(), LatencyReport::default())],
+        )
+        .unwrap();
         assert_eq!(m["lat_fwd_p50_ns.r0"], 1234.0);
         assert_eq!(m["lat_samples.r0"], 9.0);
         assert!(!m.keys().any(|k| k.ends_with(".r1")));

@@ -245,7 +245,10 @@ fn ctl_latency_table_json_and_raw_log() {
     let log = dir.join("lat.csv");
     let fwd = Fwd::start(
         "ctl-latency",
-        &format!("[latency]\nsample = 1\nlog = {:?}\n", log.display().to_string()),
+        &format!(
+            "[latency]\nsample = 1\nlog = {:?}\n",
+            log.display().to_string()
+        ),
     );
     let off = fwd.ctl_ok(&["latency"]);
     assert!(off.contains("(no samples yet)"), "{off}");
@@ -266,7 +269,10 @@ fn ctl_latency_table_json_and_raw_log() {
     // The server registers asynchronously.
     let t0 = Instant::now();
     while !ping("1").status.success() {
-        assert!(t0.elapsed() < Duration::from_secs(20), "ping server never answered");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "ping server never answered"
+        );
     }
     assert!(ping("5").status.success());
     let _ = server.kill();

@@ -396,7 +396,7 @@ impl Runner for Processes {
             },
         );
         consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
-        let lat = crate::latency::reports_of(&clients)?;
+        let lat = crate::latency::reports_of(clients.iter().map(|(n, c)| (*n, c)))?;
         crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
         Ok(m)
     }

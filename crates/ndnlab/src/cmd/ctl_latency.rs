@@ -89,6 +89,18 @@ mod tests {
         assert!(t.starts_with("latency: 1 packet in 64 timed (skip 0, keep all)"));
         let row = t.lines().nth(2).unwrap();
         let cols: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cols, ["fwd", "interest-miss", "7", "1.50", "1.40", "2.00", "3.00", "4.00"]);
+        assert_eq!(
+            cols,
+            [
+                "fwd",
+                "interest-miss",
+                "7",
+                "1.50",
+                "1.40",
+                "2.00",
+                "3.00",
+                "4.00"
+            ]
+        );
     }
 }
