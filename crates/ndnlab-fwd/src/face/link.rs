@@ -80,6 +80,7 @@ impl DatagramEncoder {
     /// `out` holds `limit` datagrams) into `out`: congestion marks, LP fields and
     /// fragmentation to the face's MTU ([`encode_datagrams_for`]). Counts the
     /// packets sent and takes them off the queue's accounting.
+    #[allow(clippy::too_many_arguments)]
     pub fn encode_waiting(
         &mut self,
         face: &FaceEntry,

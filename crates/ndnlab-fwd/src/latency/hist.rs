@@ -131,13 +131,13 @@ impl StageHists {
             "# HELP ndnlab_latency_seconds time spent per stage by sampled packets\n\
              # TYPE ndnlab_latency_seconds histogram"
         );
-        for s in 0..STAGES.len() {
-            for c in 0..CLASSES.len() {
+        for (s, stage) in STAGES.iter().enumerate() {
+            for (c, class) in CLASSES.iter().enumerate() {
                 let h = self.get(s, c);
                 if h.is_empty() {
                     continue;
                 }
-                let labels = format!("stage=\"{}\",class=\"{}\"", STAGES[s], CLASSES[c]);
+                let labels = format!("stage=\"{stage}\",class=\"{class}\"");
                 for b in BUCKETS_NS {
                     let n = h.count_between(0, b);
                     let _ = writeln!(

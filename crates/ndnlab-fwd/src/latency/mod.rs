@@ -175,14 +175,14 @@ impl Sample {
 
 /// Samples waiting for their face writer's system call (see [`OutSamples::finish`]).
 #[derive(Default)]
-pub struct OutSamples(Vec<Box<Sample>>);
+pub struct OutSamples(Vec<Sample>);
 
 impl OutSamples {
     /// Takes the sample riding on an item being encoded, if any.
     #[inline]
     pub fn take(&mut self, sample: &mut Option<Box<Sample>>) {
         if let Some(s) = sample.take() {
-            self.0.push(s);
+            self.0.push(*s);
         }
     }
 
