@@ -33,7 +33,7 @@ def main() -> None:
                 if out.returncode != 0:
                     sys.exit(f"{' '.join(cmd)} failed:\n{out.stderr}")
                 j = json.loads(out.stdout)
-                fwd = next(c for c in j["cpu"] if c["process"].startswith("fwd"))
+                fwd = next((c for c in j["cpu"] if c["process"].startswith("fwd")), j["cpu"][0])
                 runs[(v, t)].append((j["exchanges_per_s"], fwd["cpu_us_per_exchange"]))
                 print(f"# {t} {v} {round(j['exchanges_per_s'])}", file=sys.stderr, flush=True)
     for t in transports:
