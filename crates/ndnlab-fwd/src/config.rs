@@ -58,6 +58,8 @@ pub struct FwdConfig {
     pub log: LogSection,
     pub management: ManagementSection,
     pub faces: FacesSection,
+    /// Data-plane latency instrumentation (off by default).
+    pub latency: LatencySection,
     /// Faces created at startup (e.g. toward another forwarder).
     #[serde(rename = "face")]
     pub static_faces: Vec<StaticFace>,
@@ -100,6 +102,51 @@ impl ForwarderSection {
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (cores / 2).clamp(1, 8)
+    }
+}
+
+/// `[latency]`: data-plane latency instrumentation (see `crate::latency` and
+/// docs/LATENCY.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LatencySection {
+    /// Time one packet in `sample`; 0 = off.
+    pub sample: u64,
+    /// Samples discarded first (warm-up).
+    pub skip: u64,
+    /// Samples kept after the warm-up; 0 = no limit.
+    pub keep: u64,
+    /// Raw samples, one CSV line each, written by a thread of its own.
+    pub log: Option<PathBuf>,
+    /// Records in flight to the log's thread; beyond, samples are dropped (counted).
+    pub log_queue: usize,
+}
+
+impl Default for LatencySection {
+    fn default() -> Self {
+        LatencySection {
+            sample: 0,
+            skip: 0,
+            keep: 0,
+            log: None,
+            log_queue: 65536,
+        }
+    }
+}
+
+impl LatencySection {
+    /// Checks what serde cannot (the error names the key).
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.log.is_some() && self.sample == 0 {
+            return Err(invalid(
+                "latency.log",
+                "a latency log needs latency.sample (one packet in N) above 0",
+            ));
+        }
+        if self.log_queue == 0 {
+            return Err(invalid("latency.log_queue", "must be at least 1"));
+        }
+        Ok(())
     }
 }
 
@@ -683,6 +730,26 @@ mod tests {
         assert!(e.contains("queue"), "{e}");
         let c = parse("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = {}\n").unwrap();
         assert_eq!(c.static_faces[0].emulate, Some(Emulate::default()));
+    }
+
+    #[test]
+    fn latency_section_is_checked_by_key() {
+        let c = parse("[latency]\nsample = 64\nskip = 10\nkeep = 5\n").unwrap();
+        assert_eq!(
+            (c.latency.sample, c.latency.skip, c.latency.keep),
+            (64, 10, 5)
+        );
+        assert_eq!(FwdConfig::default().latency.sample, 0, "off by default");
+        let e = parse("[latency]\nsampel = 64\n").unwrap_err().to_string();
+        assert!(e.contains("sampel"), "{e}");
+        let e = parse("[latency]\nlog = \"/tmp/x.csv\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("latency.log"), "{e}");
+        let e = parse("[latency]\nsample = 1\nlog_queue = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("latency.log_queue"), "{e}");
     }
 
     #[test]

@@ -20,12 +20,15 @@
 //!   CHILD_INHERIT/CAPTURE and prefix-announcement routes, self-learning's RIB requests,
 //!   status datasets, face notifications), served only to local faces; a change is
 //!   answered once every shard has applied it;
+//! * [`latency`]: sampled per-stage latency of packets (input, queue, forwarding,
+//!   output) into HDR histograms, a management dataset and a raw CSV log;
 //! * [`metrics`]: an optional Prometheus text endpoint.
 //!
 //! Not implemented: Ethernet faces.
 
 pub mod config;
 pub mod face;
+pub mod latency;
 pub mod metrics;
 pub mod mgmt;
 pub mod runtime;

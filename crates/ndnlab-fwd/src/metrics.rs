@@ -1,8 +1,9 @@
 //! Prometheus text-format metrics (`ndnlab fwd --metrics ADDR`): forwarder counters
 //! summed over shards, shard queue drops, per-face counters (with the drops of
 //! emulated links, reasons `emu-*`, on faces that have one), Ethernet frames
-//! dropped per channel, and the NDNLPv2 reliability counters of the faces that
-//! have reliability on.
+//! dropped per channel, the NDNLPv2 reliability counters of the faces that
+//! have reliability on, and the latency histograms when `[latency]` is on
+//! (`ndnlab_latency_seconds{stage,class}`).
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -213,7 +214,26 @@ pub async fn render(shared: &Shared) -> String {
     }
     render_ether(&mut s, shared);
     render_lp(&mut s, &shared.faces.list());
+    render_latency(&mut s, shared);
     s
+}
+
+/// Appends the latency histograms and the instrumentation's counters (nothing when
+/// it is off).
+fn render_latency(s: &mut String, shared: &Shared) {
+    let Some(l) = &shared.latency else { return };
+    let _ = writeln!(
+        s,
+        "# HELP ndnlab_latency_samples_total packets timed by the latency instrumentation
+         # TYPE ndnlab_latency_samples_total counter
+         ndnlab_latency_samples_total {}
+         # HELP ndnlab_latency_log_drops_total raw samples dropped because the log thread fell behind
+         # TYPE ndnlab_latency_log_drops_total counter
+         ndnlab_latency_log_drops_total {}",
+        l.recorded.load(Relaxed),
+        l.log_drops()
+    );
+    l.merged().render_prometheus(s);
 }
 
 /// Appends the frames each Ethernet channel dropped before they reached a face,

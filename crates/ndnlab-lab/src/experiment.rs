@@ -230,6 +230,13 @@ pub struct ForwarderSpec {
     pub queue_capacity: usize,
     /// Strategy per prefix (NFD strategy names).
     pub strategy: BTreeMap<String, String>,
+    /// Time one packet in N in the forwarder (`[latency] sample`); 0 = off. See
+    /// `crate::latency` for what a run collects.
+    pub latency_sample: u64,
+    /// Samples skipped first (warm-up).
+    pub latency_skip: u64,
+    /// Samples kept after the warm-up; 0 = all.
+    pub latency_keep: u64,
 }
 
 impl Default for ForwarderSpec {
@@ -240,6 +247,9 @@ impl Default for ForwarderSpec {
             cs_policy: "lru".into(),
             queue_capacity: 65536,
             strategy: BTreeMap::new(),
+            latency_sample: 0,
+            latency_skip: 0,
+            latency_keep: 0,
         }
     }
 }
@@ -269,6 +279,7 @@ impl ForwarderOverride {
                 .unwrap_or_else(|| base.cs_policy.clone()),
             queue_capacity: self.queue_capacity.unwrap_or(base.queue_capacity),
             strategy,
+            ..base.clone()
         }
     }
 }
@@ -520,14 +531,11 @@ impl Experiment {
             return Err("experiment.repetitions must be at least 1".into());
         }
         for name in &m.metrics {
-            if !crate::runner::METRICS.iter().any(|(k, _)| k == name) {
+            let known = crate::runner::METRICS.iter().chain(crate::latency::METRICS);
+            if !known.clone().any(|(k, _)| k == name) {
                 return Err(format!(
                     "experiment.metrics: no metric '{name}' (known: {})",
-                    crate::runner::METRICS
-                        .iter()
-                        .map(|(k, _)| *k)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    known.map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
                 ));
             }
         }

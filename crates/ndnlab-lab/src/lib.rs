@@ -28,6 +28,7 @@ pub mod design;
 pub mod dot;
 pub mod experiment;
 pub mod import;
+pub mod latency;
 pub mod merge;
 pub mod results;
 pub mod runner;

@@ -207,3 +207,30 @@ fn ping_bursts_and_adaptive_windows_are_answered() {
     assert!((200.0..=300.0).contains(&bursts), "{bursts}: {m:?}");
     assert!(m["data_per_sec.a@r0"] > 0.0, "{m:?}");
 }
+
+/// `forwarder.latency_sample`: every node's histograms become metrics, and the raw
+/// samples and histograms land in the run's `samples/latency/` dir.
+#[test]
+fn latency_instrumentation_is_collected_per_node() {
+    let text = format!("{LINE}\n[forwarder]\nlatency_sample = 4\n");
+    let (_, exp) = experiment::parse(&text, "test.toml").unwrap();
+    let plan = RunPlan::new(0, 1, exp).unwrap();
+    let dir = out("latency");
+    let m = by_name("inproc").unwrap().run(&plan, &dir).unwrap();
+    for node in ["r0", "r1", "r2"] {
+        assert!(m[&format!("lat_samples.{node}")] > 0.0, "{node}: {m:?}");
+        let total = m[&format!("lat_total_p50_ns.{node}")];
+        let fwd = m[&format!("lat_fwd_p50_ns.{node}")];
+        assert!(total > 0.0 && fwd > 0.0 && fwd <= m[&format!("lat_total_p99_ns.{node}")]);
+        let csv =
+            std::fs::read_to_string(dir.join(format!("samples/latency/0/{node}.csv"))).unwrap();
+        assert!(csv.starts_with(
+            "seq,type,cs,input_ns,queue_ns,fwd_ns,output_ns,total_ns,queue_len,pit_size\n"
+        ));
+        assert!(csv.lines().count() > 1, "{node}: {csv}");
+    }
+    let h = std::fs::read_to_string(dir.join("samples/latency/0/histograms.json")).unwrap();
+    let j: serde_json::Value = serde_json::from_str(&h).unwrap();
+    assert_eq!(j["r1"]["sample_every"], 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}

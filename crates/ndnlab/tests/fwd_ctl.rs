@@ -233,3 +233,87 @@ fn ctl_face_options_in_nfdc_syntax() {
     assert_eq!(j["statusCode"], 200);
     assert_eq!(j["parameters"]["flags"].as_u64().unwrap() & 2, 0);
 }
+
+/// `ndnlab ctl latency` (table and --json) on a forwarder timing every packet, with
+/// ping traffic through it; the raw log has the documented columns; a log without a
+/// sampling rate is refused with the key named.
+#[test]
+fn ctl_latency_table_json_and_raw_log() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = fwd_common::temp_dir("ctl-latency");
+    let log = dir.join("lat.csv");
+    let fwd = Fwd::start(
+        "ctl-latency",
+        &format!(
+            "[latency]\nsample = 1\nlog = {:?}\n",
+            log.display().to_string()
+        ),
+    );
+    let off = fwd.ctl_ok(&["latency"]);
+    assert!(off.contains("(no samples yet)"), "{off}");
+    let sock = fwd.socket.display().to_string();
+    let mut server = Command::new(fwd_common::bin())
+        .args(["ping", "server", "/lat/ping", "--socket", &sock])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let ping = |count: &str| {
+        Command::new(fwd_common::bin())
+            .args(["ping", "/lat/ping", "-c", count, "-i", "20", "-t", "1000"])
+            .args(["--socket", &sock])
+            .output()
+            .unwrap()
+    };
+    // The server registers asynchronously.
+    let t0 = Instant::now();
+    while !ping("1").status.success() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "ping server never answered"
+        );
+    }
+    assert!(ping("5").status.success());
+    let _ = server.kill();
+    let _ = server.wait();
+
+    let table = fwd.ctl_ok(&["latency"]);
+    assert!(table.starts_with("latency: 1 packet in 1 timed"), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("total") && l.contains(" all "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(row.split_whitespace().count(), 8, "{row}");
+    let j = fwd.ctl_json(&["latency"]);
+    assert_eq!(j["enabled"], true);
+    let entries = j["entries"].as_array().unwrap();
+    let data = entries
+        .iter()
+        .find(|e| e["stage"] == "fwd" && e["class"] == "data")
+        .unwrap();
+    assert!(data["count"].as_u64().unwrap() >= 6, "{j}");
+
+    // Reading the dataset wrote the raw log out.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seq,type,cs,input_ns,queue_ns,fwd_ns,output_ns,total_ns,queue_len,pit_size")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() as u64 >= j["samples_recorded"].as_u64().unwrap() - 1);
+    assert!(rows.iter().any(|r| r[1] == "interest" && r[2] == "miss"));
+    assert!(rows.iter().any(|r| r[1] == "data" && r[2] == "-"));
+
+    let out = Command::new(fwd_common::bin())
+        .args(["fwd", "--latency-log"])
+        .arg(dir.join("x.csv"))
+        .args(["--socket"])
+        .arg(dir.join("x.sock"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("latency.log"), "{err}");
+}

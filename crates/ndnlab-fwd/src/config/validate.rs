@@ -55,6 +55,7 @@ impl FwdConfig {
         self.check_log()?;
         self.check_management()?;
         self.check_faces()?;
+        self.latency.check()?;
         self.check_static_faces()?;
         let emulation = self.emulation_table()?;
         self.check_routes()?;

@@ -122,7 +122,9 @@ impl AppFace {
     fn encode(&mut self, items: Vec<OutItem>) -> Vec<Bytes> {
         self.face.dequeued(&items);
         let mut out = Vec::with_capacity(items.len());
-        for it in items {
+        let mut timed = crate::latency::OutSamples::default();
+        for mut it in items {
+            timed.take(&mut it.sample);
             self.face.stats.count_out(it.kind);
             self.face
                 .stats
@@ -139,6 +141,7 @@ impl AppFace {
                 out.push(b.freeze());
             }
         }
+        timed.finish();
         out
     }
 

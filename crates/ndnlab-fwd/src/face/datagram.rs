@@ -51,6 +51,7 @@ pub async fn run_writer<S: DatagramSink>(
     let mut enc = DatagramEncoder::new(face);
     let mut emu = FaceEmulator::for_face(face, false);
     let mut dgrams: Vec<Bytes> = Vec::with_capacity(64);
+    let mut timed = crate::latency::OutSamples::default();
     let idle_check = p.idle_timeout_ns.min(3600 * 1_000_000_000) / 2;
     let mut tick = tokio::time::interval(Duration::from_nanos(idle_check.max(1_000_000)));
     loop {
@@ -72,11 +73,20 @@ pub async fn run_writer<S: DatagramSink>(
         };
         dgrams.clear();
         if let Some(items) = items {
-            enc.encode_waiting(face, items, &mut queue, ingress, p.batch, &mut dgrams);
+            enc.encode_waiting(
+                face,
+                items,
+                &mut queue,
+                ingress,
+                p.batch,
+                &mut dgrams,
+                &mut timed,
+            );
         }
         if let Some(e) = emu.as_mut() {
             e.pass(&face.stats, ingress.now(), &mut dgrams);
         }
         sink.send(face, &dgrams).await?;
+        timed.finish();
     }
 }

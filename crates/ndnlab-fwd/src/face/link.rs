@@ -80,6 +80,7 @@ impl DatagramEncoder {
     /// `out` holds `limit` datagrams) into `out`: congestion marks, LP fields and
     /// fragmentation to the face's MTU ([`encode_datagrams_for`]). Counts the
     /// packets sent and takes them off the queue's accounting.
+    #[allow(clippy::too_many_arguments)]
     pub fn encode_waiting(
         &mut self,
         face: &FaceEntry,
@@ -88,6 +89,7 @@ impl DatagramEncoder {
         ingress: &dyn Ingress,
         limit: usize,
         out: &mut Vec<Bytes>,
+        timed: &mut crate::latency::OutSamples,
     ) {
         let mut next = Some(items);
         while let Some(items) = next.take() {
@@ -96,6 +98,7 @@ impl DatagramEncoder {
             for mut it in items {
                 mark_congestion(&mut self.marker, face, now, &mut it.fields);
                 encode_datagrams_for(&mut self.link, face, now, &it.fields, &it.pkt, out);
+                timed.take(&mut it.sample);
                 face.stats.count_out(it.kind);
             }
             if out.len() < limit {

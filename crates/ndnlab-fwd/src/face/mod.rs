@@ -42,12 +42,15 @@ pub enum PktKind {
 }
 
 /// One packet to send on a face.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OutItem {
     /// A whole Interest or Data TLV.
     pub pkt: Bytes,
     pub fields: LpFields,
     pub kind: PktKind,
+    /// The latency sample of the packet that caused this transmission, if timed
+    /// (the writer records it once the packet is sent).
+    pub sample: Option<Box<crate::latency::Sample>>,
 }
 
 /// NFD's FacePersistency.
@@ -463,6 +466,7 @@ mod tests {
             pkt: Bytes::from(vec![0u8; n]),
             fields: LpFields::default(),
             kind: PktKind::Data,
+            sample: None,
         }
     }
 

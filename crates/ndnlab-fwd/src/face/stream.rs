@@ -21,6 +21,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::emu::FaceEmulator;
 use super::{mark_congestion_queued, FaceEntry, SendQueueRx};
+use crate::latency::OutSamples;
 use ndnlab_proto::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
 use std::os::fd::RawFd;
@@ -159,6 +160,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::with_capacity(WRITE_BATCH);
     let mut segs: Vec<Bytes> = Vec::with_capacity(64);
+    let mut timed = OutSamples::default();
     while let Some(first) = queue.recv().await {
         let mut total = 0;
         let mut next = Some(first);
@@ -187,6 +189,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
                     link.encode_stream(&it.fields, &it.pkt, &mut buf);
                     total += buf.len() - before;
                 }
+                timed.take(&mut it.sample);
                 face.stats.count_out(it.kind);
             }
             if total < WRITE_BATCH && segs.len() < MAX_SEGMENTS {
@@ -201,6 +204,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
         face.stats.out_bytes.fetch_add(total as u64, Relaxed);
         write_segments(&mut writer, &mut segs).await?;
+        timed.finish();
     }
     Ok(())
 }
@@ -221,6 +225,7 @@ async fn write_loop_emulated<W: AsyncWrite + Unpin>(
     let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::with_capacity(WRITE_BATCH);
     let mut frames: Vec<Bytes> = Vec::with_capacity(64);
+    let mut timed = OutSamples::default();
     loop {
         let first = tokio::select! {
             i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
@@ -241,6 +246,7 @@ async fn write_loop_emulated<W: AsyncWrite + Unpin>(
                 link.encode_stream(&it.fields, &it.pkt, &mut buf);
                 total += buf.len();
                 frames.push(buf.split().freeze());
+                timed.take(&mut it.sample);
                 face.stats.count_out(it.kind);
                 if buf.capacity() < 16 * 1024 {
                     buf = BytesMut::with_capacity(WRITE_BATCH);
@@ -254,6 +260,7 @@ async fn write_loop_emulated<W: AsyncWrite + Unpin>(
         let sent: usize = frames.iter().map(Bytes::len).sum();
         face.stats.out_bytes.fetch_add(sent as u64, Relaxed);
         write_segments(&mut writer, &mut frames).await?;
+        timed.finish();
     }
 }
 
@@ -366,6 +373,7 @@ mod tests {
             pkt: pkt.clone(),
             fields: LpFields::default(),
             kind: crate::face::PktKind::Interest,
+            sample: None,
         }]
     }
 

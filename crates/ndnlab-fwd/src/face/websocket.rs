@@ -212,6 +212,7 @@ where
     let mut link = LinkSender::new(None, 0);
     let mut marker = ndnlab_proto::lp::CongestionMarker::default();
     let mut buf = BytesMut::new();
+    let mut timed = crate::latency::OutSamples::default();
     while let Some(first) = queue.recv().await {
         let mut next = Some(first);
         while let Some(items) = next.take() {
@@ -223,11 +224,13 @@ where
                 link.encode_stream(&it.fields, &it.pkt, &mut buf);
                 face.stats.out_bytes.fetch_add(buf.len() as u64, Relaxed);
                 face.stats.count_out(it.kind);
+                timed.take(&mut it.sample);
                 sink.feed(Message::Binary(buf.to_vec())).await?;
             }
             next = queue.try_recv().ok();
         }
         sink.flush().await?;
+        timed.finish();
     }
     Ok(())
 }

@@ -260,6 +260,7 @@ impl Manager {
                 | ("rib", "list")
                 | ("cs", "info")
                 | ("strategy-choice", "list")
+                | ("ndnlab", "latency")
         );
         if is_dataset {
             if !face.local_scope {
@@ -350,5 +351,6 @@ fn send_data(face: &FaceEntry, data: Bytes) {
         pkt: data,
         fields: Default::default(),
         kind: PktKind::Data,
+        sample: None,
     }]);
 }

@@ -350,6 +350,15 @@ impl Manager {
                 }
                 rec.encode(&mut w);
             }
+            ("ndnlab", "latency") => {
+                // Reading the histograms also writes out the raw log so far.
+                if let Some(l) = self.shared.latency.clone() {
+                    let _ = tokio::task::spawn_blocking(move || l.flush_log()).await;
+                }
+                let report =
+                    crate::latency::dataset::LatencyReport::of(self.shared.latency.as_deref());
+                w.raw(&report.encode());
+            }
             ("strategy-choice", "list") => {
                 for (name, s) in &self.strategies {
                     dataset::encode_strategy_choice(&mut w, name, s.name());

@@ -46,6 +46,7 @@ use crate::face::app::AppFace;
 use crate::face::stream::Ingress;
 use crate::face::udp::UdpChannel;
 use crate::face::{FaceEntry, FaceLimits, FaceTable, PktKind};
+use crate::latency::{Latency, PktType, Samples};
 use crate::mgmt::{Manager, MgmtMsg};
 use ndnlab_proto::lp::LpFields;
 use shard::{Inbound, ShardCore, ShardMsg, ShardReport};
@@ -61,6 +62,8 @@ pub enum ShardItem {
     Packets(Vec<Inbound>),
     /// A control message (never dropped; boxed so that queue slots stay small).
     Control(Box<ShardMsg>),
+    /// A burst with packets being timed (`[latency]`), and where they are in it.
+    Sampled(Box<(Vec<Inbound>, Samples)>),
 }
 
 /// A shard's input queue.
@@ -103,10 +106,26 @@ impl ShardHandle {
 
     /// Enqueues as much of a burst as the bound allows (its head); returns how many
     /// packets were dropped. Does not wake the shard.
-    fn enqueue(&self, mut batch: Vec<Inbound>, capacity: usize) -> usize {
+    #[cfg(test)]
+    fn enqueue(&self, batch: Vec<Inbound>, capacity: usize) -> usize {
+        self.enqueue_sampled(batch, Vec::new(), capacity)
+    }
+
+    /// [`Self::enqueue`] for a burst that may carry packets being timed (their
+    /// dispatch time and the queue length are set here).
+    fn enqueue_sampled(
+        &self,
+        mut batch: Vec<Inbound>,
+        mut samples: Samples,
+        capacity: usize,
+    ) -> usize {
         let len = batch.len();
         // Reserve first, so that concurrent readers never exceed the bound together.
         let before = self.queued.fetch_add(len, Relaxed);
+        if let Some((_, s)) = samples.first() {
+            let now = s.now();
+            crate::latency::dispatched(&mut samples, now, before);
+        }
         let room = capacity.saturating_sub(before);
         if room < len {
             self.queued.fetch_sub(len - room, Relaxed);
@@ -117,12 +136,21 @@ impl ShardHandle {
             self.recycle(batch);
             return len;
         }
-        match self.queue.push(ShardItem::Packets(batch)) {
+        let item = if samples.is_empty() {
+            ShardItem::Packets(batch)
+        } else {
+            // Samples cut off with the burst's tail are not timed.
+            samples.retain(|(i, _)| *i < accepted);
+            ShardItem::Sampled(Box::new((batch, samples)))
+        };
+        match self.queue.push(item) {
             Ok(()) => len - accepted,
             Err(back) => {
                 self.queued.fetch_sub(accepted, Relaxed);
-                if let ShardItem::Packets(batch) = back {
-                    self.recycle(batch);
+                match back {
+                    ShardItem::Packets(batch) => self.recycle(batch),
+                    ShardItem::Sampled(b) => self.recycle(b.0),
+                    ShardItem::Control(_) => {}
                 }
                 len
             }
@@ -145,6 +173,21 @@ pub struct RuntimeCounters {
     pub shard_drops: AtomicU64,
 }
 
+/// The latency instrumentation's samples of one burst, per shard (allocated only
+/// for a burst that has one).
+fn add_sample(
+    per: &mut Vec<Samples>,
+    n: usize,
+    shard: usize,
+    at: usize,
+    s: Box<crate::latency::Sample>,
+) {
+    if per.is_empty() {
+        per.resize_with(n, Vec::new);
+    }
+    per[shard].push((at, s));
+}
+
 /// State shared by faces, shards and management.
 pub struct Shared {
     pub cfg: FwdConfig,
@@ -163,6 +206,8 @@ pub struct Shared {
     /// to each face when it is registered.
     pub emulation: crate::face::emu::EmulationTable,
     pub start_unix_ms: u64,
+    /// The latency instrumentation (`[latency] sample` > 0).
+    pub latency: Option<Arc<Latency>>,
     epoch: Instant,
     queue_capacity: usize,
     dispatch_k: usize,
@@ -313,7 +358,14 @@ impl Ingress for Shared {
     fn deliver(&self, face: &Arc<FaceEntry>, burst: &mut Vec<(LpFields, Bytes)>) {
         let n = self.shards.len();
         let mut per: Vec<Vec<Inbound>> = (0..n).map(|_| Vec::new()).collect();
-        for (fields, wire) in burst.drain(..) {
+        // Off: one branch per packet on `None`.
+        let mut sampler = self.latency.as_ref().map(|l| (l, l.burst(burst.len())));
+        let mut per_samples: Vec<Samples> = Vec::new();
+        for (j, (fields, wire)) in burst.drain(..).enumerate() {
+            let seq = match &mut sampler {
+                None => None,
+                Some((_, s)) => s.pick(j),
+            };
             let first = wire.first().copied().unwrap_or(0) as u64;
             if !self_learning_fields_ok(first, &fields) {
                 tracing::trace!(face = face.id, "misplaced or malformed self-learning field");
@@ -381,6 +433,11 @@ impl Ingress for Shared {
                 if batch.capacity() == 0 {
                     *batch = self.shards[shard].take_spare();
                 }
+                if let (Some(seq), Some((lat, s))) = (seq, &sampler) {
+                    if let Some(sample) = lat.begin(seq, PktType::of(&pkt), s.t_recv) {
+                        add_sample(&mut per_samples, n, shard, batch.len(), sample);
+                    }
+                }
                 batch.push((FaceId(face.id), pkt, Self::meta(face, fields)));
             }
         }
@@ -388,21 +445,32 @@ impl Ingress for Shared {
             // One shard, no hand-off: this reader runs the burst through the core.
             let mut batch = per.pop().unwrap_or_default();
             if !batch.is_empty() {
+                let mut samples = per_samples.pop().unwrap_or_default();
+                if let Some((_, s)) = samples.first() {
+                    let now = s.now();
+                    crate::latency::dispatched(&mut samples, now, 0);
+                }
                 let mut c = core.lock().unwrap_or_else(|e| e.into_inner());
                 let now = self.clock();
-                c.packets(now, &mut batch);
+                if samples.is_empty() {
+                    c.packets(now, &mut batch);
+                } else {
+                    c.packets_sampled(now, &mut batch, samples);
+                }
                 c.flush(now);
             }
             self.shards[0].recycle(batch);
             return;
         }
+        let mut per_samples = per_samples.into_iter();
         for (i, batch) in per.into_iter().enumerate() {
             let h = &self.shards[i];
+            let samples = per_samples.next().unwrap_or_default();
             if batch.is_empty() {
                 h.recycle(batch);
                 continue;
             }
-            let dropped = h.enqueue(batch, self.queue_capacity) as u64;
+            let dropped = h.enqueue_sampled(batch, samples, self.queue_capacity) as u64;
             if dropped > 0 {
                 h.drops.fetch_add(dropped, Relaxed);
                 self.counters.shard_drops.fetch_add(dropped, Relaxed);
@@ -474,6 +542,7 @@ impl Daemon {
             cfg.forwarder.queue_capacity
         };
         let shards = (0..nshards).map(|_| ShardHandle::new(capacity)).collect();
+        let latency = Latency::start(&cfg.latency, nshards)?;
         let limits = FaceLimits {
             queue_capacity: cfg.faces.queue_capacity,
             congestion_interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
@@ -498,6 +567,7 @@ impl Daemon {
             channels: Mutex::new(Vec::new()),
             emulation: checked.emulation.clone(),
             start_unix_ms,
+            latency,
             epoch: Instant::now(),
             me: me.clone(),
         });
@@ -699,6 +769,9 @@ impl Daemon {
             th.thread().unpark();
             let _ = tokio::task::spawn_blocking(move || th.join()).await;
         }
+        if let Some(l) = self.shared.latency.clone() {
+            let _ = tokio::task::spawn_blocking(move || l.flush_log()).await;
+        }
         if let Some(p) = self.unix_path.take() {
             let _ = std::fs::remove_file(&p);
         }
@@ -730,6 +803,10 @@ mod tests {
                     h.recycle(b);
                 }
                 ShardItem::Control(_) => lens.push(0),
+                ShardItem::Sampled(b) => {
+                    h.queued.fetch_sub(b.0.len(), Relaxed);
+                    lens.push(b.0.len());
+                }
             }
         }
         lens

@@ -28,6 +28,7 @@ use super::cs_share::shard_cs_capacity;
 use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
 use crate::face::{FaceEntry, OutItem, PktKind};
+use crate::latency::{CsOutcome, Sample, Samples};
 use crate::mgmt::rib::FibOp;
 use crate::mgmt::MgmtMsg;
 use ndnlab_proto::lp::LpFields;
@@ -49,6 +50,8 @@ pub type StrategyAck = oneshot::Sender<Result<(), StrategyChoiceError>>;
 /// Messages on a shard's queue.
 pub enum ShardMsg {
     Packets(Vec<Inbound>),
+    /// Packets with some being timed (see [`ShardCore::packets_sampled`]).
+    Sampled(Vec<Inbound>, Samples),
     AddFace(Arc<FaceEntry>),
     RemoveFace(u64),
     Fib(Arc<Vec<FibOp>>),
@@ -108,6 +111,11 @@ pub struct ShardCore {
     per_face: Vec<(Arc<FaceEntry>, Vec<OutItem>)>,
     /// Where self-learning's requests to the RIB go (management).
     rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
+    /// Packets of a sampled burst, fed to the core between the timed ones.
+    scratch: Vec<Inbound>,
+    /// Timed packets whose first transmit waits in the core's transmit queue, at
+    /// that position (counted from the queue's head), in order.
+    sampled_out: std::collections::VecDeque<(usize, Box<Sample>)>,
 }
 
 impl ShardCore {
@@ -139,6 +147,58 @@ impl ShardCore {
             faces: Default::default(),
             per_face: Vec::new(),
             rib_tx,
+            scratch: Vec::new(),
+            sampled_out: Default::default(),
+        }
+    }
+
+    /// [`Self::packets`] for a burst with timed packets (`samples`: their indices in
+    /// `batch`, ascending): each timed packet goes through the core alone, between
+    /// the sub-bursts before and after it, so that its forwarding time is its own.
+    pub fn packets_sampled(&mut self, now: u64, batch: &mut Vec<Inbound>, samples: Samples) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut samples = samples.into_iter().peekable();
+        let mut timed: Vec<(Option<usize>, Box<Sample>)> = Vec::new();
+        for (j, pkt) in batch.drain(..).enumerate() {
+            let Some((_, mut s)) = samples.next_if(|(i, _)| *i == j) else {
+                scratch.push(pkt);
+                continue;
+            };
+            if !scratch.is_empty() {
+                self.fw.handle_burst(now, &mut scratch);
+            }
+            let is_interest = matches!(pkt.1, InPacket::Interest(_));
+            let (hits, misses) = {
+                let c = self.fw.counters();
+                (c.n_cs_hits, c.n_cs_misses)
+            };
+            let queued = self.fw.pending_transmits();
+            scratch.push(pkt);
+            let start = s.now();
+            self.fw.handle_burst(now, &mut scratch);
+            let end = s.now();
+            let c = self.fw.counters();
+            let cs = match (is_interest, c.n_cs_hits > hits, c.n_cs_misses > misses) {
+                (false, _, _) => CsOutcome::None,
+                (true, true, _) => CsOutcome::Hit,
+                (true, false, true) => CsOutcome::Miss,
+                (true, false, false) => CsOutcome::None,
+            };
+            s.forwarded(self.index, start, end, cs);
+            let sent = self.fw.pending_transmits() > queued;
+            timed.push((sent.then_some(queued), s));
+        }
+        if !scratch.is_empty() {
+            self.fw.handle_burst(now, &mut scratch);
+        }
+        self.scratch = scratch;
+        let pit = self.fw.pit_len();
+        for (at, mut s) in timed {
+            s.set_pit_size(pit);
+            match at {
+                Some(at) => self.sampled_out.push_back((at, s)),
+                None => s.finish_without_output(),
+            }
         }
     }
 
@@ -152,6 +212,7 @@ impl ShardCore {
         let (fw, index, count) = (&mut self.fw, self.index, self.count);
         match msg {
             ShardMsg::Packets(mut batch) => fw.handle_burst(now, &mut batch),
+            ShardMsg::Sampled(mut batch, samples) => self.packets_sampled(now, &mut batch, samples),
             ShardMsg::AddFace(f) => {
                 let scope = if f.local_scope {
                     FaceScope::Local
@@ -253,6 +314,9 @@ impl ShardCore {
         if n == 0 {
             return;
         }
+        if !self.sampled_out.is_empty() {
+            return self.flush_sampled();
+        }
         let n = n.min(1024);
         // Straight from the core's queue into per-face bursts (one move per packet);
         // consecutive packets usually go to the same face, so the last burst is
@@ -275,6 +339,42 @@ impl ShardCore {
             let mut items = Vec::with_capacity(n);
             items.push(to_out_item(face, tx.packet, tx.meta));
             self.per_face.push((face.clone(), items));
+        }
+        for (face, items) in self.per_face.drain(..) {
+            face.send_batch(items);
+        }
+    }
+
+    /// [`Self::flush`]'s hand-off when timed packets wait in the transmit queue: the
+    /// first transmit of each carries its sample to the face's writer.
+    fn flush_sampled(&mut self) {
+        let mut pos = 0;
+        while let Some(tx) = self.fw.poll_transmit() {
+            let to = tx.face.0;
+            let mut item = None;
+            if let Some(face) = self.faces.get(&to) {
+                let mut it = to_out_item(face, tx.packet, tx.meta);
+                while self.sampled_out.front().is_some_and(|(at, _)| *at <= pos) {
+                    if let Some((at, s)) = self.sampled_out.pop_front() {
+                        if at == pos {
+                            it.sample = Some(s);
+                        } else {
+                            s.finish_without_output();
+                        }
+                    }
+                }
+                item = Some((face, it));
+            }
+            pos += 1;
+            let Some((face, it)) = item else { continue };
+            match self.per_face.iter_mut().find(|(f, _)| f.id == to) {
+                Some((_, items)) => items.push(it),
+                None => self.per_face.push((face.clone(), vec![it])),
+            }
+        }
+        // Transmits to faces gone meanwhile: no output stage.
+        for (_, s) in self.sampled_out.drain(..) {
+            s.finish_without_output();
         }
         for (face, items) in self.per_face.drain(..) {
             face.send_batch(items);
@@ -323,6 +423,12 @@ pub fn run(index: usize, shared: Arc<Shared>) {
                     if core.handle(now, *msg) == Flow::Stop {
                         return;
                     }
+                }
+                ShardItem::Sampled(b) => {
+                    let (mut burst, samples) = *b;
+                    handle.queued.fetch_sub(burst.len(), Relaxed);
+                    core.packets_sampled(now, &mut burst, samples);
+                    handle.recycle(burst);
                 }
             }
         }
@@ -377,7 +483,12 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
             (n.wire, PktKind::Nack)
         }
     };
-    OutItem { pkt, fields, kind }
+    OutItem {
+        pkt,
+        fields,
+        kind,
+        sample: None,
+    }
 }
 
 #[cfg(test)]

@@ -238,7 +238,13 @@ fn command(place: &Place, binary: &Path) -> Command {
 }
 
 /// The configuration of `node`.
-fn config(plan: &RunPlan, fabric: &Fabric, node: &str, sock: &Path) -> String {
+fn config(
+    plan: &RunPlan,
+    fabric: &Fabric,
+    node: &str,
+    sock: &Path,
+    dir: &Path,
+) -> anyhow::Result<String> {
     let exp = &plan.exp;
     let f = exp
         .nodes
@@ -259,6 +265,7 @@ fn config(plan: &RunPlan, fabric: &Fabric, node: &str, sock: &Path) -> String {
     for (prefix, s) in &f.strategy {
         t += &format!("[[strategy]]\nprefix = \"{prefix}\"\nstrategy = \"{s}\"\n");
     }
+    t += &crate::latency::toml_section(&f, dir, plan.run_id, node)?;
     for l in &plan.topology.links {
         let peer = if l.a == node {
             &l.b
@@ -272,7 +279,7 @@ fn config(plan: &RunPlan, fabric: &Fabric, node: &str, sock: &Path) -> String {
             t += &format!("[[faces.emulation]]\n{rule}\n{e}\n");
         }
     }
-    t
+    Ok(t)
 }
 
 /// Runs `plan` on `fabric`: daemons, faces and routes, apps, counters, metrics.
@@ -302,7 +309,7 @@ pub fn run(
     for name in fabric.nodes.keys() {
         std::fs::write(
             conf_dir.join(format!("{name}.toml")),
-            config(plan, &fabric, name, &sock(name)),
+            config(plan, &fabric, name, &sock(name), dir)?,
         )?;
     }
     // Daemons, all started at once, then each awaited.
@@ -464,6 +471,8 @@ pub fn run(
     );
     let consumers: Vec<(String, AppSpec)> = consumers.into_iter().map(|(n, _, a)| (n, a)).collect();
     consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
+    let lat = crate::latency::reports_of(clients.iter().map(|(n, c)| (*n, c)))?;
+    crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
     Ok(m)
 }
 

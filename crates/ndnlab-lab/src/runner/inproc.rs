@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ndnlab_fwd::face::app::AppFace;
+use ndnlab_fwd::latency::dataset::LatencyReport;
 use ndnlab_fwd::{Daemon, FwdConfig};
 use ndnlab_proto::emu::{LinkEmulator, LinkParams};
 use ndnlab_wire::Name;
@@ -179,7 +180,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .get(node)
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
-        let d = Daemon::start(fwd_config(&spec))
+        let mut cfg = fwd_config(&spec);
+        cfg.latency = crate::latency::section(&spec, dir, plan.run_id, node)?;
+        let d = Daemon::start(cfg)
             .await
             .map_err(|e| anyhow::anyhow!("forwarder {node}: {e:#}"))?;
         daemons.insert(node.clone(), d);
@@ -469,6 +472,11 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         }
     }
     w.flush()?;
+    let lat: Vec<_> = daemons
+        .iter()
+        .map(|(n, d)| (n.clone(), LatencyReport::of(d.shared().latency.as_deref())))
+        .collect();
+    crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
     stop.store(true, Relaxed);
     for t in threads {
         let _ = tokio::task::spawn_blocking(move || t.join()).await;

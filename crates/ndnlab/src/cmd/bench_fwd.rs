@@ -57,6 +57,10 @@ pub struct FwdBenchArgs {
     /// Seconds measured (after 1 s of warm-up).
     #[arg(long, default_value_t = 5.0)]
     pub duration: f64,
+    /// Time one packet in N in every forwarder (`ndnlab fwd --latency-sample N`;
+    /// 0 = off), to measure what the instrumentation costs.
+    #[arg(long, default_value_t = 0)]
+    pub latency_sample: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -91,7 +95,7 @@ struct FwdProc {
 }
 
 impl FwdProc {
-    fn start(i: usize, threads: usize) -> anyhow::Result<FwdProc> {
+    fn start(i: usize, threads: usize, latency_sample: u64) -> anyhow::Result<FwdProc> {
         let dir = std::env::temp_dir().join(format!("ndnlab-bench-fwd-{}-{i}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
@@ -107,6 +111,7 @@ impl FwdProc {
             ])
             .arg(&socket)
             .args(["--tcp", "127.0.0.1:0", "--udp", "127.0.0.1:0"])
+            .args(["--latency-sample", &latency_sample.to_string()])
             .stdout(Stdio::piped())
             .spawn()
             .context("cannot start ndnlab fwd")?;
@@ -240,6 +245,7 @@ fn run_inproc(
     let mut cfg = ndnlab_fwd::FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = a.threads;
+    cfg.latency.sample = a.latency_sample;
     let (payload, window, pool) = (a.payload, a.window(), a.pool());
     rt.block_on(async move {
         let d = ndnlab_fwd::Daemon::start(cfg).await?;
@@ -266,7 +272,7 @@ fn run_procs(
 ) -> anyhow::Result<(Measured, Vec<(String, f64)>)> {
     anyhow::ensure!(a.hops >= 1, "--hops must be >= 1");
     let fwds: Vec<FwdProc> = (0..a.hops)
-        .map(|i| FwdProc::start(i, a.threads))
+        .map(|i| FwdProc::start(i, a.threads, a.latency_sample))
         .collect::<Result<_, _>>()?;
     let prefix = Name::from_uri("/ndnlab/bench")?;
     let scheme = match a.link.as_str() {

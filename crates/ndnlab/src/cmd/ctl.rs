@@ -44,6 +44,8 @@ pub enum CtlCmd {
     /// The Content Store.
     #[command(subcommand)]
     Cs(CsCmd),
+    /// Data-plane latency per stage and packet class (`ndnlab fwd --latency-sample N`).
+    Latency,
 }
 
 #[derive(Subcommand, Debug)]
@@ -163,6 +165,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
     let mut c = BlockingClient::connect(&transport)?;
     let json = args.json;
     match args.cmd {
+        CtlCmd::Latency => super::ctl_latency::run(&mut c, json)?,
         CtlCmd::Status => {
             let recs = dataset(&mut c, "status", "general", DatasetKind::General)?;
             if json {

@@ -31,6 +31,14 @@ pub struct FwdArgs {
     /// Also listen for UDP faces on this address (repeatable).
     #[arg(long = "udp")]
     pub udp: Vec<SocketAddr>,
+    /// Time one packet in N through input, queue, forwarding and output
+    /// (`[latency] sample`; read with `ndnlab ctl latency`); 0 = off.
+    #[arg(long)]
+    pub latency_sample: Option<u64>,
+    /// Write every timed packet to this CSV file (`[latency] log`), from a thread
+    /// of its own.
+    #[arg(long)]
+    pub latency_log: Option<PathBuf>,
 }
 
 fn init_tracing(level: &str) {
@@ -61,6 +69,12 @@ pub fn run(args: FwdArgs) -> anyhow::Result<()> {
     }
     cfg.faces.tcp.listen.extend(args.tcp);
     cfg.faces.udp.listen.extend(args.udp);
+    if let Some(n) = args.latency_sample {
+        cfg.latency.sample = n;
+    }
+    if let Some(p) = args.latency_log {
+        cfg.latency.log = Some(p);
+    }
     cfg.validate()?;
     init_tracing(&cfg.log.level);
 

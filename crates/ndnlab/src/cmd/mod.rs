@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_fwd;
 pub mod ctl;
 pub mod ctl_face;
+pub mod ctl_latency;
 pub mod fwd;
 pub mod get;
 pub mod key;

@@ -106,3 +106,36 @@ fn what_the_tools_cannot_do_is_refused_by_key() {
     assert!(log.contains("apps.client2.zipf"), "{log}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn daemon_processes_report_their_latency() {
+    let text = format!("{LINE}\n[forwarder]\nlatency_sample = 2\n");
+    let (d, f) = setup("latency", &text);
+    let out = d.join("out");
+    let o = ndnlab(&[
+        "run",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+        f.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["failed"], 0, "{summary}");
+    let m = &summary["points"][0]["means"];
+    for node in ["r0", "r1", "r2"] {
+        assert!(
+            m[format!("lat_samples.{node}")].as_f64().unwrap() > 0.0,
+            "{m}"
+        );
+        assert!(
+            m[format!("lat_fwd_p50_ns.{node}")].as_f64().unwrap() > 0.0,
+            "{m}"
+        );
+        let csv =
+            std::fs::read_to_string(out.join(format!("samples/latency/0/{node}.csv"))).unwrap();
+        assert!(csv.lines().count() > 1, "{node}: {csv}");
+    }
+    assert!(out.join("samples/latency/0/histograms.json").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
