@@ -7,7 +7,6 @@ mod common;
 
 use common::*;
 use ndnlab_core::{DropReason, FaceId, FaceScope, LinkType};
-use ndnlab_wire::{Component, Name};
 
 #[test]
 fn data_answering_another_name_is_unsolicited_and_never_cached_under_the_asked_name() {
@@ -24,7 +23,9 @@ fn data_answering_another_name_is_unsolicited_and_never_cached_under_the_asked_n
     // Nor is anything served for /a/1 or /a/2 from the CS.
     lab.send_interest(C, interest("/a/2", 2));
     lab.send_interest(C, interest("/a/1", 3));
-    assert!(summary(&lab.take()).iter().all(|(f, k)| *f == B.0 && k == "I"));
+    assert!(summary(&lab.take())
+        .iter()
+        .all(|(f, k)| *f == B.0 && k == "I"));
     assert_eq!(lab.fw.counters().n_cs_hits, 0);
 }
 
@@ -48,9 +49,8 @@ fn cached_data_is_served_only_to_interests_it_matches() {
     let mut wrong = d.implicit_digest();
     wrong[0] ^= 1;
     let with_digest = |dg: [u8; 32]| {
-        let mut n: Name = name("/a/b");
-        n.push(Component::implicit_digest(dg));
-        n.to_string()
+        let hex: String = dg.iter().map(|b| format!("{b:02x}")).collect();
+        format!("/a/b/sha256digest={hex}")
     };
     lab.send_interest(C, interest(&with_digest(wrong), 20));
     assert_eq!(summary(&lab.take()), vec![(B.0, "I".into())]);
