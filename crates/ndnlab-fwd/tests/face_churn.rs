@@ -3,8 +3,8 @@
 //! that never answers) and closes. Afterwards nothing has leaked: the same file
 //! descriptors, the same faces, no PIT entry, and resident memory within a bound.
 //!
-//! `CHURN_CYCLES` sets the cycles per transport (100 here; `scripts/face-churn.sh`
-//! runs 1000) and `CHURN_REPORT` names a file for the figures (JSON).
+//! `CHURN_CYCLES` sets the cycles per transport (1000 by default) and
+//! `CHURN_REPORT` names a file for the figures (JSON).
 
 mod common;
 
@@ -33,8 +33,11 @@ fn tables(c: &mut RawFace) -> (usize, u64) {
     let faces = decode_records(DatasetKind::Faces, &c.dataset("faces", "list").unwrap())
         .unwrap()
         .len();
-    let g = decode_records(DatasetKind::General, &c.dataset("status", "general").unwrap())
-        .unwrap();
+    let g = decode_records(
+        DatasetKind::General,
+        &c.dataset("status", "general").unwrap(),
+    )
+    .unwrap();
     (faces, g[0].num("nPitEntries").unwrap_or(0))
 }
 
@@ -43,7 +46,7 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
     let cycles: usize = std::env::var("CHURN_CYCLES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(1000);
     let fwd = TestFwd::start("churn", |c| {
         c.faces.tcp.listen = vec!["127.0.0.1:0".parse().unwrap()];
     });
@@ -62,17 +65,36 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
         .unwrap();
     assert_eq!(r.code, 200);
     // Warm up once on each transport (first-use allocations), then take the baseline.
-    let cycle = |transport: &str, i: usize| {
+    // A cycle ends when the Interest reached the producer: the face was really
+    // there, and its close leaves a pending PIT entry to clean up.
+    let cycle = |hole: &mut RawFace, transport: &str, i: usize| {
         let mut f = RawFace::connect(transport);
         let name = Name::from_uri(&format!("/churn/{i}")).unwrap();
-        f.send_raw(&Interest::builder(name).nonce(i as u32).lifetime_ms(60_000).build())
-            .unwrap();
-        // Wait until the face exists in the forwarder (its Interest is pending), so
-        // that the close removes a face that really was there.
-        let _ = f.recv_packet(Duration::from_millis(1));
+        f.send_raw(
+            &Interest::builder(name.clone())
+                .nonce(i as u32)
+                .lifetime_ms(60_000)
+                .build(),
+        )
+        .unwrap();
+        loop {
+            match hole.recv_packet(Duration::from_secs(5)) {
+                Ok(Some(ndnlab_wire::Packet::Interest(got))) if got.name() == &name => break,
+                Ok(Some(ndnlab_wire::Packet::Lp(lp)))
+                    if lp
+                        .fragment()
+                        .and_then(|f| Interest::decode(f).ok())
+                        .is_some_and(|got| got.name() == &name) =>
+                {
+                    break
+                }
+                Ok(Some(_)) => {}
+                other => panic!("Interest {name} never reached the producer: {other:?}"),
+            }
+        }
     };
-    cycle(&fwd.transport(), 0);
-    cycle(&tcp, 1);
+    cycle(&mut hole, &fwd.transport(), 0);
+    cycle(&mut hole, &tcp, 1);
     let settle = |mgmt: &mut RawFace, faces: usize| {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
@@ -83,13 +105,12 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
             std::thread::sleep(Duration::from_millis(20));
         }
     };
-    let (faces0, _) = tables(&mut mgmt);
-    let base = settle(&mut mgmt, faces0.saturating_sub(2));
+    let base = settle(&mut mgmt, usize::MAX);
     let (fds0, rss0) = (open_fds(), rss_bytes());
     let start = Instant::now();
     for i in 0..cycles {
-        cycle(&fwd.transport(), 2 + 2 * i);
-        cycle(&tcp, 3 + 2 * i);
+        cycle(&mut hole, &fwd.transport(), 2 + 2 * i);
+        cycle(&mut hole, &tcp, 3 + 2 * i);
     }
     let elapsed = start.elapsed();
     let after = settle(&mut mgmt, base.0);
@@ -107,7 +128,10 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
         std::fs::write(path, report.to_string()).unwrap();
     }
     assert_eq!(after, base, "faces and PIT entries back to where they were");
-    assert!(fds1 <= fds0, "file descriptors: {fds0} before, {fds1} after");
+    assert!(
+        fds1 <= fds0,
+        "file descriptors: {fds0} before, {fds1} after"
+    );
     assert!(
         rss1 <= rss0 + (16 << 20),
         "resident memory grew from {rss0} to {rss1}"
