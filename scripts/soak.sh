@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Soak: the forwarder at full load for SECS seconds (`ndnlab perf client`
-# against `ndnlab perf server` through `ndnlab fwd`, a new name every Interest, the
-# CS on), with the forwarder's resident memory and open file descriptors sampled
-# every second into OUT/soak.csv and drawn in OUT/soak.svg (scripts/soak_plot.py).
-# The short variant (SECS=5) is what the test suite's smoke test would run.
+# Soak: the forwarder at full load for SECS seconds (`ndnlab perf client`, 2 flows
+# of 64 Interests in flight, against `ndnlab perf server` through `ndnlab fwd`, a new
+# name every Interest, the CS on and bounded to 64 MiB), with the forwarder's
+# resident memory and open file descriptors sampled every second into
+# OUT/soak.csv and drawn in OUT/soak.svg (scripts/soak_plot.py).
 #
 #   scripts/soak.sh [BIN] [SECS] [OUT]
 set -euo pipefail
@@ -26,7 +26,7 @@ for _ in $(seq 100); do [ -S "$dir/nfd.sock" ] && break; sleep 0.1; done
 export NDN_CLIENT_TRANSPORT=unix://$dir/nfd.sock
 "$BIN" perf server --prefix /soak > "$dir/server.log" 2>&1 &
 sleep 1
-"$BIN" perf client --prefix /soak --duration "$SECS" --json > "$OUT/perf.json" 2> "$dir/client.log" &
+"$BIN" perf client --prefix /soak --duration "$SECS" --window 64 --flows 2 --interval 10 --json > "$OUT/perf.json" 2> "$dir/client.log" &
 client=$!
 echo "t_s,rss_kib,fds,cpu_model" > "$OUT/soak.csv"
 cpu=$(lscpu | grep 'Model name' | sed 's/.*: *//;s/,/ /g')
