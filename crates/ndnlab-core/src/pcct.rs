@@ -430,7 +430,6 @@ impl Pcct {
         digest: Option<[u8; 32]>,
         strategy: StrategyKind,
         interest: Bytes,
-        origin: u32,
     ) -> u32 {
         let head = self.slots[s as usize].pit_head;
         let idx = match self.free_pit.pop() {
@@ -458,7 +457,7 @@ impl Pcct {
             flags,
             strategy,
             slot_len,
-            origin,
+            origin: 0,
             measure_key: 0,
             digest: digest.map(Box::new),
             suppression_interval: 0,

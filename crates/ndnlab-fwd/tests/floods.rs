@@ -181,7 +181,10 @@ fn a_unique_name_flood_on_one_face_leaves_the_pit_bounded_and_the_others_served(
     );
     assert!(face_full > 0, "the per-face bound never bit:\n{text}");
     assert!(sent >= 10, "too few legitimate Interests: {sent}");
-    assert!(ratio >= 0.95, "satisfaction {ratio:.3} ({satisfied}/{sent})");
+    assert!(
+        ratio >= 0.95,
+        "satisfaction {ratio:.3} ({satisfied}/{sent})"
+    );
     drop(legit);
     drop(hole);
     drop(fwd);

@@ -177,7 +177,12 @@ impl Forwarder {
                 };
                 let p =
                     self.pcct
-                        .pit_insert(s, klen, flags, digest, strategy, interest.wire().clone(), origin);
+                        .pit_insert(s, klen, flags, digest, strategy, interest.wire().clone());
+                if origin != 0 {
+                    if let Some(e) = self.pcct.pit_mut(p) {
+                        e.origin = origin;
+                    }
+                }
                 let generation = self.pcct.generation_of(p);
                 let deadline = now.saturating_add(interest.lifetime_ns());
                 expiry = Some(deadline);

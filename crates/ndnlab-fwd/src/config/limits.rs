@@ -54,7 +54,10 @@ impl LimitsSection {
     pub fn check(&self) -> Result<(), ConfigError> {
         for (key, v) in [
             ("limits.pit_max_entries", self.pit_max_entries),
-            ("limits.pit_max_entries_per_face", self.pit_max_entries_per_face),
+            (
+                "limits.pit_max_entries_per_face",
+                self.pit_max_entries_per_face,
+            ),
         ] {
             if v > MAX_PIT {
                 return Err(invalid(key, format!("at most {MAX_PIT} (0 = no bound)")));

@@ -406,7 +406,10 @@ pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> S
     let mut s = String::new();
     for (k, v) in [
         ("pit_max_entries", l.pit_max_entries as u64),
-        ("pit_max_entries_per_face", l.pit_max_entries_per_face as u64),
+        (
+            "pit_max_entries_per_face",
+            l.pit_max_entries_per_face as u64,
+        ),
         ("interest_rate_per_face", l.interest_rate_per_face),
         ("interest_burst_per_face", l.interest_burst_per_face),
         ("reassembly_max_partials", l.reassembly_max_partials as u64),

@@ -177,7 +177,9 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                     for (section, prefix) in [("limits", "limit."), ("drops", "drop.")] {
                         let o: serde_json::Map<_, _> = limits
                             .iter()
-                            .filter_map(|(k, n)| Some((k.strip_prefix(prefix)?.to_string(), (*n).into())))
+                            .filter_map(|(k, n)| {
+                                Some((k.strip_prefix(prefix)?.to_string(), (*n).into()))
+                            })
                             .collect();
                         if !o.is_empty() {
                             m.insert(section.into(), o.into());
@@ -191,7 +193,10 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                     println!("{:>25}={}", k, show(v));
                 }
                 for (title, prefix) in [("Limits:", "limit."), ("Drops:", "drop.")] {
-                    let rows: Vec<_> = limits.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
+                    let rows: Vec<_> = limits
+                        .iter()
+                        .filter(|(k, _)| k.starts_with(prefix))
+                        .collect();
                     if !rows.is_empty() {
                         println!("{title}");
                         for (k, n) in rows {
