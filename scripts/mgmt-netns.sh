@@ -56,6 +56,6 @@ fi
 # The face exists and is non-local.
 "$BIN" ctl --socket "$dir/nfd.sock" face list | grep "$net.2" || true
 # The same command on the local socket works.
-"$BIN" ctl --socket "$dir/nfd.sock" route add /good 1 > /dev/null 2>&1 \
-    && echo "ok: route add on the local socket accepted" || { echo "FAIL: local route add"; fail=1; }
+"$BIN" ctl --socket "$dir/nfd.sock" strategy set /good /localhost/nfd/strategy/multicast > /dev/null 2>&1 \
+    && echo "ok: strategy set on the local socket accepted" || { echo "FAIL: local strategy set"; fail=1; }
 exit $fail
