@@ -157,3 +157,24 @@ fn limits_are_off_by_default() {
     assert_eq!(lab.fw.pit_len(), 5000);
     assert_eq!(lab.fw.counters().drops.total(), 0);
 }
+
+#[test]
+fn the_cs_stays_within_its_bytes_and_counts_its_evictions() {
+    let mut lab = Lab::standard_with(ForwarderConfig {
+        cs_capacity: 1000,
+        cs_capacity_bytes: 2000,
+        ..Default::default()
+    });
+    lab.route("/", D, 1);
+    for i in 0..50 {
+        let uri = format!("/c/{i}");
+        lab.send_interest(A, interest(&uri, i));
+        let out = lab.take();
+        lab.send_data(D, data(&uri), out[0].meta.pit_token.clone());
+        lab.take();
+    }
+    let info = lab.fw.cs_ref().info();
+    assert!(info.n_bytes <= 2000, "{info:?}");
+    assert!(info.n_entries > 0 && info.n_entries < 50, "{info:?}");
+    assert_eq!(info.n_evictions, 50 - info.n_entries as u64, "{info:?}");
+}

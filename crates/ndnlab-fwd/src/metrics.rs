@@ -129,6 +129,11 @@ pub async fn render(shared: &Shared) -> String {
     );
     line("cs_hits_total", "Content Store hits", sum(&|r| r.cs.n_hits));
     line(
+        "cs_evictions_total",
+        "Content Store entries evicted to stay within capacity (packets or bytes)",
+        sum(&|r| r.cs.n_evictions),
+    );
+    line(
         "cs_misses_total",
         "Content Store misses",
         sum(&|r| r.cs.n_misses),

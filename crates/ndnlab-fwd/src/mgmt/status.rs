@@ -425,5 +425,8 @@ pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> S
         let v: u64 = reports.iter().map(|r| r.counters.drops.get(reason)).sum();
         let _ = writeln!(s, "drop.{reason} {v}");
     }
+    // The CS bounds bite by evicting, not by dropping.
+    let ev: u64 = reports.iter().map(|r| r.cs.n_evictions).sum();
+    let _ = writeln!(s, "drop.cs-evictions {ev}");
     s
 }
