@@ -32,11 +32,18 @@ pub enum DropReason {
     NackMultiAccess,
     /// NextHopFaceId named an unknown face (or came from a non-local face).
     BadNextHopFaceId,
+    /// An Interest over its face's rate limit (`ForwarderConfig::interest_rate`).
+    InterestRateLimit,
+    /// A new PIT entry refused: the PIT holds `ForwarderConfig::pit_max_entries`.
+    PitFull,
+    /// A new PIT entry refused: the downstream face created
+    /// `ForwarderConfig::pit_max_per_face` entries still pending.
+    PitFaceFull,
 }
 
 impl DropReason {
     /// Number of reasons.
-    pub const COUNT: usize = 13;
+    pub const COUNT: usize = 16;
     /// All reasons, in counter order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::UnknownFace,
@@ -52,6 +59,9 @@ impl DropReason {
         DropReason::NackNonceMismatch,
         DropReason::NackMultiAccess,
         DropReason::BadNextHopFaceId,
+        DropReason::InterestRateLimit,
+        DropReason::PitFull,
+        DropReason::PitFaceFull,
     ];
 
     /// The `drop=` label.
@@ -70,6 +80,9 @@ impl DropReason {
             DropReason::NackNonceMismatch => "nack-nonce-mismatch",
             DropReason::NackMultiAccess => "nack-multi-access",
             DropReason::BadNextHopFaceId => "bad-nexthop-faceid",
+            DropReason::InterestRateLimit => "interest-rate-limit",
+            DropReason::PitFull => "pit-full",
+            DropReason::PitFaceFull => "pit-face-full",
         }
     }
 }
@@ -150,6 +163,9 @@ pub struct FaceCounters {
     pub n_in_hop_limit_zero: u64,
     /// nOutHopLimitZero
     pub n_out_hop_limit_zero: u64,
+    /// Interests from this face dropped by a limit (its Interest rate, or the PIT
+    /// bounds: reasons `interest-rate-limit`, `pit-full`, `pit-face-full`).
+    pub n_in_limited: u64,
 }
 
 #[cfg(test)]

@@ -82,6 +82,8 @@ pub struct CsInfo {
     pub n_hits: u64,
     /// Lookups that found none.
     pub n_misses: u64,
+    /// Entries evicted to stay within the capacity in packets or bytes.
+    pub n_evictions: u64,
     /// Policy.
     pub policy: CsPolicyKind,
 }
@@ -98,6 +100,8 @@ pub(crate) struct CsState {
     pub(crate) serve: bool,
     pub(crate) hits: u64,
     pub(crate) misses: u64,
+    /// Entries evicted to stay within the capacity (packets or bytes).
+    pub(crate) evictions: u64,
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
@@ -145,6 +149,7 @@ impl CsState {
             serve: true,
             hits: 0,
             misses: 0,
+            evictions: 0,
             prefix_index: None,
             own_buffers: false,
         }
@@ -440,6 +445,7 @@ impl Pcct {
             if !self.cs.policy.admit(key, victim_key) {
                 return None;
             }
+            self.cs.evictions += 1;
             self.cs_remove(v);
         }
         let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
@@ -515,7 +521,10 @@ impl Pcct {
     fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
         while self.cs.count > self.cs.capacity || self.cs.bytes > self.cs.capacity_bytes {
             match self.cs.victim(now) {
-                Some(v) if v != keep => self.cs_remove(v),
+                Some(v) if v != keep => {
+                    self.cs.evictions += 1;
+                    self.cs_remove(v);
+                }
                 _ => break,
             }
         }
@@ -676,6 +685,7 @@ impl Pcct {
             n_bytes: self.cs.bytes,
             n_hits: self.cs.hits,
             n_misses: self.cs.misses,
+            n_evictions: self.cs.evictions,
             policy: self.cs.policy.kind(),
         }
     }

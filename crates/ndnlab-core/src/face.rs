@@ -60,6 +60,14 @@ pub struct FaceInfo {
     pub link: LinkType,
     /// Counters (NFD names).
     pub counters: FaceCounters,
+    /// PIT entries this face created that are still pending (kept only while
+    /// `ForwarderConfig::pit_max_per_face` is set).
+    pub pit_entries: u32,
+    /// Interest rate limit: token bucket credit in ns of rate (one Interest costs
+    /// `1e9 / rate` ns), and when it was last refilled.
+    pub rate_credit: u64,
+    /// See `rate_credit`.
+    pub rate_last: crate::Time,
 }
 
 impl FaceInfo {

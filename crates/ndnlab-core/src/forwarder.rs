@@ -222,6 +222,9 @@ pub struct ForwarderConfig {
     pub seed: u64,
     /// Producer regions (NFD `tables.network_region`): ForwardingHint stripped there.
     pub network_region: crate::network_region::NetworkRegionTable,
+    /// Resource bounds: PIT size, per-face PIT share, per-face Interest rate (all off
+    /// by default).
+    pub limits: crate::limits::Limits,
 }
 
 impl Default for ForwarderConfig {
@@ -240,6 +243,7 @@ impl Default for ForwarderConfig {
             asf_probing_interval: 60_000 * MS,
             seed: 0x6e64_6e6c_6162,
             network_region: Default::default(),
+            limits: Default::default(),
         }
     }
 }

@@ -107,6 +107,7 @@ pub mod fib;
 pub mod forwarder;
 pub mod hash;
 pub mod index;
+pub mod limits;
 pub mod mem;
 pub mod name_table;
 pub mod network_region;
@@ -130,6 +131,7 @@ pub use forwarder::{
     Forwarder, ForwarderConfig, InPacket, LpMeta, OutNack, OutPacket, Transmit,
     UnsolicitedDataPolicy,
 };
+pub use limits::Limits;
 pub use network_region::NetworkRegionTable;
 pub use strategy::self_learning::RibRequest;
 pub use strategy::{StrategyInstance, StrategyKind};

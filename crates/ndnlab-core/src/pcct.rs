@@ -457,6 +457,7 @@ impl Pcct {
             flags,
             strategy,
             slot_len,
+            origin: 0,
             measure_key: 0,
             digest: digest.map(Box::new),
             suppression_interval: 0,

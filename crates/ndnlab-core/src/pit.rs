@@ -125,6 +125,9 @@ pub struct PitEntry {
     pub strategy: StrategyKind,
     /// Length of the slot name (CanBePrefix bookkeeping).
     pub slot_len: u16,
+    /// The face whose Interest created the entry, for the per-face PIT bound (0 when
+    /// that bound is off).
+    pub origin: u32,
     /// ASF measurements key (hash of the FIB prefix used), 0 if none.
     pub measure_key: u32,
     /// Implicit digest the Data must have (Interest name ended with it).
@@ -259,6 +262,7 @@ mod tests {
             flags: PitFlags::default(),
             strategy: StrategyKind::BestRoute,
             slot_len: 1,
+            origin: 0,
             measure_key: 0,
             digest: None,
             suppression_interval: 0,

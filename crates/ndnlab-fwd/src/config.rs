@@ -12,7 +12,9 @@ use ndnlab_core::{StrategyChoice, StrategyInstance};
 use ndnlab_wire::Name;
 use serde::Deserialize;
 
+mod limits;
 mod validate;
+pub use limits::LimitsSection;
 pub use validate::Checked;
 
 /// The default Unix socket: what NFD uses on Linux and what python-ndn 0.5 and
@@ -60,6 +62,8 @@ pub struct FwdConfig {
     pub faces: FacesSection,
     /// Data-plane latency instrumentation (off by default).
     pub latency: LatencySection,
+    /// Resource bounds: PIT, Interest rate, reassembly buffers.
+    pub limits: LimitsSection,
     /// Faces created at startup (e.g. toward another forwarder).
     #[serde(rename = "face")]
     pub static_faces: Vec<StaticFace>,
@@ -177,6 +181,9 @@ pub struct CsSection {
     /// Maximum number of Data packets (per forwarder, split among shards by
     /// [`crate::runtime::cs_share::shard_cs_capacity`]); 0 turns caching off.
     pub capacity: usize,
+    /// Maximum bytes of cached Data wire encoding (per forwarder, split among shards
+    /// as `capacity` is). Nothing is allocated up front.
+    pub capacity_bytes: usize,
     /// `lru`, `priority-fifo` or `tinylfu`.
     pub policy: String,
     /// Admit new Data into the CS.
@@ -189,6 +196,7 @@ impl Default for CsSection {
     fn default() -> Self {
         CsSection {
             capacity: 65536,
+            capacity_bytes: 1 << 30,
             policy: "lru".into(),
             admit: true,
             serve: true,

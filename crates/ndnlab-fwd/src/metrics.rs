@@ -1,5 +1,5 @@
 //! Prometheus text-format metrics (`ndnlab fwd --metrics ADDR`): forwarder counters
-//! summed over shards, shard queue drops, per-face counters (with the drops of
+//! summed over shards, the forwarder's drops by reason, shard queue drops, per-face counters (with the drops of
 //! emulated links, reasons `emu-*`, on faces that have one), Ethernet frames
 //! dropped per channel, the NDNLPv2 reliability counters of the faces that
 //! have reliability on, and the latency histograms when `[latency]` is on
@@ -130,6 +130,11 @@ pub async fn render(shared: &Shared) -> String {
     );
     line("cs_hits_total", "Content Store hits", sum(&|r| r.cs.n_hits));
     line(
+        "cs_evictions_total",
+        "Content Store entries evicted to stay within capacity (packets or bytes)",
+        sum(&|r| r.cs.n_evictions),
+    );
+    line(
         "cs_misses_total",
         "Content Store misses",
         sum(&|r| r.cs.n_misses),
@@ -144,6 +149,16 @@ pub async fn render(shared: &Shared) -> String {
         "packets dropped on full shard queues",
         shared.counters.shard_drops.load(Relaxed),
     );
+    // The forwarder's drops by reason (the resource bounds among them:
+    // interest-rate-limit, pit-full, pit-face-full).
+    let _ = writeln!(
+        s,
+        "# HELP ndnlab_drops_total packets the forwarder dropped, by reason\n# TYPE ndnlab_drops_total counter"
+    );
+    for reason in ndnlab_core::DropReason::ALL {
+        let v = sum(&|r| r.counters.drops.get(reason));
+        let _ = writeln!(s, "ndnlab_drops_total{{reason=\"{reason}\"}} {v}");
+    }
     let _ = writeln!(
         s,
         "# TYPE ndnlab_pit_entries gauge\nndnlab_pit_entries {}",

@@ -12,8 +12,18 @@ fn ctl_verbs_round_trip() {
 
     let st = fwd.ctl_ok(&["status"]);
     assert!(st.contains("version=ndnlab"), "{st}");
+    assert!(
+        st.contains("Limits:") && st.contains("pit_max_entries=1048576"),
+        "{st}"
+    );
+    assert!(
+        st.contains("Drops:") && st.contains("pit-face-full=0"),
+        "{st}"
+    );
     let st = fwd.ctl_json(&["status"]);
     assert!(st["startTimestamp"].as_u64().unwrap() > 0);
+    assert_eq!(st["limits"]["pit_max_entries_per_face"], 262144, "{st}");
+    assert_eq!(st["drops"]["interest-rate-limit"], 0, "{st}");
 
     let created = fwd.ctl_ok(&["face", "create", &remote]);
     assert!(created.starts_with("face-created id="), "{created}");

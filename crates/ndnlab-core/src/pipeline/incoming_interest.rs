@@ -4,7 +4,8 @@
 //! Order: counters -> HopLimit (drop at 0, decrement in place) -> `/localhost` scope
 //! -> Dead Nonce List -> PCCT probe (one map probe for CS lookup + PIT insert) ->
 //! duplicate Nonce in PIT -> CS lookup (only when no pending PIT entry) -> CS hit or
-//! CS miss.
+//! CS miss. The face's Interest rate is checked right after the counters, the PIT
+//! bounds just before a new entry is created (`limits.rs`).
 //!
 //! On a new PIT entry the CS lookup happens before the entry is created; a CS hit
 //! then counts a satisfied Interest without allocating a PIT entry, which is what NFD
@@ -45,11 +46,16 @@ impl Forwarder {
         face.counters.n_in_interests += 1;
         self.counters.n_in_interests += 1;
         let (is_local, link) = (face.is_local(), face.link);
+        if self.config.limits.interest_rate != 0 && !self.admit_interest_rate(now, from) {
+            return;
+        }
 
         // HopLimit: drop at zero, else decrement in place (before any clone of the bytes).
         if let Some(h) = interest.hop_limit() {
             if h == 0 {
-                face.counters.n_in_hop_limit_zero += 1;
+                if let Some(face) = self.faces.get_mut(&from.0) {
+                    face.counters.n_in_hop_limit_zero += 1;
+                }
                 self.drop_packet(DropReason::HopLimitZero);
                 return;
             }
@@ -156,6 +162,13 @@ impl Forwarder {
                     return;
                 }
                 self.counters.n_cs_misses += 1;
+                if !self.admit_pit_entry(from, link, &interest, &meta) {
+                    if sref.created {
+                        self.pcct.maybe_free_slot(s);
+                    }
+                    return;
+                }
+                let origin = self.pit_origin_taken(from);
                 let strategy = self.sc.find_effective_with(name, hashes);
                 let flags = PitFlags {
                     can_be_prefix: cbp,
@@ -165,6 +178,11 @@ impl Forwarder {
                 let p =
                     self.pcct
                         .pit_insert(s, klen, flags, digest, strategy, interest.wire().clone());
+                if origin != 0 {
+                    if let Some(e) = self.pcct.pit_mut(p) {
+                        e.origin = origin;
+                    }
+                }
                 let generation = self.pcct.generation_of(p);
                 let deadline = now.saturating_add(interest.lifetime_ns());
                 expiry = Some(deadline);

@@ -20,6 +20,7 @@ impl Forwarder {
             return;
         };
         self.counters.n_unsatisfied_interests += 1;
+        self.pit_origin_released(e.origin);
         self.strategy_on_unsatisfied(now, &e);
         for r in &e.out_records {
             self.dnl.add(now, name_key, r.nonce);
@@ -31,6 +32,9 @@ impl Forwarder {
     #[inline]
     pub(crate) fn finalize_satisfied(&mut self, now: Time, p: u32) {
         self.counters.n_satisfied_interests += 1;
+        if let Some(origin) = self.pcct.pit(p).map(|e| e.origin).filter(|o| *o != 0) {
+            self.pit_origin_released(origin);
+        }
         // NFD: the Dead Nonce List needs the Nonces unless the entry was satisfied
         // without MustBeFresh (then a looping copy would hit the CS).
         if let Some(e) = self.pcct.pit(p).filter(|e| e.flags.must_be_fresh) {

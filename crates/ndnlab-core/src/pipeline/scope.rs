@@ -45,7 +45,7 @@ mod tests {
         let local = FaceInfo {
             scope: FaceScope::Local,
             link: LinkType::PointToPoint,
-            counters: Default::default(),
+            ..Default::default()
         };
         let net = FaceInfo::default();
         let lh = Name::from_uri("/localhost/nfd").unwrap();

@@ -56,6 +56,7 @@ impl FwdConfig {
         self.check_management()?;
         self.check_faces()?;
         self.latency.check()?;
+        self.limits.check()?;
         self.check_static_faces()?;
         let emulation = self.emulation_table()?;
         self.check_routes()?;
@@ -186,6 +187,12 @@ impl FwdConfig {
             return Err(invalid(
                 "cs.capacity",
                 format!("at most {MAX_CS_CAPACITY} packets (0 = caching off)"),
+            ));
+        }
+        if self.cs.capacity != 0 && self.cs.capacity_bytes < 9000 {
+            return Err(invalid(
+                "cs.capacity_bytes",
+                "must be >= 9000 (one packet of NDN's 8800-byte maximum) while caching is on",
             ));
         }
         if ndnlab_core::CsPolicyKind::parse(&self.cs.policy).is_none() {
@@ -543,6 +550,8 @@ mod tests {
     fn cs_capacity_and_policy() {
         accepted("[cs]\ncapacity = 0\n"); // caching off
         refused("[cs]\ncapacity = 4294967297\n", "cs.capacity");
+        refused("[cs]\ncapacity_bytes = 100\n", "cs.capacity_bytes");
+        accepted("[cs]\ncapacity = 0\ncapacity_bytes = 0\n");
         let e = refused("[cs]\npolicy = \"arc\"\n", "cs.policy");
         assert!(e.contains("'arc'"), "{e}");
     }

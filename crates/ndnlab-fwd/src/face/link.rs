@@ -125,7 +125,10 @@ impl DatagramDecoder {
     /// the face's burst, a fragment waits for the rest, a bad frame is counted by
     /// its reason. Partial packets timed out meanwhile are counted too.
     pub fn receive(&mut self, face: &Arc<FaceEntry>, now: Nanos, frame: Bytes) {
-        let link = self.links.entry(face.id).or_default();
+        let link = self
+            .links
+            .entry(face.id)
+            .or_insert_with(|| LinkReceiver::with_limits(face.limits.reassembly));
         let before = link.reassembly_timeouts;
         match receive_for(link, face, now, frame) {
             Ok(Some(pkt)) => match self.bursts.iter_mut().find(|(f, _)| f.id == face.id) {
@@ -206,6 +209,7 @@ impl LinkState {
             queue_capacity: base.queue_capacity,
             congestion_interval_ns: self.congestion_interval_ns.load(Relaxed),
             congestion_threshold: self.congestion_threshold.load(Relaxed),
+            reassembly: base.reassembly,
         }
     }
 

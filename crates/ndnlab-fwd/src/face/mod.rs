@@ -145,6 +145,8 @@ pub struct FaceLimits {
     pub queue_capacity: usize,
     pub congestion_interval_ns: u64,
     pub congestion_threshold: usize,
+    /// Bounds of the face's NDNLPv2 reassembly buffer (`[limits]`).
+    pub reassembly: ndnlab_proto::lp::ReassemblyLimits,
 }
 
 impl Default for FaceLimits {
@@ -153,6 +155,7 @@ impl Default for FaceLimits {
             queue_capacity: 4096,
             congestion_interval_ns: 100_000_000,
             congestion_threshold: 65536,
+            reassembly: Default::default(),
         }
     }
 }

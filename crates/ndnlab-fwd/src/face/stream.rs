@@ -98,7 +98,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
     let mut buf = BytesMut::with_capacity(READ_CHUNK);
-    let mut link = LinkReceiver::new();
+    let mut link = LinkReceiver::with_limits(face.limits.reassembly);
     let mut burst = Vec::with_capacity(64);
     loop {
         if buf.capacity() - buf.len() < 16 * 1024 {

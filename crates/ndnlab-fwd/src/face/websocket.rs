@@ -156,7 +156,7 @@ async fn read_loop<St>(
 where
     St: futures_util::Stream<Item = Result<Message, WsError>> + Unpin,
 {
-    let mut link = LinkReceiver::new();
+    let mut link = LinkReceiver::with_limits(face.limits.reassembly);
     let mut burst = Vec::with_capacity(RECV_BURST);
     while let Some(msg) = stream.next().await {
         let now = ingress.now();

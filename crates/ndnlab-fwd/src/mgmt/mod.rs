@@ -254,7 +254,7 @@ impl Manager {
         let verb = String::from_utf8_lossy(&comp(3)).into_owned();
         let is_dataset = matches!(
             (module.as_str(), verb.as_str()),
-            ("status", "general")
+            ("status", "general" | "limits")
                 | ("faces", "list" | "channels" | "query" | "events")
                 | ("fib", "list")
                 | ("rib", "list")

@@ -13,6 +13,7 @@ use super::dataset::{self, CsInfoRecord, FaceStatus, ForwarderStatus};
 use super::internal::{management_routes, reserved_faces, FACEID_INTERNAL, MAX_NDN_PACKET_SIZE};
 use super::Manager;
 use crate::face::FaceEntry;
+use crate::runtime::shard::ShardReport;
 
 /// How long a generated dataset version stays available to segment fetchers.
 const DATASET_TTL: u64 = 10_000_000_000;
@@ -291,6 +292,13 @@ impl Manager {
                 st.n_name_tree = st.n_fib + st.n_pit;
                 st.encode(&mut w);
             }
+            ("status", "limits") => {
+                // ndnlab's extension (NFD has no such dataset): the configured resource
+                // bounds and the drops of the forwarder by reason, one `key value`
+                // line each (UTF-8 text).
+                let reports = self.shared.query_shards().await;
+                w.raw(limits_text(&self.shared.cfg, &reports).as_bytes());
+            }
             ("faces", "list" | "query") => {
                 let faces = self.shared.faces.list();
                 let live = faces.iter().map(|f| face_status(f, now));
@@ -396,4 +404,38 @@ fn segment_payload(
         out.push(data);
     }
     out
+}
+
+/// The `status/limits` dataset: `limit.<key> <value>` for each configured bound,
+/// then `drop.<reason> <count>` for each drop reason of the forwarder (summed over
+/// the shards), one per line.
+pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> String {
+    use std::fmt::Write as _;
+    let l = &cfg.limits;
+    let mut s = String::new();
+    for (k, v) in [
+        ("pit_max_entries", l.pit_max_entries as u64),
+        (
+            "pit_max_entries_per_face",
+            l.pit_max_entries_per_face as u64,
+        ),
+        ("interest_rate_per_face", l.interest_rate_per_face),
+        ("interest_burst_per_face", l.interest_burst_per_face),
+        ("reassembly_max_partials", l.reassembly_max_partials as u64),
+        ("reassembly_max_bytes", l.reassembly_max_bytes as u64),
+        ("cs_capacity", cfg.cs.capacity as u64),
+        ("cs_capacity_bytes", cfg.cs.capacity_bytes as u64),
+        ("shard_queue_capacity", cfg.forwarder.queue_capacity as u64),
+        ("face_queue_capacity", cfg.faces.queue_capacity as u64),
+    ] {
+        let _ = writeln!(s, "limit.{k} {v}");
+    }
+    for reason in ndnlab_core::DropReason::ALL {
+        let v: u64 = reports.iter().map(|r| r.counters.drops.get(reason)).sum();
+        let _ = writeln!(s, "drop.{reason} {v}");
+    }
+    // The CS bounds bite by evicting, not by dropping.
+    let ev: u64 = reports.iter().map(|r| r.cs.n_evictions).sum();
+    let _ = writeln!(s, "drop.cs-evictions {ev}");
+    s
 }

@@ -547,6 +547,7 @@ impl Daemon {
             queue_capacity: cfg.faces.queue_capacity,
             congestion_interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
             congestion_threshold: cfg.faces.congestion_threshold,
+            reassembly: cfg.limits.reassembly(),
         };
         let start_unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

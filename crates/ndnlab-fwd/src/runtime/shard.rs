@@ -129,6 +129,8 @@ impl ShardCore {
     ) -> Self {
         let mut fw = Forwarder::new(ForwarderConfig {
             cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
+            cs_capacity_bytes: shard_cs_capacity(cfg.cs.capacity_bytes, index, count),
+            limits: cfg.limits.for_shard(index, count),
             cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
             shard: (index, count),
             network_region: cfg.tables.network_region_table(),

@@ -24,7 +24,7 @@ mod send;
 
 pub use congestion::{CongestionLimits, CongestionMarker};
 pub use fields::LpFields;
-pub use receive::{LinkReceiver, LpDrop};
+pub use receive::{LinkReceiver, LpDrop, ReassemblyLimits};
 pub use send::LinkSender;
 
 /// Nanoseconds on the caller's monotonic clock.
@@ -34,8 +34,11 @@ pub type Nanos = u64;
 pub const REASSEMBLY_TIMEOUT: Nanos = 500_000_000;
 /// Most fragments accepted for one packet.
 pub const MAX_FRAGMENTS: u64 = 1024;
-/// Most partial packets held per link.
+/// Most partial packets held per link (default of [`ReassemblyLimits`]).
 pub const MAX_PARTIALS: usize = 256;
+/// Most fragment bytes held for partial packets per link (default of
+/// [`ReassemblyLimits`]): 256 packets of the 8800-byte NDN maximum would be 2.2 MB.
+pub const MAX_REASSEMBLY_BYTES: usize = 1 << 21;
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,9 @@ use bytes::{Bytes, BytesMut};
 use ndnlab_wire::tlv::{self, types as t};
 use ndnlab_wire::{DecodeError, LpPacket};
 
-use super::{LpFields, Nanos, MAX_FRAGMENTS, MAX_PARTIALS, REASSEMBLY_TIMEOUT};
+use super::{
+    LpFields, Nanos, MAX_FRAGMENTS, MAX_PARTIALS, MAX_REASSEMBLY_BYTES, REASSEMBLY_TIMEOUT,
+};
 
 /// Why a received frame was dropped (a counter label each, [`LpDrop::reason`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,10 +83,40 @@ struct Partial {
     expires: Nanos,
 }
 
+impl Partial {
+    /// Fragment bytes held.
+    fn bytes(&self) -> usize {
+        self.pieces.iter().flatten().map(Bytes::len).sum()
+    }
+}
+
+/// Bounds of one link's reassembly buffer: a fragment that would start a partial
+/// packet beyond `max_partials`, or hold fragment bytes beyond `max_bytes`, is
+/// dropped as [`LpDrop::ReassemblyFull`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReassemblyLimits {
+    /// Most partial packets held.
+    pub max_partials: usize,
+    /// Most fragment bytes held for partial packets.
+    pub max_bytes: usize,
+}
+
+impl Default for ReassemblyLimits {
+    fn default() -> Self {
+        ReassemblyLimits {
+            max_partials: MAX_PARTIALS,
+            max_bytes: MAX_REASSEMBLY_BYTES,
+        }
+    }
+}
+
 /// The receiving half of a link service: one per face (or client connection).
 #[derive(Default)]
 pub struct LinkReceiver {
     partials: HashMap<u64, Partial>,
+    limits: ReassemblyLimits,
+    /// Fragment bytes held in `partials`.
+    buffered: usize,
     /// Partial packets dropped because their fragments did not all arrive in time.
     pub reassembly_timeouts: u64,
 }
@@ -92,6 +124,19 @@ pub struct LinkReceiver {
 impl LinkReceiver {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A receiver whose reassembly buffer has these bounds.
+    pub fn with_limits(limits: ReassemblyLimits) -> Self {
+        LinkReceiver {
+            limits,
+            ..Self::default()
+        }
+    }
+
+    /// Fragment bytes held for partial packets.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buffered
     }
 
     /// Handles one top-level TLV. `Ok(None)`: an idle packet (no Fragment) or a
@@ -143,7 +188,10 @@ impl LinkReceiver {
         };
         self.expire(now);
         let base = seq.wrapping_sub(index);
-        if !self.partials.contains_key(&base) && self.partials.len() >= MAX_PARTIALS {
+        if !self.partials.contains_key(&base) && self.partials.len() >= self.limits.max_partials {
+            return Err(LpDrop::ReassemblyFull);
+        }
+        if self.buffered + fragment.len() > self.limits.max_bytes {
             return Err(LpDrop::ReassemblyFull);
         }
         let p = self.partials.entry(base).or_insert_with(|| Partial {
@@ -154,11 +202,14 @@ impl LinkReceiver {
             expires: now + REASSEMBLY_TIMEOUT,
         });
         if p.count != count {
-            self.partials.remove(&base);
+            if let Some(p) = self.partials.remove(&base) {
+                self.buffered -= p.bytes();
+            }
             return Err(LpDrop::BadFragment);
         }
         let slot = &mut p.pieces[index as usize];
         if slot.is_none() {
+            self.buffered += fragment.len();
             *slot = Some(fragment);
             p.received += 1;
             if index == 0 {
@@ -171,7 +222,8 @@ impl LinkReceiver {
         let Some(p) = self.partials.remove(&base) else {
             return Ok(None);
         };
-        let total: usize = p.pieces.iter().flatten().map(Bytes::len).sum();
+        let total = p.bytes();
+        self.buffered -= total;
         let mut whole = BytesMut::with_capacity(total);
         for piece in p.pieces.iter().flatten() {
             whole.extend_from_slice(piece);
@@ -182,7 +234,15 @@ impl LinkReceiver {
     /// Drops partial packets whose time is up.
     pub fn expire(&mut self, now: Nanos) {
         let before = self.partials.len();
-        self.partials.retain(|_, p| p.expires > now);
+        let mut freed = 0;
+        self.partials.retain(|_, p| {
+            let keep = p.expires > now;
+            if !keep {
+                freed += p.bytes();
+            }
+            keep
+        });
+        self.buffered -= freed;
         self.reassembly_timeouts += (before - self.partials.len()) as u64;
     }
 

@@ -323,3 +323,40 @@ fn reliable_frames_keep_self_learning_fields_after_tx_sequence() {
     let (f, p) = LinkReceiver::new().receive(0, frame).unwrap().unwrap();
     assert_eq!((f, p), (fields, i));
 }
+
+#[test]
+fn reassembly_holds_at_most_its_byte_bound() {
+    let limits = ReassemblyLimits {
+        max_partials: 1000,
+        max_bytes: 20_000,
+    };
+    let mut rx = LinkReceiver::with_limits(limits);
+    let mut tx = LinkSender::new(Some(1452), 0);
+    let (mut full, mut held) = (0, 0);
+    // 30 packets of 4 KB, each missing its last fragment: only ~20 KB is kept.
+    for _ in 0..30 {
+        let mut frags = Vec::new();
+        tx.encode_datagrams(&LpFields::default(), &data(4000), &mut frags);
+        for f in &frags[..frags.len() - 1] {
+            match rx.receive(0, f.clone()) {
+                Ok(_) => held += 1,
+                Err(LpDrop::ReassemblyFull) => full += 1,
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+    }
+    assert!(held > 0 && full > 0, "held {held} full {full}");
+    assert!(rx.buffered_bytes() <= limits.max_bytes);
+    // Timed out partials give their bytes back.
+    rx.expire(REASSEMBLY_TIMEOUT + 1);
+    assert_eq!((rx.partials(), rx.buffered_bytes()), (0, 0));
+    // Whole packets pass again.
+    let mut frags = Vec::new();
+    tx.encode_datagrams(&LpFields::default(), &data(4000), &mut frags);
+    let mut got = None;
+    for f in frags {
+        got = rx.receive(1, f).unwrap().or(got);
+    }
+    assert!(got.is_some());
+    assert_eq!(rx.buffered_bytes(), 0);
+}

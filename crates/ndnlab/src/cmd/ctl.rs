@@ -168,12 +168,44 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
         CtlCmd::Latency => super::ctl_latency::run(&mut c, json)?,
         CtlCmd::Status => {
             let recs = dataset(&mut c, "status", "general", DatasetKind::General)?;
+            // ndnlab's resource bounds and drops (absent from NFD: then skipped).
+            let limits = c
+                .dataset("status", "limits")
+                .ok()
+                .map(|p| parse_limits(&p))
+                .unwrap_or_default();
             if json {
-                print_json(&recs[0]);
+                let mut v = to_json(&recs[0]);
+                if let serde_json::Value::Object(m) = &mut v {
+                    for (section, prefix) in [("limits", "limit."), ("drops", "drop.")] {
+                        let o: serde_json::Map<_, _> = limits
+                            .iter()
+                            .filter_map(|(k, n)| {
+                                Some((k.strip_prefix(prefix)?.to_string(), (*n).into()))
+                            })
+                            .collect();
+                        if !o.is_empty() {
+                            m.insert(section.into(), o.into());
+                        }
+                    }
+                }
+                println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 println!("General forwarder status:");
                 for (k, v) in &recs[0].0 {
                     println!("{:>25}={}", k, show(v));
+                }
+                for (title, prefix) in [("Limits:", "limit."), ("Drops:", "drop.")] {
+                    let rows: Vec<_> = limits
+                        .iter()
+                        .filter(|(k, _)| k.starts_with(prefix))
+                        .collect();
+                    if !rows.is_empty() {
+                        println!("{title}");
+                        for (k, n) in rows {
+                            println!("{:>25}={}", &k[prefix.len()..], n);
+                        }
+                    }
                 }
             }
         }
@@ -447,6 +479,17 @@ fn face_id(c: &mut BlockingClient, s: &str) -> anyhow::Result<u64> {
         .find(|r| r.text("remote") == Some(s))
         .and_then(|r| r.num("faceId"))
         .ok_or_else(|| anyhow::anyhow!("no face with remote URI {s}"))
+}
+
+/// The `status/limits` dataset (`key value` lines) as pairs; bad lines are skipped.
+fn parse_limits(payload: &[u8]) -> Vec<(String, u64)> {
+    String::from_utf8_lossy(payload)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 fn show(v: &Value) -> String {
