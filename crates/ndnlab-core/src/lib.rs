@@ -104,6 +104,8 @@ pub mod dispatch;
 pub mod face;
 mod face_table;
 pub mod fib;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod forwarder;
 pub mod hash;
 pub mod index;

@@ -36,6 +36,9 @@ pub const REASSEMBLY_TIMEOUT: Nanos = 500_000_000;
 pub const MAX_FRAGMENTS: u64 = 1024;
 /// Most partial packets held per link.
 pub const MAX_PARTIALS: usize = 256;
+/// Most fragment bytes held for reassembly per link: a storm of fragments that
+/// never complete holds at most this much memory until it times out.
+pub const MAX_PARTIAL_BYTES: usize = 4 << 20;
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 use ndnlab_wire::tlv::{self, types as t};
 use ndnlab_wire::{DecodeError, LpPacket};
 
-use super::{LpFields, Nanos, MAX_FRAGMENTS, MAX_PARTIALS, REASSEMBLY_TIMEOUT};
+use super::{LpFields, Nanos, MAX_FRAGMENTS, MAX_PARTIALS, MAX_PARTIAL_BYTES, REASSEMBLY_TIMEOUT};
 
 /// Why a received frame was dropped (a counter label each, [`LpDrop::reason`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,7 +21,9 @@ pub enum LpDrop {
     /// that differs from the other fragments of its packet.
     #[error("fragment index out of range")]
     BadFragment,
-    /// A new packet's fragments arrived while the most partial packets were held.
+    /// A new packet's fragments arrived while the most partial packets were held,
+    /// or a fragment would take the bytes held for reassembly past
+    /// [`MAX_PARTIAL_BYTES`](super::MAX_PARTIAL_BYTES).
     #[error("too many partial packets")]
     ReassemblyFull,
 }
@@ -81,10 +83,21 @@ struct Partial {
     expires: Nanos,
 }
 
+impl Partial {
+    /// Fragment bytes received so far.
+    fn bytes(&self) -> usize {
+        self.pieces.iter().flatten().map(Bytes::len).sum()
+    }
+}
+
 /// The receiving half of a link service: one per face (or client connection).
 #[derive(Default)]
 pub struct LinkReceiver {
     partials: HashMap<u64, Partial>,
+    /// Fragment bytes held by `partials`.
+    held_bytes: usize,
+    /// The earliest deadline among `partials` (meaningless when there are none).
+    earliest: Nanos,
     /// Partial packets dropped because their fragments did not all arrive in time.
     pub reassembly_timeouts: u64,
 }
@@ -113,6 +126,11 @@ impl LinkReceiver {
         frame: Bytes,
         accept: impl FnOnce(&LpPacket) -> bool,
     ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        // Any frame on the link times out overdue partial packets, so reassemblies
+        // that never complete do not wait for the next fragment to be dropped.
+        if !self.partials.is_empty() && now >= self.earliest {
+            self.expire(now);
+        }
         let mut pos = 0;
         match tlv::read_varnum(&frame, &mut pos)? {
             t::INTEREST | t::DATA => return Ok(Some((LpFields::default(), frame))),
@@ -141,24 +159,33 @@ impl LinkReceiver {
         let Some(seq) = lp.sequence() else {
             return Err(LpDrop::BadFragment);
         };
-        self.expire(now);
         let base = seq.wrapping_sub(index);
-        if !self.partials.contains_key(&base) && self.partials.len() >= MAX_PARTIALS {
+        let new = !self.partials.contains_key(&base);
+        if (new && self.partials.len() >= MAX_PARTIALS)
+            || self.held_bytes + fragment.len() > MAX_PARTIAL_BYTES
+        {
             return Err(LpDrop::ReassemblyFull);
+        }
+        let expires = now.saturating_add(REASSEMBLY_TIMEOUT);
+        if self.partials.is_empty() || expires < self.earliest {
+            self.earliest = expires;
         }
         let p = self.partials.entry(base).or_insert_with(|| Partial {
             count,
             received: 0,
             pieces: vec![None; count as usize],
             fields: LpFields::default(),
-            expires: now + REASSEMBLY_TIMEOUT,
+            expires,
         });
         if p.count != count {
-            self.partials.remove(&base);
+            if let Some(p) = self.partials.remove(&base) {
+                self.held_bytes -= p.bytes();
+            }
             return Err(LpDrop::BadFragment);
         }
         let slot = &mut p.pieces[index as usize];
         if slot.is_none() {
+            self.held_bytes += fragment.len();
             *slot = Some(fragment);
             p.received += 1;
             if index == 0 {
@@ -171,7 +198,8 @@ impl LinkReceiver {
         let Some(p) = self.partials.remove(&base) else {
             return Ok(None);
         };
-        let total: usize = p.pieces.iter().flatten().map(Bytes::len).sum();
+        let total = p.bytes();
+        self.held_bytes -= total;
         let mut whole = BytesMut::with_capacity(total);
         for piece in p.pieces.iter().flatten() {
             whole.extend_from_slice(piece);
@@ -182,12 +210,28 @@ impl LinkReceiver {
     /// Drops partial packets whose time is up.
     pub fn expire(&mut self, now: Nanos) {
         let before = self.partials.len();
-        self.partials.retain(|_, p| p.expires > now);
+        let (mut freed, mut earliest) = (0, Nanos::MAX);
+        self.partials.retain(|_, p| {
+            let keep = p.expires > now;
+            if keep {
+                earliest = earliest.min(p.expires);
+            } else {
+                freed += p.bytes();
+            }
+            keep
+        });
+        self.held_bytes -= freed;
+        self.earliest = earliest;
         self.reassembly_timeouts += (before - self.partials.len()) as u64;
     }
 
     /// Partial packets held.
     pub fn partials(&self) -> usize {
         self.partials.len()
+    }
+
+    /// Fragment bytes held for reassembly (at most [`MAX_PARTIAL_BYTES`]).
+    pub fn held_bytes(&self) -> usize {
+        self.held_bytes
     }
 }

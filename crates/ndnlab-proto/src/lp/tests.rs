@@ -323,3 +323,42 @@ fn reliable_frames_keep_self_learning_fields_after_tx_sequence() {
     let (f, p) = LinkReceiver::new().receive(0, frame).unwrap().unwrap();
     assert_eq!((f, p), (fields, i));
 }
+
+#[test]
+fn any_later_frame_times_out_overdue_partials() {
+    let d = data(5000);
+    let mut frags = Vec::new();
+    LinkSender::new(Some(1452), 0).encode_datagrams(&LpFields::default(), &d, &mut frags);
+    let mut rx = LinkReceiver::new();
+    assert_eq!(rx.receive(0, frags[0].clone()).unwrap(), None);
+    assert!(rx.held_bytes() > 0);
+    // a whole packet, not a fragment, arrives after the deadline
+    let whole = data(10);
+    assert!(rx.receive(REASSEMBLY_TIMEOUT + 1, whole).unwrap().is_some());
+    assert_eq!((rx.partials(), rx.held_bytes()), (0, 0));
+    assert_eq!(rx.reassembly_timeouts, 1);
+}
+
+#[test]
+fn reassembly_holds_at_most_max_partial_bytes() {
+    let mut tx = LinkSender::new(Some(8800), 3);
+    let mut rx = LinkReceiver::new();
+    let (mut full, mut held_max) = (0, 0);
+    // every fragment but the last (never complete), 8 KB each: 256 partials of
+    // 4 fragments would hold 9 MB
+    for _ in 0..MAX_PARTIALS {
+        let mut frags = Vec::new();
+        tx.encode_datagrams(&LpFields::default(), &data(40_000), &mut frags);
+        frags.pop();
+        for f in frags {
+            match rx.receive(0, f) {
+                Ok(None) => {}
+                Err(LpDrop::ReassemblyFull) => full += 1,
+                other => panic!("{other:?}"),
+            }
+            held_max = held_max.max(rx.held_bytes());
+        }
+    }
+    assert!(held_max <= MAX_PARTIAL_BYTES);
+    assert!(full > 0, "the byte cap refused some first fragments");
+}
