@@ -21,8 +21,10 @@ use bytes::Bytes;
 use ndnlab_wire::{Data, Interest, Nack, NackReason, Name};
 
 use crate::counters::{DropReason, FaceCounters, ForwarderCounters};
-use crate::forwarder::{Forwarder, ForwarderConfig, InPacket, LpMeta, OutPacket, UnsolicitedDataPolicy};
 use crate::face::{FaceId, FaceScope, LinkType};
+use crate::forwarder::{
+    Forwarder, ForwarderConfig, InPacket, LpMeta, OutPacket, UnsolicitedDataPolicy,
+};
 use crate::strategy::StrategyKind;
 use crate::{CsPolicyKind, Time, MS};
 
@@ -72,11 +74,24 @@ pub enum PacketEvent {
     },
     /// Data answering the `pick`-th Interest the core sent, from its upstream,
     /// with its PIT token (or a damaged one).
-    Reply { pick: u8, damage_token: bool, longer: bool },
+    Reply {
+        pick: u8,
+        damage_token: bool,
+        longer: bool,
+    },
     /// A Nack of the `pick`-th Interest the core sent, from its upstream.
-    NackReply { pick: u8, reason: u8, other_nonce: bool },
+    NackReply {
+        pick: u8,
+        reason: u8,
+        other_nonce: bool,
+    },
     /// A Nack of an Interest the core never sent.
-    Nack { face: u8, name: NameSpec, nonce: u8, reason: u8 },
+    Nack {
+        face: u8,
+        name: NameSpec,
+        nonce: u8,
+        reason: u8,
+    },
 }
 
 /// One step of a scenario.
@@ -93,9 +108,18 @@ pub enum Event {
     /// A face goes down.
     FaceDown { face: u8 },
     /// A FIB next hop is added (with the afterNewNextHop trigger) or removed.
-    Route { prefix: NameSpec, face: u8, cost: u8, add: bool },
+    Route {
+        prefix: NameSpec,
+        face: u8,
+        cost: u8,
+        add: bool,
+    },
     /// A strategy is chosen for a prefix (or unset).
-    Strategy { prefix: NameSpec, kind: u8, unset: bool },
+    Strategy {
+        prefix: NameSpec,
+        kind: u8,
+        unset: bool,
+    },
     /// The unsolicited-Data policy changes.
     Unsolicited(u8),
     /// The CS capacity changes (0 to 31 packets).
@@ -192,8 +216,7 @@ impl World {
                 }
                 let i = b.build_view().expect("built Interest decodes");
                 self.max_lifetime = self.max_lifetime.max(i.lifetime_ns());
-                if self.local(face) == Some(false) && hop_limit != &Some(0) && is_localhost(&name)
-                {
+                if self.local(face) == Some(false) && hop_limit != &Some(0) && is_localhost(&name) {
                     self.localhost[0] += 1;
                 }
                 let meta = LpMeta {
@@ -260,7 +283,11 @@ impl World {
                     pit_token: token,
                     ..Default::default()
                 };
-                Some((face, InPacket::Nack(Nack::new(i, nack_reason(*reason))), meta))
+                Some((
+                    face,
+                    InPacket::Nack(Nack::new(i, nack_reason(*reason))),
+                    meta,
+                ))
             }
             PacketEvent::Nack {
                 face,
@@ -391,7 +418,11 @@ impl World {
                     self.fw.fib().remove_nexthop(&prefix, face);
                 }
             }
-            Event::Strategy { prefix, kind, unset } => {
+            Event::Strategy {
+                prefix,
+                kind,
+                unset,
+            } => {
                 let prefix = prefix.name();
                 let sc = self.fw.strategy_choice();
                 if *unset {
@@ -476,8 +507,14 @@ impl World {
                 "PIT entry past its lifetime after the timers ran"
             );
         }
-        assert!(self.fw.cs_ref().len() <= self.cs_capacity.max(1), "CS over capacity");
-        assert!(self.fw.dead_nonce_len() <= self.dnl_capacity, "DNL over capacity");
+        assert!(
+            self.fw.cs_ref().len() <= self.cs_capacity.max(1),
+            "CS over capacity"
+        );
+        assert!(
+            self.fw.dead_nonce_len() <= self.dnl_capacity,
+            "DNL over capacity"
+        );
         assert!(self.fw.pit_len() as u64 <= c.n_in_interests);
         assert_eq!(self.fw.pending_transmits(), 0);
     }

@@ -9,7 +9,13 @@ use ndnlab_testkit::fuzzing::check;
 fn experiment() {
     let default = include_bytes!("../src/default.toml").to_vec();
     let factorial = include_bytes!("../../../experiments/seed001-factorial.toml").to_vec();
-    check("experiment", 600, 256, &[default, factorial], fuzz::experiment);
+    check(
+        "experiment",
+        600,
+        256,
+        &[default, factorial],
+        fuzz::experiment,
+    );
 }
 
 /// A design of a billion runs is refused by validation, naming the keys, instead of

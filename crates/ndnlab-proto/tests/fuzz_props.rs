@@ -12,7 +12,13 @@ fn lp_reassembly() {
 
 #[test]
 fn control_parameters() {
-    check("control_parameters", 3000, 256, &[], fuzz::control_parameters);
+    check(
+        "control_parameters",
+        3000,
+        256,
+        &[],
+        fuzz::control_parameters,
+    );
 }
 
 #[test]
@@ -23,4 +29,13 @@ fn control_response() {
 #[test]
 fn datasets() {
     check("datasets", 3000, 256, &[], fuzz::datasets);
+}
+
+#[test]
+fn framing() {
+    // a TLV claiming 2^64 - 1 bytes: the regression of `framing::next_frame`
+    let huge = vec![
+        9, 0x05, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+    ];
+    check("framing", 3000, 256, &[huge], fuzz::framing);
 }

@@ -30,7 +30,11 @@ pub fn certificate(data: &[u8]) {
         return;
     };
     let _ = (c.key_name(), c.identity(), c.issuer_id(), c.validity());
-    let _ = (c.is_valid_at(0), c.is_valid_at(u64::MAX), c.is_self_signed());
+    let _ = (
+        c.is_valid_at(0),
+        c.is_valid_at(u64::MAX),
+        c.is_self_signed(),
+    );
     let _ = (c.public_key().digest(), c.public_key().key_type());
     let _ = c.verify_self_signature();
 }
@@ -120,7 +124,10 @@ pub fn key_locator_chain(data: &[u8]) {
             }
         }
     } else if let Ok(d) = block_on(v.validate_data_wire(packet, &fetcher)) {
-        assert_ne!(d.signature_info().sig_type, ndnlab_wire::sig_type::DIGEST_SHA256);
+        assert_ne!(
+            d.signature_info().sig_type,
+            ndnlab_wire::sig_type::DIGEST_SHA256
+        );
     }
 }
 

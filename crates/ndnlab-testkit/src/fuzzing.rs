@@ -11,7 +11,9 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 /// The checked-in corpus of a cargo-fuzz target (empty if there is none).
 pub fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(target);
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .map(|rd| {
             rd.flatten()
@@ -45,7 +47,10 @@ pub fn check(target: &str, cases: u32, max_len: usize, seeds: &[Vec<u8>], harnes
         pool.push(Vec::new());
     }
     let n = pool.len();
-    let mutation = (0..n, prop::collection::vec((0u8..5, any::<u16>(), any::<u8>()), 1..8))
+    let mutation = (
+        0..n,
+        prop::collection::vec((0u8..5, any::<u16>(), any::<u8>()), 1..8),
+    )
         .prop_map(move |(i, ops)| (i, ops));
     let strategy = prop_oneof![
         prop::collection::vec(any::<u8>(), 0..max_len).prop_map(Input::Raw),
@@ -56,7 +61,8 @@ pub fn check(target: &str, cases: u32, max_len: usize, seeds: &[Vec<u8>], harnes
         failure_persistence: None,
         ..Config::default()
     };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
     let result = runner.run(&strategy, |input| {
         let bytes = input.bytes(&pool);
         harness(&bytes);
@@ -81,7 +87,11 @@ impl Input {
             Input::Mutated(i, ops) => {
                 let mut b = pool[*i].clone();
                 for &(op, pos, val) in ops {
-                    let at = if b.is_empty() { 0 } else { pos as usize % b.len() };
+                    let at = if b.is_empty() {
+                        0
+                    } else {
+                        pos as usize % b.len()
+                    };
                     match op {
                         0 if !b.is_empty() => b[at] ^= 1 << (val % 8),
                         1 if !b.is_empty() => b[at] = val,

@@ -17,5 +17,11 @@ fn lp_packet() {
 
 #[test]
 fn name_uri() {
-    check("name_uri", 3000, 128, &[b"/a/b%00c/seg=3/v=1/32=x".to_vec()], fuzz::name_uri);
+    check(
+        "name_uri",
+        3000,
+        128,
+        &[b"/a/b%00c/seg=3/v=1/32=x".to_vec()],
+        fuzz::name_uri,
+    );
 }
