@@ -153,11 +153,12 @@ pub fn key_locator_chain_accepts(data: &[u8]) -> bool {
         .map_while(Result::ok)
         .map(|e| wire.slice(e.range()))
         .collect();
-    let Some((packet, certs)) = parts.split_first() else {
+    let mut parts = parts.into_iter();
+    let Some(packet) = parts.next() else {
         return false;
     };
     let mut v = Validator::new();
     v.add_anchor(chain().anchor.clone()).clock(|| NOW);
-    let fetcher = InOrder(Mutex::new(certs.to_vec().into_iter()));
-    block_on(v.validate_data_wire(packet.clone(), &fetcher)).is_ok()
+    let fetcher = InOrder(Mutex::new(parts.collect::<Vec<_>>().into_iter()));
+    block_on(v.validate_data_wire(packet, &fetcher)).is_ok()
 }
