@@ -504,7 +504,18 @@ impl World {
             let e = self.fw.pcct.pit(p).expect("listed entry is live");
             assert!(
                 e.expiry() > self.now || e.flags.satisfied || e.in_records.is_empty(),
-                "PIT entry past its lifetime after the timers ran"
+                "PIT entry past its lifetime after the timers ran: now {} expiry {} in {:?} \
+                 satisfied {} strategy {:?} timers {} next {:?}",
+                self.now,
+                e.expiry(),
+                e.in_records
+                    .iter()
+                    .map(|r| (r.face, r.expiry))
+                    .collect::<Vec<_>>(),
+                e.flags.satisfied,
+                e.strategy,
+                self.fw.pending_timers(),
+                self.fw.poll_timeout()
             );
         }
         assert!(
