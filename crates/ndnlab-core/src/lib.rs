@@ -104,9 +104,9 @@ pub mod dispatch;
 pub mod face;
 mod face_table;
 pub mod fib;
+pub mod forwarder;
 #[doc(hidden)]
 pub mod fuzz;
-pub mod forwarder;
 pub mod hash;
 pub mod index;
 pub mod mem;
