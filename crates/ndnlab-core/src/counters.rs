@@ -140,8 +140,36 @@ pub struct ForwarderCounters {
     pub n_cs_hits: u64,
     /// nCsMisses
     pub n_cs_misses: u64,
+    /// Interests that joined an existing PIT entry (not an NFD counter). With it the
+    /// Interest ledger holds at every instant ([`ForwarderCounters::pending_interests`]).
+    pub n_aggregated_interests: u64,
     /// Drops by reason.
     pub drops: DropCounters,
+}
+
+impl ForwarderCounters {
+    /// The Interest ledger: every Interest received is dropped on the way in
+    /// (HopLimit 0, `/localhost` on a non-local face, duplicate Nonce), joins an
+    /// existing PIT entry, or starts one (a CS hit is an entry satisfied at once), and
+    /// every entry started is satisfied, unsatisfied, or still in the PIT. So
+    ///
+    /// `n_in_interests - dropped_in - n_aggregated_interests
+    ///     = n_satisfied_interests + n_unsatisfied_interests + pit_len`.
+    ///
+    /// Returns the left side minus the finalized entries: the number of entries that
+    /// must be in the PIT (`None` when the counters do not add up). `localhost_in` is
+    /// the part of [`DropReason::LocalhostViolation`] counted on incoming Interests
+    /// (the reason is shared with Data).
+    pub fn pending_interests(&self, localhost_in: u64) -> Option<u64> {
+        let dropped_in = self.drops.get(DropReason::HopLimitZero)
+            + self.drops.get(DropReason::DuplicateNonce)
+            + localhost_in;
+        self.n_in_interests
+            .checked_sub(dropped_in)?
+            .checked_sub(self.n_aggregated_interests)?
+            .checked_sub(self.n_satisfied_interests)?
+            .checked_sub(self.n_unsatisfied_interests)
+    }
 }
 
 /// Per-face counters (NFD's FaceStatus names; bytes are counted by the runtime).

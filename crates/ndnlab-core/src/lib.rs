@@ -105,6 +105,8 @@ pub mod face;
 mod face_table;
 pub mod fib;
 pub mod forwarder;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hash;
 pub mod index;
 pub mod limits;

@@ -12,6 +12,8 @@ use ndnlab_core::{StrategyChoice, StrategyInstance};
 use ndnlab_wire::Name;
 use serde::Deserialize;
 
+#[doc(hidden)]
+pub mod fuzz;
 mod limits;
 mod validate;
 pub use limits::LimitsSection;

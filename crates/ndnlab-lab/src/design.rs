@@ -36,6 +36,29 @@ pub fn letter(i: usize) -> String {
     }
 }
 
+/// Most runs a campaign may have (points x repetitions): a larger design is refused
+/// by [`Experiment::validate`] instead of filling memory with its run list.
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// The number of design points, computed without listing them (saturating), or
+/// `None` when the design kind is unknown.
+pub fn count_points(exp: &Experiment) -> Option<u64> {
+    let levels = exp.factors.values().map(|l| l.len() as u64);
+    if exp.factors.is_empty() {
+        return Some(1);
+    }
+    match exp.design.kind.as_str() {
+        "full" | "2k" => Some(levels.fold(1u64, u64::saturating_mul)),
+        "sweep" => Some(levels.fold(1u64, |n, l| n.saturating_add(l.saturating_sub(1)))),
+        "fractional" => {
+            let generated = exp.design.generators.len() as u32;
+            let base = (exp.factors.len() as u32).saturating_sub(generated);
+            Some(1u64.checked_shl(base).unwrap_or(u64::MAX))
+        }
+        _ => None,
+    }
+}
+
 /// The design points of an experiment.
 pub fn points(exp: &Experiment) -> Result<Vec<Point>, String> {
     let factors: Vec<(&String, &Vec<toml::Value>)> = exp.factors.iter().collect();
@@ -151,6 +174,12 @@ fn fractional(
     let base: Vec<usize> = (0..k).filter(|i| !targets.contains(i)).collect();
     if base.is_empty() {
         return Err("design.generators: every factor is generated".into());
+    }
+    if base.len() >= 32 {
+        return Err(format!(
+            "design.generators: 2^{} base runs is too many",
+            base.len()
+        ));
     }
     let mut out = Vec::new();
     for row in 0..(1usize << base.len()) {

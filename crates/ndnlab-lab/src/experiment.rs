@@ -637,6 +637,16 @@ impl Experiment {
                 self.design.kind
             ));
         }
+        let points = crate::design::count_points(self).unwrap_or(u64::MAX);
+        let runs = points.saturating_mul(u64::from(m.repetitions));
+        if runs > crate::design::MAX_RUNS {
+            return Err(format!(
+                "factors and experiment.repetitions: {points} design points x {} repetitions \
+                 is more than {} runs",
+                m.repetitions,
+                crate::design::MAX_RUNS
+            ));
+        }
         Ok(())
     }
 }

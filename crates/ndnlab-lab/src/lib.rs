@@ -27,6 +27,8 @@ pub mod cleanup;
 pub mod design;
 pub mod dot;
 pub mod experiment;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod import;
 pub mod latency;
 pub mod merge;

@@ -65,7 +65,8 @@ pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
         Err(ndnlab_wire::DecodeError::Truncated { .. }) => return Ok(None),
         Err(_) => return Err(FramingError::BadHeader),
     };
-    let total = pos as u64 + len;
+    // A length up to 2^64 - 1 must not overflow the sum (a peer sends what it likes).
+    let total = (pos as u64).saturating_add(len);
     if total > MAX_FRAME as u64 {
         return Err(FramingError::TooLarge(total));
     }
@@ -81,6 +82,23 @@ pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A TLV-LENGTH of 2^64 - 1 overflowed `header + length` (a panic in debug
+    /// builds, a bogus short frame in release); found by the `framing` fuzz target.
+    #[test]
+    fn length_up_to_u64_max_is_too_large() {
+        for len in [u64::MAX, u64::MAX - 3, 1 << 32, MAX_FRAME as u64] {
+            let mut b = BytesMut::from(&[0x05u8][..]);
+            let mut h = Vec::new();
+            ndnlab_wire::tlv::put_varnum(&mut h, len);
+            b.extend_from_slice(&h);
+            b.extend_from_slice(&[0; 16]);
+            assert!(
+                matches!(next_frame(&mut b), Err(FramingError::TooLarge(_))),
+                "{len}"
+            );
+        }
+    }
 
     #[test]
     fn splits_and_waits() {

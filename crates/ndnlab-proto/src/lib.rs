@@ -28,6 +28,8 @@
 pub mod emu;
 pub mod ether;
 pub mod framing;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod link;
 pub mod lp;
 pub mod mgmt;

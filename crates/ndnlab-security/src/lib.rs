@@ -39,6 +39,8 @@
 
 mod cert;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod key_type;
 mod keychain;
 pub mod naming;

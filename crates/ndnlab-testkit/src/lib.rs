@@ -8,9 +8,13 @@
 //!   fail with the command that fixes it. Interop scripts live in
 //!   `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
 //!   [`Py`] and [`Lines`] handle;
-//! * [`temp_dir`], [`wait_until`]: small test utilities.
+//! * [`temp_dir`], [`wait_until`]: small test utilities;
+//! * `fuzzing` (feature `fuzzing`): the stable proptest driver of the crates' fuzz
+//!   harnesses, which also replays the checked-in corpora of `fuzz/corpus/`.
 
 pub mod cpu;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 
 mod fwd_process;
 pub use fwd_process::{listener, FwdProcess, TempDir, LISTENING_PREFIX, READY_LINE};

@@ -29,6 +29,8 @@ pub mod component;
 pub mod data;
 pub mod data_builder;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod interest;
 pub mod interest_builder;
 pub mod lp;

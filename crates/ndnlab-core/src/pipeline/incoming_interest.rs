@@ -129,6 +129,7 @@ impl Forwarder {
                     self.interest_loop(from, link, interest, meta);
                     return;
                 }
+                self.counters.n_aggregated_interests += 1;
                 if e.in_records.is_empty() {
                     if let Some(c) = self.pcct.cs_lookup(s, cbp, mbf, digest.as_ref(), now) {
                         self.counters.n_cs_hits += 1;

@@ -117,6 +117,8 @@ pub struct LinkReceiver {
     limits: ReassemblyLimits,
     /// Fragment bytes held in `partials`.
     buffered: usize,
+    /// The earliest deadline among `partials` (meaningless when there are none).
+    earliest: Nanos,
     /// Partial packets dropped because their fragments did not all arrive in time.
     pub reassembly_timeouts: u64,
 }
@@ -158,6 +160,11 @@ impl LinkReceiver {
         frame: Bytes,
         accept: impl FnOnce(&LpPacket) -> bool,
     ) -> Result<Option<(LpFields, Bytes)>, LpDrop> {
+        // Any frame on the link times out overdue partial packets, so reassemblies
+        // that never complete do not wait for the next fragment to be dropped.
+        if !self.partials.is_empty() && now >= self.earliest {
+            self.expire(now);
+        }
         let mut pos = 0;
         match tlv::read_varnum(&frame, &mut pos)? {
             t::INTEREST | t::DATA => return Ok(Some((LpFields::default(), frame))),
@@ -186,7 +193,6 @@ impl LinkReceiver {
         let Some(seq) = lp.sequence() else {
             return Err(LpDrop::BadFragment);
         };
-        self.expire(now);
         let base = seq.wrapping_sub(index);
         if !self.partials.contains_key(&base) && self.partials.len() >= self.limits.max_partials {
             return Err(LpDrop::ReassemblyFull);
@@ -194,12 +200,16 @@ impl LinkReceiver {
         if self.buffered + fragment.len() > self.limits.max_bytes {
             return Err(LpDrop::ReassemblyFull);
         }
+        let expires = now.saturating_add(REASSEMBLY_TIMEOUT);
+        if self.partials.is_empty() || expires < self.earliest {
+            self.earliest = expires;
+        }
         let p = self.partials.entry(base).or_insert_with(|| Partial {
             count,
             received: 0,
             pieces: vec![None; count as usize],
             fields: LpFields::default(),
-            expires: now + REASSEMBLY_TIMEOUT,
+            expires,
         });
         if p.count != count {
             if let Some(p) = self.partials.remove(&base) {
@@ -234,15 +244,18 @@ impl LinkReceiver {
     /// Drops partial packets whose time is up.
     pub fn expire(&mut self, now: Nanos) {
         let before = self.partials.len();
-        let mut freed = 0;
+        let (mut freed, mut earliest) = (0, Nanos::MAX);
         self.partials.retain(|_, p| {
             let keep = p.expires > now;
-            if !keep {
+            if keep {
+                earliest = earliest.min(p.expires);
+            } else {
                 freed += p.bytes();
             }
             keep
         });
         self.buffered -= freed;
+        self.earliest = earliest;
         self.reassembly_timeouts += (before - self.partials.len()) as u64;
     }
 

@@ -360,3 +360,18 @@ fn reassembly_holds_at_most_its_byte_bound() {
     assert!(got.is_some());
     assert_eq!(rx.buffered_bytes(), 0);
 }
+
+#[test]
+fn any_later_frame_times_out_overdue_partials() {
+    let d = data(5000);
+    let mut frags = Vec::new();
+    LinkSender::new(Some(1452), 0).encode_datagrams(&LpFields::default(), &d, &mut frags);
+    let mut rx = LinkReceiver::new();
+    assert_eq!(rx.receive(0, frags[0].clone()).unwrap(), None);
+    assert!(rx.buffered_bytes() > 0);
+    // a whole packet, not a fragment, arrives after the deadline
+    let whole = data(10);
+    assert!(rx.receive(REASSEMBLY_TIMEOUT + 1, whole).unwrap().is_some());
+    assert_eq!((rx.partials(), rx.buffered_bytes()), (0, 0));
+    assert_eq!(rx.reassembly_timeouts, 1);
+}
