@@ -9,3 +9,14 @@ use ndnlab_testkit::fuzzing::check;
 fn core_events() {
     check("core", 1500, 1024, &[], fuzz::core_events);
 }
+
+/// A fuzz finding: an Interest with a shorter lifetime refreshing a pending entry's
+/// in-record left the entry alive until the timer armed for the old lifetime.
+#[test]
+fn a_shortened_lifetime_expires_on_time() {
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/core/regress-shortened-lifetime"
+    );
+    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+}

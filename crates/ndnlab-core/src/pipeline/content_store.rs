@@ -52,10 +52,19 @@ impl Forwarder {
         expiry: Time,
     ) -> Option<StrategyKind> {
         let e = self.pcct.pit_mut(p).expect("live PIT entry");
+        let (before, kept) = (e.expiry(), e.flags.satisfied);
         // Pending again if it was a satisfied entry kept for late Data (ASF's grace).
         e.flags.satisfied = false;
         e.insert_in_record(from, nonce, expiry, meta.pit_token);
         let strategy = e.strategy;
+        // The armed timer is at the entry's old expiry: one that became earlier (a
+        // shorter lifetime refreshing the in-record) or an entry pending again needs
+        // its own, else the entry outlives its lifetime until that timer.
+        let after = e.expiry();
+        if after < before || kept {
+            let generation = self.pcct.generation_of(p);
+            self.timers.push(after, p, generation);
+        }
 
         // NextHopFaceId from a local face bypasses the strategy (rare: the Interest is
         // cloned, a reference count).
