@@ -2,43 +2,13 @@
 //! including the failures a user meets: bad CSV, missing column, unbalanced design.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod cli_common;
+
+use cli_common::{fails, ndnlab, ok};
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ndnlab-analyze-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn ndnlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn fails(o: Output, needles: &[&str]) {
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "expected failure, got {:?}",
-        o.status
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
-    for n in needles {
-        assert!(err.contains(n), "stderr {err:?} lacks {n:?}");
-    }
+    cli_common::tmp("analyze-cli", tag)
 }
 
 const SEED001: &str = "run,A,B,C,D,Mbps\n\
