@@ -351,20 +351,27 @@ fn stream_load(
     let unix = FaceUri::Unix(f.socket.clone());
     let mut ps = BurstConn::connect(&unix).unwrap();
     ps.register(&prefix, Duration::from_secs(4)).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
+    // The consumer stops (and is joined) before the producer: a producer leaving
+    // first takes its route with it, and the consumer's last Interests would come
+    // back as Nacks NoRoute.
+    let (stop_producer, stop_consumer) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
     let counters = Arc::new(loadgen::LoadCounters::default());
-    let s1 = stop.clone();
+    let s1 = stop_producer.clone();
     let content = Bytes::from(vec![9u8; payload]);
     let producer = std::thread::spawn(move || {
         loadgen::produce(ps, loadgen::Producer::new(content, pool), s1).unwrap()
     });
     let cs = BurstConn::connect(&unix).unwrap();
-    let (s2, c2) = (stop.clone(), counters.clone());
+    let (s2, c2) = (stop_consumer.clone(), counters.clone());
     let consumer =
         std::thread::spawn(move || loadgen::consume(cs, prefix, 64, pool, c2, s2).unwrap());
     run_until(&counters, exchanges);
-    stop.store(true, Relaxed);
+    stop_consumer.store(true, Relaxed);
     consumer.join().unwrap();
+    stop_producer.store(true, Relaxed);
     (totals(&counters), producer.join().unwrap(), counters)
 }
 
