@@ -115,6 +115,8 @@ pub(crate) struct Inner {
     closed: AtomicBool,
     pub(crate) counters: Counters,
     uri: String,
+    /// Signs management commands; DigestSha256 when unset.
+    command_signer: RwLock<Option<Arc<dyn ndnlab_wire::Signer>>>,
 }
 
 /// A connection to a forwarder. Cheap to clone; all clones share it.
@@ -141,6 +143,7 @@ impl Client {
             closed: AtomicBool::new(false),
             counters: Counters::default(),
             uri,
+            command_signer: RwLock::new(None),
         });
         let weak = Arc::downgrade(&inner);
         tokio::spawn(async move {
@@ -412,8 +415,25 @@ impl Client {
         verb: &str,
         params: &ControlParameters,
     ) -> Result<ControlResponse, ClientError> {
-        let wire = mgmt::command_interest(module, verb, params);
+        let signer = self
+            .inner
+            .command_signer
+            .read()
+            .expect("signer lock")
+            .clone();
+        let wire = match signer {
+            None => mgmt::command_interest(module, verb, params),
+            Some(s) => mgmt::command_interest_with(s.as_ref(), module, verb, params)
+                .map_err(|e| ClientError::Build(format!("signing {module}/{verb}: {e}")))?,
+        };
         self.command_wire(&format!("{module}/{verb}"), wire).await
+    }
+
+    /// Signs this client's management commands (prefix registrations included)
+    /// with `signer`, e.g. a key a forwarder's `[[management.authorize]]` (NFD's
+    /// `authorizations`) lists; `None`: DigestSha256, the default.
+    pub fn set_command_signer(&self, signer: Option<Arc<dyn ndnlab_wire::Signer>>) {
+        *self.inner.command_signer.write().expect("signer lock") = signer;
     }
 
     /// Sends a command Interest built elsewhere (e.g. in the older signed form)
