@@ -327,3 +327,52 @@ fn ctl_latency_table_json_and_raw_log() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("latency.log"), "{err}");
 }
+
+/// `[[management.authorize]]`: `ctl --key` signs with a keychain key; the
+/// forwarder runs commands signed by the listed key for its modules only, and
+/// refuses the rest with NFD's 403 "authorization rejected".
+#[test]
+fn ctl_key_signs_commands_for_an_authorizing_forwarder() {
+    let keys = fwd_common::temp_dir("ctl-keys");
+    let kc = keys.join("keychain");
+    let kc_s = kc.to_str().unwrap();
+    let key = |args: &[&str]| {
+        let out = std::process::Command::new(fwd_common::bin())
+            .args(["key", "--keychain", kc_s])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "key {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    key(&["gen", "/admin"]);
+    key(&["gen", "/other"]);
+    let cert = keys.join("admin.ndncert");
+    key(&["export-cert", "/admin", "-o", cert.to_str().unwrap()]);
+    let fwd = Fwd::start(
+        "ctl-auth",
+        &format!(
+            "[[management.authorize]]\ncertfile = \"{}\"\nprivileges = [\"strategy-choice\"]\n",
+            cert.display()
+        ),
+    );
+    let set = ["strategy", "set", "/auth", "/localhost/nfd/strategy/multicast"];
+    let with = |name: &str| {
+        let mut a = vec!["--keychain", kc_s, "--key", name];
+        a.extend_from_slice(&set);
+        fwd.ctl(&a)
+    };
+    let (ok, out) = with("/admin");
+    assert!(ok && out.starts_with("strategy-set"), "{out}");
+    let (ok, out) = with("/other");
+    assert!(!ok && out.contains("403") && out.contains("authorization rejected"), "{out}");
+    // The admin key holds no `rib` privilege.
+    let (ok, out) = fwd.ctl(&["--keychain", kc_s, "--key", "/admin", "route", "add", "/r", "1"]);
+    assert!(!ok && out.contains("authorization rejected"), "{out}");
+    // Datasets need no signature; the refusals are counted.
+    let st = fwd.ctl_json(&["status"]);
+    assert_eq!(st["drops"]["command-unknown-key"], 1, "{st}");
+    assert_eq!(st["drops"]["command-unauthorized"], 1, "{st}");
+    let strategies = fwd.ctl_ok(&["strategy", "list"]);
+    assert!(strategies.contains("/auth"), "{strategies}");
+    let _ = std::fs::remove_dir_all(keys);
+}
