@@ -12,9 +12,9 @@ use ndnlab_core::{StrategyChoice, StrategyInstance};
 use ndnlab_wire::Name;
 use serde::Deserialize;
 
+mod authorize;
 #[doc(hidden)]
 pub mod fuzz;
-mod authorize;
 mod limits;
 mod validate;
 pub use authorize::{AuthorizeEntry, PRIVILEGES};
@@ -812,7 +812,11 @@ mod tests {
 
     #[test]
     fn authorize_entries_are_checked_by_key() {
-        assert_eq!(parse("").unwrap().management.authorize, None, "off by default");
+        assert_eq!(
+            parse("").unwrap().management.authorize,
+            None,
+            "off by default"
+        );
         let c = FwdConfig::from_toml(
             "[[management.authorize]]\ncertfile = \"certs/admin.ndncert\"\n\
              privileges = [\"faces\", \"rib\"]\n\
@@ -826,7 +830,10 @@ mod tests {
         assert_eq!(a[1].certfile, "any");
         let err = |s: &str| parse(s).unwrap_err().to_string();
         let e = err("[[management.authorize]]\ncertfile = \"a\"\nprivileges = [\"status\"]\n");
-        assert!(e.contains("management.authorize[0].privileges[0]") && e.contains("status"), "{e}");
+        assert!(
+            e.contains("management.authorize[0].privileges[0]") && e.contains("status"),
+            "{e}"
+        );
         let e = err("[[management.authorize]]\ncertfile = \"\"\nprivileges = []\n");
         assert!(e.contains("management.authorize[0].certfile"), "{e}");
         let e = err("[[management.authorize]]\ncertfile = \"a\"\n");

@@ -83,8 +83,16 @@ fn route(prefix: &str) -> P {
 
 /// A `rib/register` of `prefix` signed by `signer` at `time_ms`.
 fn signed(signer: &dyn Signer, module: &str, verb: &str, p: &P, time_ms: u64) -> Bytes {
-    command_interest_signed(module, verb, p, SignedForm::V03, time_ms, rand::random(), signer)
-        .unwrap()
+    command_interest_signed(
+        module,
+        verb,
+        p,
+        SignedForm::V03,
+        time_ms,
+        rand::random(),
+        signer,
+    )
+    .unwrap()
 }
 
 /// Sends `wire` and returns the reply's ControlResponse, or `None` if the
@@ -121,7 +129,10 @@ fn drops(c: &mut RawFace) -> Vec<(String, u64)> {
     text.lines()
         .filter_map(|l| {
             let (k, v) = l.split_once(' ')?;
-            Some((k.strip_prefix("drop.command-")?.to_string(), v.parse().ok()?))
+            Some((
+                k.strip_prefix("drop.command-")?.to_string(),
+                v.parse().ok()?,
+            ))
         })
         .collect()
 }
@@ -178,11 +189,21 @@ fn commands_need_an_authorized_key_fresh_timestamp_and_valid_signature() {
     // 403 "authorization rejected".
     let refused = |c: &mut RawFace, wire: Bytes, what: &str| {
         let r = send(c, &wire, &operator).unwrap_or_else(|| panic!("{what}: no reply"));
-        assert_eq!((r.code, r.text.as_str()), (403, "authorization rejected"), "{what}");
+        assert_eq!(
+            (r.code, r.text.as_str()),
+            (403, "authorization rejected"),
+            "{what}"
+        );
     };
     refused(
         &mut c,
-        signed(&intruder.signer, "rib", "register", &route("/intruder"), now()),
+        signed(
+            &intruder.signer,
+            "rib",
+            "register",
+            &route("/intruder"),
+            now(),
+        ),
         "unknown key",
     );
     let forged = Forger {
@@ -196,12 +217,24 @@ fn commands_need_an_authorized_key_fresh_timestamp_and_valid_signature() {
     );
     refused(
         &mut c,
-        signed(&admin.signer, "rib", "register", &route("/stale"), now() - 600_000),
+        signed(
+            &admin.signer,
+            "rib",
+            "register",
+            &route("/stale"),
+            now() - 600_000,
+        ),
         "stale timestamp",
     );
     refused(
         &mut c,
-        signed(&admin.signer, "rib", "register", &route("/future"), now() + 600_000),
+        signed(
+            &admin.signer,
+            "rib",
+            "register",
+            &route("/future"),
+            now() + 600_000,
+        ),
         "timestamp in the future",
     );
     // A second command carrying an accepted timestamp (a replay) is refused; a
@@ -221,7 +254,13 @@ fn commands_need_an_authorized_key_fresh_timestamp_and_valid_signature() {
     );
     refused(
         &mut c,
-        signed(&operator.signer, "rib", "register", &route("/operator"), now()),
+        signed(
+            &operator.signer,
+            "rib",
+            "register",
+            &route("/operator"),
+            now(),
+        ),
         "module not granted",
     );
     let later = signed(&admin.signer, "rib", "register", &route("/later"), t + 1);
@@ -267,7 +306,12 @@ fn the_older_signed_form_is_checked_too() {
         )
         .unwrap()
     };
-    assert_eq!(send(&mut c, &legacy(&admin.signer, "/old-ok"), &admin).unwrap().code, 200);
+    assert_eq!(
+        send(&mut c, &legacy(&admin.signer, "/old-ok"), &admin)
+            .unwrap()
+            .code,
+        200
+    );
     let forged = Forger {
         claimed: &admin.signer,
         real: &intruder.signer,
@@ -313,7 +357,10 @@ fn a_bad_certfile_stops_the_daemon_with_its_key_named() {
         .enable_all()
         .build()
         .unwrap();
-    for (file, what) in [("missing.ndncert", "cannot read"), ("junk.ndncert", "not an NDN certificate")] {
+    for (file, what) in [
+        ("missing.ndncert", "cannot read"),
+        ("junk.ndncert", "not an NDN certificate"),
+    ] {
         let mut cfg = ndnlab_fwd::FwdConfig::default();
         cfg.faces.unix.enabled = false;
         cfg.management.authorize = Some(vec![AuthorizeEntry {

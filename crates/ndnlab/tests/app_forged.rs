@@ -85,7 +85,10 @@ fn forging_producer(fwd: &Fwd, prefix: &'static str, how: Signing) -> std::path:
             let client = Client::connect(&uri).await.unwrap();
             let mut producer = client.register(&prefix.parse().unwrap()).await.unwrap();
             ready_tx.send(()).unwrap();
-            let last: Name = format!("{prefix}/obj/v=1").parse::<Name>().unwrap().append_segment(2);
+            let last: Name = format!("{prefix}/obj/v=1")
+                .parse::<Name>()
+                .unwrap()
+                .append_segment(2);
             while let Some(inc) = producer.recv().await {
                 let name = inc.interest.name().clone();
                 let wire = if anchor.cert.key_name().is_prefix_of(&name) {
@@ -114,12 +117,21 @@ fn forging_producer(fwd: &Fwd, prefix: &'static str, how: Signing) -> std::path:
             }
         });
     });
-    ready_rx.recv_timeout(Duration::from_secs(20)).expect("producer registered");
+    ready_rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("producer registered");
     certfile
 }
 
 fn get(fwd: &Fwd, name: &str, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["get", name, "-o", out.to_str().unwrap(), "--socket", fwd.sock()];
+    let mut args = vec![
+        "get",
+        name,
+        "-o",
+        out.to_str().unwrap(),
+        "--socket",
+        fwd.sock(),
+    ];
     args.extend_from_slice(extra);
     run(&args, Duration::from_secs(60))
 }
@@ -140,14 +152,32 @@ fn assert_nothing_written(out: &Path) {
 fn get_verify_rejects_forged_data_and_writes_nothing() {
     let fwd = Fwd::start();
     for (prefix, how, extra, says) in [
-        ("/forge/value", Signing::BadValue, vec!["--verify"], "signature rejected"),
-        ("/forge/claim", Signing::ClaimsAnchor, vec!["--verify"], "signature rejected"),
-        ("/forge/other", Signing::OtherKey, vec![], "not by the trust anchor"),
+        (
+            "/forge/value",
+            Signing::BadValue,
+            vec!["--verify"],
+            "signature rejected",
+        ),
+        (
+            "/forge/claim",
+            Signing::ClaimsAnchor,
+            vec!["--verify"],
+            "signature rejected",
+        ),
+        (
+            "/forge/other",
+            Signing::OtherKey,
+            vec![],
+            "not by the trust anchor",
+        ),
     ] {
         let anchor = forging_producer(&fwd, prefix, how);
         let mut extra: Vec<String> = extra.into_iter().map(String::from).collect();
         if let Signing::OtherKey = how {
-            extra.extend(["--trust-anchor".into(), anchor.to_string_lossy().into_owned()]);
+            extra.extend([
+                "--trust-anchor".into(),
+                anchor.to_string_lossy().into_owned(),
+            ]);
         }
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
         let out = fwd.dir.path().join(format!("{how:?}.out"));
@@ -180,8 +210,19 @@ fn get_verify_accepts_the_anchor_and_only_the_anchor_decides() {
 
 fn perf_client(fwd: &Fwd, prefix: &str, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
-        "perf", "client", "--prefix", prefix, "--duration", "1", "--interval", "1",
-        "--window", "4", "--json", "--socket", fwd.sock(),
+        "perf",
+        "client",
+        "--prefix",
+        prefix,
+        "--duration",
+        "1",
+        "--interval",
+        "1",
+        "--window",
+        "4",
+        "--json",
+        "--socket",
+        fwd.sock(),
     ];
     args.extend_from_slice(extra);
     run(&args, Duration::from_secs(60))
@@ -201,7 +242,10 @@ fn perf_client_verify_counts_forged_data_and_fails() {
     let o = perf_client(&fwd, "/pforge/value", &["--verify"]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("failed signature verification") && err.contains("signature rejected"), "{err}");
+    assert!(
+        err.contains("failed signature verification") && err.contains("signature rejected"),
+        "{err}"
+    );
     let s = summary(&o);
     assert!(s["rejected"].as_u64().unwrap() > 0, "{s}");
     assert_eq!(s["data"], 0, "{s}");
@@ -210,7 +254,11 @@ fn perf_client_verify_counts_forged_data_and_fails() {
     let a = anchor.to_string_lossy().into_owned();
     let o = perf_client(&fwd, "/pforge/other", &["--trust-anchor", &a]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("not by the trust anchor"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not by the trust anchor"),
+        "{}",
+        stderr(&o)
+    );
     // Genuine Data: accepted, none rejected.
     let anchor = forging_producer(&fwd, "/pforge/genuine", Signing::Anchor);
     let a = anchor.to_string_lossy().into_owned();
@@ -227,8 +275,16 @@ fn perf_client_verify_counts_forged_data_and_fails() {
 fn perf_client_verify_checks_a_real_perf_server() {
     let fwd = Fwd::start();
     let _server = spawn(&[
-        "perf", "server", "--prefix", "/psrv", "--sign", "ed25519", "--payload", "1000",
-        "--socket", fwd.sock(),
+        "perf",
+        "server",
+        "--prefix",
+        "/psrv",
+        "--sign",
+        "ed25519",
+        "--payload",
+        "1000",
+        "--socket",
+        fwd.sock(),
     ]);
     let mut last = None;
     let ok = wait_until(Duration::from_secs(30), || {

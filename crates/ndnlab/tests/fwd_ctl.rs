@@ -342,7 +342,11 @@ fn ctl_key_signs_commands_for_an_authorizing_forwarder() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "key {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "key {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     key(&["gen", "/admin"]);
     key(&["gen", "/other"]);
@@ -355,7 +359,12 @@ fn ctl_key_signs_commands_for_an_authorizing_forwarder() {
             cert.display()
         ),
     );
-    let set = ["strategy", "set", "/auth", "/localhost/nfd/strategy/multicast"];
+    let set = [
+        "strategy",
+        "set",
+        "/auth",
+        "/localhost/nfd/strategy/multicast",
+    ];
     let with = |name: &str| {
         let mut a = vec!["--keychain", kc_s, "--key", name];
         a.extend_from_slice(&set);
@@ -364,9 +373,21 @@ fn ctl_key_signs_commands_for_an_authorizing_forwarder() {
     let (ok, out) = with("/admin");
     assert!(ok && out.starts_with("strategy-set"), "{out}");
     let (ok, out) = with("/other");
-    assert!(!ok && out.contains("403") && out.contains("authorization rejected"), "{out}");
+    assert!(
+        !ok && out.contains("403") && out.contains("authorization rejected"),
+        "{out}"
+    );
     // The admin key holds no `rib` privilege.
-    let (ok, out) = fwd.ctl(&["--keychain", kc_s, "--key", "/admin", "route", "add", "/r", "1"]);
+    let (ok, out) = fwd.ctl(&[
+        "--keychain",
+        kc_s,
+        "--key",
+        "/admin",
+        "route",
+        "add",
+        "/r",
+        "1",
+    ]);
     assert!(!ok && out.contains("authorization rejected"), "{out}");
     // Datasets need no signature; the refusals are counted.
     let st = fwd.ctl_json(&["status"]);

@@ -68,7 +68,9 @@ pub fn command_signer(
     let dir = ndnlab_security::Keychain::resolve_dir(keychain);
     let kc = ndnlab_security::Keychain::open(&dir)
         .map_err(|e| anyhow::anyhow!("opening keychain {}: {e}", dir.display()))?;
-    let passphrase = std::env::var("NDNLAB_PASSPHRASE").ok().filter(|p| !p.is_empty());
+    let passphrase = std::env::var("NDNLAB_PASSPHRASE")
+        .ok()
+        .filter(|p| !p.is_empty());
     let signer = kc
         .signer(key, passphrase.as_deref().map(str::as_bytes))
         .map_err(|e| anyhow::anyhow!("command key {key} in keychain {}: {e}", dir.display()))?;

@@ -40,21 +40,38 @@ impl DataVerifier {
         ndnlab_security::decode_cert_file(&bytes)
             .map_err(|e| e.to_string())
             .and_then(|w| Certificate::decode(w).map_err(|e| e.to_string()))
-            .map_err(|e| anyhow::anyhow!("trust anchor {}: not an NDN certificate: {e}", path.display()))
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "trust anchor {}: not an NDN certificate: {e}",
+                    path.display()
+                )
+            })
     }
 
     /// The key name a key-signed Data names in its KeyLocator.
     fn key_of(data: &Data) -> Result<Name, String> {
         match &data.signature_info().key_locator {
-            Some(KeyLocator::Name(n)) => to_key_name(n)
-                .ok_or_else(|| format!("{}: KeyLocator {n} is not a key or certificate name", data.name())),
-            _ => Err(format!("{}: signature without a KeyLocator name", data.name())),
+            Some(KeyLocator::Name(n)) => to_key_name(n).ok_or_else(|| {
+                format!(
+                    "{}: KeyLocator {n} is not a key or certificate name",
+                    data.name()
+                )
+            }),
+            _ => Err(format!(
+                "{}: signature without a KeyLocator name",
+                data.name()
+            )),
         }
     }
 
     /// Fetches, through `client`, the certificate `data`'s KeyLocator names,
     /// unless it is known or a trust anchor is set.
-    pub async fn learn(&mut self, client: &Client, data: &Data, lifetime_ms: u64) -> anyhow::Result<()> {
+    pub async fn learn(
+        &mut self,
+        client: &Client,
+        data: &Data,
+        lifetime_ms: u64,
+    ) -> anyhow::Result<()> {
         if self.anchor.is_some() || data.signature_info().sig_type == sig_type::DIGEST_SHA256 {
             return Ok(());
         }
@@ -110,7 +127,12 @@ impl DataVerifier {
     }
 
     /// [`Self::learn`] then [`Self::check`].
-    pub async fn verify(&mut self, client: &Client, data: &Data, lifetime_ms: u64) -> anyhow::Result<()> {
+    pub async fn verify(
+        &mut self,
+        client: &Client,
+        data: &Data,
+        lifetime_ms: u64,
+    ) -> anyhow::Result<()> {
         self.learn(client, data, lifetime_ms).await?;
         self.check(data).map_err(anyhow::Error::msg)
     }
@@ -127,12 +149,23 @@ mod tests {
         let k = Arc::new(PrivateKey::generate(KeyType::Ed25519).unwrap());
         let name = ndnlab_security::naming::key_name(&id.parse().unwrap(), b"k");
         let s = KeySigner::new(k.clone(), name.clone());
-        let c = Certificate::build(&name, &k.public_key().unwrap(), b"self", 1, validity_from(0, Duration::from_secs(1 << 40)), &s).unwrap();
+        let c = Certificate::build(
+            &name,
+            &k.public_key().unwrap(),
+            b"self",
+            1,
+            validity_from(0, Duration::from_secs(1 << 40)),
+            &s,
+        )
+        .unwrap();
         (s, c)
     }
 
     fn data(s: &KeySigner) -> Data {
-        Data::builder("/p/x".parse().unwrap()).content(&b"hi"[..]).sign_view(s).unwrap()
+        Data::builder("/p/x".parse().unwrap())
+            .content(&b"hi"[..])
+            .sign_view(s)
+            .unwrap()
     }
 
     #[test]

@@ -68,7 +68,10 @@ impl ManagementSection {
                 if !PRIVILEGES.contains(&p.as_str()) {
                     return Err(invalid(
                         format!("management.authorize[{i}].privileges[{j}]"),
-                        format!("unknown module '{p}' (expected one of {})", PRIVILEGES.join(", ")),
+                        format!(
+                            "unknown module '{p}' (expected one of {})",
+                            PRIVILEGES.join(", ")
+                        ),
                     ));
                 }
                 if e.privileges[..j].contains(p) {

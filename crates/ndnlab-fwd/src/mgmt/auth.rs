@@ -121,7 +121,9 @@ impl CommandAuth {
                 reason,
             };
             let signer = if e.is_any() {
-                tracing::warn!("{key}: 'any' accepts every command, signed or not (NFD's demo setting)");
+                tracing::warn!(
+                    "{key}: 'any' accepts every command, signed or not (NFD's demo setting)"
+                );
                 None
             } else {
                 let bytes = std::fs::read(&e.certfile)

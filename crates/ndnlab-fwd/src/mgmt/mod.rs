@@ -310,7 +310,13 @@ impl Manager {
                     tracing::debug!(module, verb, signer = ?signer, "command authorized")
                 }
                 Err(why) => {
-                    tracing::debug!(face = face.id, module, verb, reason = why.label(), "command refused");
+                    tracing::debug!(
+                        face = face.id,
+                        module,
+                        verb,
+                        reason = why.label(),
+                        "command refused"
+                    );
                     return why
                         .gets_403()
                         .then(|| ControlResponse::error(403, auth::REFUSED_TEXT, empty));

@@ -135,11 +135,15 @@ pub fn command_signature(interest: &Interest) -> Result<CommandSignature, String
     if name.len() < 9 {
         return Err("command Interest is not signed".into());
     }
-    let comp = |back: usize| name.get(name.len() - back).map(|c| c.value).unwrap_or_default();
+    let comp = |back: usize| {
+        name.get(name.len() - back)
+            .map(|c| c.value)
+            .unwrap_or_default()
+    };
     let (sig_type, key_locator) =
         parse_signature_info(comp(2)).ok_or("SignatureInfo component is malformed")?;
-    let value = tlv_value(comp(1), t::SIGNATURE_VALUE)
-        .ok_or("SignatureValue component is malformed")?;
+    let value =
+        tlv_value(comp(1), t::SIGNATURE_VALUE).ok_or("SignatureValue component is malformed")?;
     Ok(CommandSignature {
         form: SignedForm::Legacy,
         sig_type,
@@ -284,7 +288,11 @@ mod tests {
                 "{form:?}"
             );
             assert_eq!(sig.timestamp_ms, Some(1_234_567), "{form:?}");
-            assert_eq!(Keyed.sign(&sig.signed_portion).unwrap(), sig.value, "{form:?}");
+            assert_eq!(
+                Keyed.sign(&sig.signed_portion).unwrap(),
+                sig.value,
+                "{form:?}"
+            );
         }
         let bare = command_name("rib", "register", &params());
         let bare = Interest::decode(Interest::builder(bare).nonce(1).build()).unwrap();

@@ -11,9 +11,9 @@ use serde_json::json;
 use super::batched::{self, Batched};
 use super::{DEFAULT_PREFIX, SATURATED};
 use crate::client::burst::BurstConn;
+use crate::client::{Client, FaceUri, Outcome};
 use crate::pipeline::{FetchOptions, NackKind, RttOptions, WindowKind, WindowOptions};
 use crate::stats::{mbps, Latency};
-use crate::client::{Client, FaceUri, Outcome};
 use crate::tools::verify::DataVerifier;
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -292,7 +292,8 @@ async fn learn_server_key(args: &ClientArgs, uri: &FaceUri) -> anyhow::Result<Da
     }
     let client = Client::connect(uri).await?;
     let mut b = Name::builder();
-    b.extend_name(&args.prefix).push_sequence(rand::random::<u32>() as u64);
+    b.extend_name(&args.prefix)
+        .push_sequence(rand::random::<u32>() as u64);
     let i = Interest::builder(b.build())
         .must_be_fresh(true)
         .nonce(rand::random())
