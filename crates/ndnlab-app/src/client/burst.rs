@@ -440,7 +440,7 @@ impl BurstConn {
             if left.is_zero() {
                 return Err(ClientError::NoAnswer {
                     what: "rib/register".into(),
-                    outcome: "timeout (is the forwarder's management enabled?)".into(),
+                    outcome: super::COMMAND_TIMEOUT.into(),
                 });
             }
             self.poll(left, |_, pkt| {

@@ -444,7 +444,15 @@ impl Client {
         wire: Bytes,
     ) -> Result<ControlResponse, ClientError> {
         let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
-        let data = self.expect_data(what, interest).await?;
+        let data = match self.expect_data(what, interest).await {
+            Err(ClientError::NoAnswer { what, outcome }) if outcome.starts_with("timeout") => {
+                return Err(ClientError::NoAnswer {
+                    what,
+                    outcome: COMMAND_TIMEOUT.into(),
+                })
+            }
+            r => r?,
+        };
         mgmt::decode_response(&data.content()).map_err(|source| ClientError::Mgmt {
             what: what.to_string(),
             source,
@@ -498,6 +506,13 @@ impl Client {
         }
     }
 }
+
+/// What an unanswered command says: management may be off, or the forwarder
+/// checks command signatures and dropped this one without a reply (NFD's answer
+/// to an unsigned or DigestSha256 command).
+pub(crate) const COMMAND_TIMEOUT: &str = "timeout (is the forwarder's management enabled? \
+     With [[management.authorize]] (NFD's authorizations) it drops commands not signed \
+     by a key: sign with --key / --command-key)";
 
 /// `data` in an LpPacket carrying `pit_token`, or bare without one.
 pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {
