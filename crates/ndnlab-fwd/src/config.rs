@@ -12,10 +12,12 @@ use ndnlab_core::{StrategyChoice, StrategyInstance};
 use ndnlab_wire::Name;
 use serde::Deserialize;
 
+mod authorize;
 #[doc(hidden)]
 pub mod fuzz;
 mod limits;
 mod validate;
+pub use authorize::{AuthorizeEntry, PRIVILEGES};
 pub use limits::LimitsSection;
 pub use validate::Checked;
 
@@ -232,6 +234,13 @@ pub struct ManagementSection {
     pub dataset_freshness_ms: u64,
     /// Maximum payload of one dataset segment, in bytes.
     pub dataset_segment_size: usize,
+    /// Who may send which commands (NFD's `authorizations`); absent: every
+    /// command from a local face is accepted. See `config/authorize.rs`.
+    pub authorize: Option<Vec<AuthorizeEntry>>,
+    /// How far a signed command's timestamp may be from the forwarder's clock,
+    /// in seconds (ndn-cxx's command Interest grace period, 2 minutes); only
+    /// checked with `authorize`.
+    pub command_grace_period_s: u64,
 }
 
 impl Default for ManagementSection {
@@ -240,6 +249,8 @@ impl Default for ManagementSection {
             enabled: true,
             dataset_freshness_ms: 1000,
             dataset_segment_size: 7000,
+            authorize: None,
+            command_grace_period_s: 120,
         }
     }
 }
@@ -570,11 +581,14 @@ impl StrategyEntry {
 
 impl FwdConfig {
     /// Parses TOML text (without semantic validation).
+    /// Relative certificate files are made relative to `path`'s directory.
     pub fn from_toml(text: &str, path: &Path) -> Result<FwdConfig, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let mut cfg: FwdConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
             source: Box::new(e),
-        })
+        })?;
+        cfg.management.resolve_certfiles(path);
+        Ok(cfg)
     }
 
     /// Reads, parses and validates a file.
@@ -785,5 +799,48 @@ mod tests {
             .map(|l| format!("{}\n", l.trim_start_matches("# ")))
             .collect();
         assert_eq!(parse(&rules).unwrap().faces.emulation.len(), 2);
+        // So is the commented authorization example.
+        let auth: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("# [[management.authorize]]"))
+            .take(3)
+            .map(|l| format!("{}\n", l.trim_start_matches("# ")))
+            .collect();
+        let c = parse(&auth).unwrap();
+        assert_eq!(c.management.authorize.unwrap()[0].privileges.len(), 5);
+    }
+
+    #[test]
+    fn authorize_entries_are_checked_by_key() {
+        assert_eq!(
+            parse("").unwrap().management.authorize,
+            None,
+            "off by default"
+        );
+        let c = FwdConfig::from_toml(
+            "[[management.authorize]]\ncertfile = \"certs/admin.ndncert\"\n\
+             privileges = [\"faces\", \"rib\"]\n\
+             [[management.authorize]]\ncertfile = \"any\"\nprivileges = [\"cs\"]\n",
+            Path::new("/etc/ndnlab/fwd.toml"),
+        )
+        .unwrap();
+        c.validate().unwrap();
+        let a = c.management.authorize.unwrap();
+        assert_eq!(a[0].certfile, "/etc/ndnlab/certs/admin.ndncert");
+        assert_eq!(a[1].certfile, "any");
+        let err = |s: &str| parse(s).unwrap_err().to_string();
+        let e = err("[[management.authorize]]\ncertfile = \"a\"\nprivileges = [\"status\"]\n");
+        assert!(
+            e.contains("management.authorize[0].privileges[0]") && e.contains("status"),
+            "{e}"
+        );
+        let e = err("[[management.authorize]]\ncertfile = \"\"\nprivileges = []\n");
+        assert!(e.contains("management.authorize[0].certfile"), "{e}");
+        let e = err("[[management.authorize]]\ncertfile = \"a\"\n");
+        assert!(e.contains("privileges"), "{e}");
+        let e = err("[management]\nauthorize = []\n");
+        assert!(e.contains("management.authorize"), "{e}");
+        let e = err("[management]\ncommand_grace_period_s = 0\n");
+        assert!(e.contains("management.command_grace_period_s"), "{e}");
     }
 }

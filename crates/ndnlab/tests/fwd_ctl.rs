@@ -327,3 +327,123 @@ fn ctl_latency_table_json_and_raw_log() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("latency.log"), "{err}");
 }
+
+/// `[[management.authorize]]`: `ctl --key` signs with a keychain key; the
+/// forwarder runs commands signed by the listed key for its modules only, and
+/// refuses the rest with NFD's 403 "authorization rejected".
+/// A keychain (`ndnlab key gen`) under a temp dir with `/admin` and `/other`, and
+/// `/admin`'s exported certificate: (dir, keychain, certificate file).
+fn admin_keychain(tag: &str) -> (std::path::PathBuf, String, std::path::PathBuf) {
+    let keys = fwd_common::temp_dir(tag);
+    let kc = keys.join("keychain").to_string_lossy().into_owned();
+    let key = |args: &[&str]| {
+        let out = std::process::Command::new(fwd_common::bin())
+            .args(["key", "--keychain", &kc])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "key {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    key(&["gen", "/admin"]);
+    key(&["gen", "/other"]);
+    let cert = keys.join("admin.ndncert");
+    key(&["export-cert", "/admin", "-o", cert.to_str().unwrap()]);
+    (keys, kc, cert)
+}
+
+#[test]
+fn ctl_key_signs_commands_for_an_authorizing_forwarder() {
+    let (keys, kc, cert) = admin_keychain("ctl-keys");
+    let kc_s = kc.as_str();
+    let fwd = Fwd::start(
+        "ctl-auth",
+        &format!(
+            "[[management.authorize]]\ncertfile = \"{}\"\nprivileges = [\"strategy-choice\"]\n",
+            cert.display()
+        ),
+    );
+    let set = [
+        "strategy",
+        "set",
+        "/auth",
+        "/localhost/nfd/strategy/multicast",
+    ];
+    let with = |name: &str| {
+        let mut a = vec!["--keychain", kc_s, "--key", name];
+        a.extend_from_slice(&set);
+        fwd.ctl(&a)
+    };
+    let (ok, out) = with("/admin");
+    assert!(ok && out.starts_with("strategy-set"), "{out}");
+    let (ok, out) = with("/other");
+    assert!(
+        !ok && out.contains("403") && out.contains("authorization rejected"),
+        "{out}"
+    );
+    // The admin key holds no `rib` privilege.
+    let (ok, out) = fwd.ctl(&[
+        "--keychain",
+        kc_s,
+        "--key",
+        "/admin",
+        "route",
+        "add",
+        "/r",
+        "1",
+    ]);
+    assert!(!ok && out.contains("authorization rejected"), "{out}");
+    // Datasets need no signature; the refusals are counted.
+    let st = fwd.ctl_json(&["status"]);
+    assert_eq!(st["drops"]["command-unknown-key"], 1, "{st}");
+    assert_eq!(st["drops"]["command-unauthorized"], 1, "{st}");
+    let strategies = fwd.ctl_ok(&["strategy", "list"]);
+    assert!(strategies.contains("/auth"), "{strategies}");
+    let _ = std::fs::remove_dir_all(keys);
+}
+
+/// The apps sign their prefix registrations with `--command-key`; python-ndn's
+/// `NDNApp.register` (DigestSha256) registers only where `rib` is granted to
+/// `certfile = "any"`.
+#[test]
+fn apps_register_with_command_key_and_python_ndn_needs_any() {
+    let (keys, kc, cert) = admin_keychain("app-keys");
+    let grant = |who: &str| {
+        format!("[[management.authorize]]\ncertfile = \"{who}\"\nprivileges = [\"rib\"]\n")
+    };
+    let fwd = Fwd::start("app-auth", &grant(&cert.display().to_string()));
+    let sock = fwd.socket.to_string_lossy().into_owned();
+    let perf_server = |extra: &[&str]| {
+        let mut a = vec![
+            "perf",
+            "server",
+            "--prefix",
+            "/ps",
+            "--duration",
+            "0.5",
+            "--json",
+            "--socket",
+            &sock,
+        ];
+        a.extend_from_slice(extra);
+        std::process::Command::new(fwd_common::bin())
+            .args(&a)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let o = perf_server(&["--keychain", &kc, "--command-key", "/admin"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = perf_server(&[]);
+    assert!(!o.status.success(), "an unsigned registration was accepted");
+    let mut prod = fwd_common::Py::spawn("fwd_producer.py", &fwd.transport(), &["/py/a"]);
+    prod.expect_line("register-failed", std::time::Duration::from_secs(20));
+    drop(prod);
+    let open = Fwd::start("app-auth-any", &grant("any"));
+    let mut prod = fwd_common::Py::spawn("fwd_producer.py", &open.transport(), &["/py/b"]);
+    prod.expect_line("registered", std::time::Duration::from_secs(20));
+    let _ = std::fs::remove_dir_all(keys);
+}

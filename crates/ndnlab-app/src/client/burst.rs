@@ -403,6 +403,17 @@ impl BurstConn {
     /// app, CHILD_INHERIT) and waits for the forwarder's answer. Packets that
     /// arrive meanwhile are dropped, so register before the load starts.
     pub fn register(&mut self, prefix: &Name, timeout: Duration) -> Result<(), ClientError> {
+        self.register_signed(prefix, timeout, None)
+    }
+
+    /// [`Self::register`] with the command signed by `signer` (a key a forwarder's
+    /// `[[management.authorize]]` lists) instead of DigestSha256.
+    pub fn register_signed(
+        &mut self,
+        prefix: &Name,
+        timeout: Duration,
+        signer: Option<&dyn ndnlab_wire::Signer>,
+    ) -> Result<(), ClientError> {
         let params = ControlParameters {
             name: Some(prefix.clone()),
             origin: Some(mgmt::ORIGIN_APP),
@@ -410,7 +421,11 @@ impl BurstConn {
             flags: Some(mgmt::ROUTE_CHILD_INHERIT),
             ..Default::default()
         };
-        let wire = mgmt::command_interest("rib", "register", &params);
+        let wire = match signer {
+            None => mgmt::command_interest("rib", "register", &params),
+            Some(s) => mgmt::command_interest_with(s, "rib", "register", &params)
+                .map_err(|e| ClientError::Build(format!("signing rib/register: {e}")))?,
+        };
         let name = Interest::decode(wire.clone())
             .map_err(|e| ClientError::Build(e.to_string()))?
             .name()
@@ -425,7 +440,7 @@ impl BurstConn {
             if left.is_zero() {
                 return Err(ClientError::NoAnswer {
                     what: "rib/register".into(),
-                    outcome: "timeout (is the forwarder's management enabled?)".into(),
+                    outcome: super::COMMAND_TIMEOUT.into(),
                 });
             }
             self.poll(left, |_, pkt| {

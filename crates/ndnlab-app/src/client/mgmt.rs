@@ -24,10 +24,46 @@ pub fn command_interest_in(
     verb: &str,
     params: &ControlParameters,
 ) -> Bytes {
-    let now_ms = std::time::SystemTime::now()
+    ndnlab_proto::mgmt::command_interest(module, verb, params, form, unix_now_ms(), rand::random())
+}
+
+/// A command Interest (v0.3) signed by `signer`, with a fresh SignatureNonce and
+/// the current SignatureTime.
+pub fn command_interest_with(
+    signer: &dyn ndnlab_wire::Signer,
+    module: &str,
+    verb: &str,
+    params: &ControlParameters,
+) -> Result<Bytes, ndnlab_wire::SignError> {
+    ndnlab_proto::mgmt::command_interest_signed(
+        module,
+        verb,
+        params,
+        SignedForm::V03,
+        unix_now_ms(),
+        rand::random(),
+        signer,
+    )
+}
+
+/// The signature time of the next command: the wall clock in milliseconds, but
+/// always after the previous command's (a forwarder checking command timestamps
+/// refuses one that is not later than the last it accepted from the key, and
+/// two commands can be built within a millisecond), as ndn-cxx's signer does.
+fn unix_now_ms() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
-    ndnlab_proto::mgmt::command_interest(module, verb, params, form, now_ms, rand::random())
+    let mut prev = LAST.load(Ordering::Relaxed);
+    loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange_weak(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return next,
+            Err(p) => prev = p,
+        }
+    }
 }
 
 #[cfg(test)]

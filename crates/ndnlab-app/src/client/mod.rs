@@ -115,6 +115,8 @@ pub(crate) struct Inner {
     closed: AtomicBool,
     pub(crate) counters: Counters,
     uri: String,
+    /// Signs management commands; DigestSha256 when unset.
+    command_signer: RwLock<Option<Arc<dyn ndnlab_wire::Signer>>>,
 }
 
 /// A connection to a forwarder. Cheap to clone; all clones share it.
@@ -141,6 +143,7 @@ impl Client {
             closed: AtomicBool::new(false),
             counters: Counters::default(),
             uri,
+            command_signer: RwLock::new(None),
         });
         let weak = Arc::downgrade(&inner);
         tokio::spawn(async move {
@@ -412,8 +415,25 @@ impl Client {
         verb: &str,
         params: &ControlParameters,
     ) -> Result<ControlResponse, ClientError> {
-        let wire = mgmt::command_interest(module, verb, params);
+        let signer = self
+            .inner
+            .command_signer
+            .read()
+            .expect("signer lock")
+            .clone();
+        let wire = match signer {
+            None => mgmt::command_interest(module, verb, params),
+            Some(s) => mgmt::command_interest_with(s.as_ref(), module, verb, params)
+                .map_err(|e| ClientError::Build(format!("signing {module}/{verb}: {e}")))?,
+        };
         self.command_wire(&format!("{module}/{verb}"), wire).await
+    }
+
+    /// Signs this client's management commands (prefix registrations included)
+    /// with `signer`, e.g. a key a forwarder's `[[management.authorize]]` (NFD's
+    /// `authorizations`) lists; `None`: DigestSha256, the default.
+    pub fn set_command_signer(&self, signer: Option<Arc<dyn ndnlab_wire::Signer>>) {
+        *self.inner.command_signer.write().expect("signer lock") = signer;
     }
 
     /// Sends a command Interest built elsewhere (e.g. in the older signed form)
@@ -424,7 +444,15 @@ impl Client {
         wire: Bytes,
     ) -> Result<ControlResponse, ClientError> {
         let interest = Interest::decode(wire).map_err(|e| ClientError::Build(e.to_string()))?;
-        let data = self.expect_data(what, interest).await?;
+        let data = match self.expect_data(what, interest).await {
+            Err(ClientError::NoAnswer { what, outcome }) if outcome.starts_with("timeout") => {
+                return Err(ClientError::NoAnswer {
+                    what,
+                    outcome: COMMAND_TIMEOUT.into(),
+                })
+            }
+            r => r?,
+        };
         mgmt::decode_response(&data.content()).map_err(|source| ClientError::Mgmt {
             what: what.to_string(),
             source,
@@ -478,6 +506,13 @@ impl Client {
         }
     }
 }
+
+/// What an unanswered command says: management may be off, or the forwarder
+/// checks command signatures and dropped this one without a reply (NFD's answer
+/// to an unsigned or DigestSha256 command).
+pub(crate) const COMMAND_TIMEOUT: &str = "timeout (is the forwarder's management enabled? \
+     With [[management.authorize]] (NFD's authorizations) it drops commands not signed \
+     by a key: sign with --key / --command-key)";
 
 /// `data` in an LpPacket carrying `pit_token`, or bare without one.
 pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {

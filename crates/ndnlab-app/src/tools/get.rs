@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use ndnlab_security::Certificate;
-use ndnlab_wire::{sig_type, Data, DigestSha256, Interest, KeyLocator, Name};
+use ndnlab_wire::{Interest, Name};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
@@ -23,6 +22,7 @@ use tokio::sync::mpsc;
 use crate::client::{Client, Outcome, Waiter};
 use crate::pipeline::{DataVerdict, FetchOptions, Fetcher, RttOptions, WindowKind, WindowOptions};
 use crate::tools::perf::client::nack_kind;
+use crate::tools::verify::DataVerifier;
 use crate::tools::{parse_name, print_json, rdr, ConnectArgs};
 
 /// Options of `ndnlab get` (named after ndncatchunks').
@@ -88,9 +88,14 @@ pub struct GetArgs {
     #[arg(short = 'f', long)]
     pub fresh: bool,
     /// Verify every segment's signature (DigestSha256, or the key from the
-    /// certificate named by KeyLocator, fetched once).
+    /// certificate named by KeyLocator, fetched once); a segment that fails
+    /// stops the fetch with an error and no output file.
     #[arg(long)]
     pub verify: bool,
+    /// With --verify: accept only Data signed by this certificate's key (a
+    /// certificate file, binary or base64); implies --verify.
+    #[arg(long, value_name = "CERTFILE")]
+    pub trust_anchor: Option<PathBuf>,
     /// No progress bar, no summary.
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -223,45 +228,6 @@ fn is_special_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// Signature checks with certificates fetched once per key name.
-struct Verifier {
-    certs: HashMap<Name, Certificate>,
-    lifetime: u64,
-}
-
-impl Verifier {
-    async fn verify(&mut self, client: &Client, data: &Data) -> anyhow::Result<()> {
-        let info = data.signature_info();
-        if info.sig_type == sig_type::DIGEST_SHA256 {
-            anyhow::ensure!(
-                DigestSha256::verify(data.signed_portion(), data.signature_value()),
-                "{}: bad DigestSha256",
-                data.name()
-            );
-            return Ok(());
-        }
-        let Some(KeyLocator::Name(key)) = &info.key_locator else {
-            anyhow::bail!("{}: signature without a KeyLocator name", data.name());
-        };
-        if !self.certs.contains_key(key) {
-            let i = Interest::builder(key.clone())
-                .can_be_prefix(true)
-                .nonce(rand::random())
-                .lifetime_ms(self.lifetime)
-                .build_view()?;
-            let cert = match client.express(i).await? {
-                Outcome::Data(r) => Certificate::from_data(r.data)
-                    .map_err(|e| anyhow::anyhow!("certificate for {key}: {e}"))?,
-                other => anyhow::bail!("cannot fetch certificate {key}: {other:?}"),
-            };
-            self.certs.insert(key.clone(), cert);
-        }
-        let cert = &self.certs[key];
-        ndnlab_security::verify_data(data, Some(cert.public_key()))
-            .map_err(|e| anyhow::anyhow!("{}: signature rejected: {e:?}", data.name()))
-    }
-}
-
 impl GetArgs {
     fn fetch_options(&self) -> FetchOptions {
         FetchOptions {
@@ -332,10 +298,13 @@ pub async fn fetch(
     versioned: &Name,
 ) -> anyhow::Result<GetSummary> {
     let mut sink = Sink::open(args.output.as_deref())?;
-    let mut verifier = args.verify.then(|| Verifier {
-        certs: HashMap::new(),
-        lifetime: args.lifetime,
-    });
+    let verify = args.verify || args.trust_anchor.is_some();
+    let anchor = args
+        .trust_anchor
+        .as_deref()
+        .map(DataVerifier::load_anchor)
+        .transpose()?;
+    let mut verifier = verify.then(|| DataVerifier::new(anchor));
     let progress = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
         pb.set_style(
@@ -399,7 +368,7 @@ pub async fn fetch(
                             }
                             if let DataVerdict::New { .. } = fetcher.on_data(now, seg, r.congestion_mark > 0) {
                                 if let Some(v) = verifier.as_mut() {
-                                    v.verify(client, &d).await?;
+                                    v.verify(client, &d, args.lifetime).await?;
                                 }
                                 if final_seen.is_some_and(|f| seg > f) {
                                     continue;
@@ -452,7 +421,7 @@ pub async fn fetch(
         rtt_min_ms: ms(fetcher.rtt().min()),
         rtt_avg_ms: ms(fetcher.rtt().mean()),
         rtt_max_ms: ms(fetcher.rtt().max()),
-        verified: args.verify,
+        verified: verify,
         sha256: hex::encode(sha),
     })
 }

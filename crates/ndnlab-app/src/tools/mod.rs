@@ -12,6 +12,7 @@ pub mod rdr;
 pub mod serve;
 pub mod signing;
 pub mod traffic;
+pub mod verify;
 
 use std::path::PathBuf;
 
@@ -24,15 +25,56 @@ pub struct ConnectArgs {
     /// $NDN_CLIENT_TRANSPORT, client.conf, /run/nfd/nfd.sock.
     #[arg(long, value_name = "PATH|URI", global = true)]
     pub socket: Option<PathBuf>,
+    /// Sign management commands (prefix registrations) with this key, identity
+    /// or certificate of the keychain, as a forwarder with
+    /// `[[management.authorize]]` (NFD's `authorizations`) requires; an encrypted
+    /// key's passphrase is read from $NDNLAB_PASSPHRASE. Default: DigestSha256.
+    #[arg(long, value_name = "NAME", global = true, value_parser = parse_name)]
+    pub command_key: Option<ndnlab_wire::Name>,
+    /// Keychain of --command-key [default: $NDNLAB_KEYCHAIN, else
+    /// $XDG_CONFIG_HOME/ndnlab/keychain, else ~/.config/ndnlab/keychain].
+    #[arg(long, value_name = "DIR", global = true)]
+    pub keychain: Option<PathBuf>,
 }
 
 impl ConnectArgs {
     pub fn uri(&self) -> anyhow::Result<FaceUri> {
         Ok(FaceUri::resolve(self.socket.as_deref())?)
     }
+
+    /// Connects, with the command signer of `--command-key` if given.
     pub async fn connect(&self) -> anyhow::Result<Client> {
-        Ok(Client::connect(&self.uri()?).await?)
+        let signer = self.command_signer()?;
+        let client = Client::connect(&self.uri()?).await?;
+        client.set_command_signer(signer);
+        Ok(client)
     }
+
+    /// The signer of `--command-key`, loaded from the keychain.
+    pub fn command_signer(
+        &self,
+    ) -> anyhow::Result<Option<std::sync::Arc<dyn ndnlab_wire::Signer>>> {
+        command_signer(self.keychain.as_deref(), self.command_key.as_ref())
+    }
+}
+
+/// A keychain signer for management commands: `key` (a key, identity or
+/// certificate name) in `keychain` (or the default keychain).
+pub fn command_signer(
+    keychain: Option<&std::path::Path>,
+    key: Option<&ndnlab_wire::Name>,
+) -> anyhow::Result<Option<std::sync::Arc<dyn ndnlab_wire::Signer>>> {
+    let Some(key) = key else { return Ok(None) };
+    let dir = ndnlab_security::Keychain::resolve_dir(keychain);
+    let kc = ndnlab_security::Keychain::open(&dir)
+        .map_err(|e| anyhow::anyhow!("opening keychain {}: {e}", dir.display()))?;
+    let passphrase = std::env::var("NDNLAB_PASSPHRASE")
+        .ok()
+        .filter(|p| !p.is_empty());
+    let signer = kc
+        .signer(key, passphrase.as_deref().map(str::as_bytes))
+        .map_err(|e| anyhow::anyhow!("command key {key} in keychain {}: {e}", dir.display()))?;
+    Ok(Some(std::sync::Arc::new(signer)))
 }
 
 /// Parses a name argument with a clear error.

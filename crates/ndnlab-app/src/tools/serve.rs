@@ -193,10 +193,15 @@ fn wait_either(
 }
 
 impl BatchedServer {
-    /// Connects (Unix or TCP) and registers `prefix` toward this connection.
-    pub fn register(uri: &FaceUri, prefix: &Name) -> anyhow::Result<BatchedServer> {
+    /// Connects (Unix or TCP) and registers `prefix` toward this connection, the
+    /// command signed by `signer` (DigestSha256 if `None`).
+    pub fn register(
+        uri: &FaceUri,
+        prefix: &Name,
+        signer: Option<&dyn ndnlab_wire::Signer>,
+    ) -> anyhow::Result<BatchedServer> {
         let mut conn = BurstConn::connect(uri)?;
-        conn.register(prefix, std::time::Duration::from_secs(4))?;
+        conn.register_signed(prefix, std::time::Duration::from_secs(4), signer)?;
         let (handoff_tx, handoff) = std::sync::mpsc::sync_channel(HANDOFF_QUEUE);
         let (wake_tx, wake_rx) = UnixDatagram::pair()?;
         wake_tx.set_nonblocking(true)?;

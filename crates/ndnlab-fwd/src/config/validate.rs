@@ -240,7 +240,7 @@ impl FwdConfig {
                 ),
             ));
         }
-        Ok(())
+        self.management.check_authorize()
     }
 
     fn check_faces(&self) -> Result<(), ConfigError> {

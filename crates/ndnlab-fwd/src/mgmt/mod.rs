@@ -6,14 +6,17 @@
 //! * only local faces are served (others get 403);
 //! * signed commands are accepted in both forms (v0.3 signed Interest, and the older
 //!   timestamp/nonce/SignatureInfo/SignatureValue components); DigestSha256 is
-//!   verified, other signature types are accepted as NFD's default `certfile any`
-//!   does; there is **no** timestamp ordering check, so concurrent apps all succeed;
+//!   verified; without `[[management.authorize]]` other signature types are
+//!   accepted as NFD's sample `certfile any` does, with no timestamp ordering check
+//!   (concurrent apps all succeed); with it, commands must be signed by an
+//!   authorized key, with fresh increasing timestamps (see `auth.rs`);
 //! * malformed parameters get 400 with a StatusText saying what is wrong, and every
 //!   response carries a ControlParameters body (python-ndn needs one even on errors);
 //! * the reply is a Data with exactly the Interest's name, sent after the FIB change
 //!   was queued to every shard, and after every shard applied a strategy change
 //!   (see `strategy.rs`).
 
+pub mod auth;
 mod commands;
 pub mod internal;
 pub use ndnlab_proto::mgmt::{codec, dataset, params};
@@ -78,10 +81,12 @@ pub struct Manager {
     status: status::StatusState,
     /// Management's own exchanges (the internal face's counters).
     traffic: internal::MgmtTraffic,
+    /// `[[management.authorize]]`, when configured.
+    auth: Option<auth::CommandAuth>,
 }
 
 impl Manager {
-    pub fn new(shared: Arc<Shared>) -> Self {
+    pub fn new(shared: Arc<Shared>, auth: Option<auth::CommandAuth>) -> Self {
         // The shards' StrategyChoice tables start with best-route at the root.
         let mut strategies = std::collections::BTreeMap::new();
         strategies.insert(Name::new(), ndnlab_core::StrategyInstance::default());
@@ -91,6 +96,7 @@ impl Manager {
             rib: rib::Rib::new(),
             strategies,
             traffic: internal::MgmtTraffic::default(),
+            auth,
         }
     }
 
@@ -272,7 +278,9 @@ impl Manager {
             }
             return;
         }
-        let resp = self.command(&face, &interest, &module, &verb).await;
+        let Some(resp) = self.command(&face, &interest, &module, &verb).await else {
+            return; // refused without a reply, as NFD does
+        };
         tracing::debug!(face = face.id, module, verb, code = resp.code, text = %resp.text, "management command");
         let data = ndnlab_wire::Data::builder(name)
             .content(resp.encode())
@@ -287,15 +295,46 @@ impl Manager {
         interest: &Interest,
         module: &str,
         verb: &str,
-    ) -> ControlResponse {
+    ) -> Option<ControlResponse> {
         let empty = ControlParameters::default();
         if !face.local_scope {
-            return ControlResponse::error(
+            return Some(ControlResponse::error(
                 403,
                 "management commands are accepted only from local faces",
                 empty,
-            );
+            ));
         }
+        if let Some(auth) = &mut self.auth {
+            match auth.check(interest, module, unix_ms(), self.shared.clock()) {
+                Ok(signer) => {
+                    tracing::debug!(module, verb, signer = ?signer, "command authorized")
+                }
+                Err(why) => {
+                    tracing::debug!(
+                        face = face.id,
+                        module,
+                        verb,
+                        reason = why.label(),
+                        "command refused"
+                    );
+                    return why
+                        .gets_403()
+                        .then(|| ControlResponse::error(403, auth::REFUSED_TEXT, empty));
+                }
+            }
+        }
+        Some(self.run_command(face, interest, module, verb).await)
+    }
+
+    /// Parses and runs an authorized command.
+    async fn run_command(
+        &mut self,
+        face: &Arc<FaceEntry>,
+        interest: &Interest,
+        module: &str,
+        verb: &str,
+    ) -> ControlResponse {
+        let empty = ControlParameters::default();
         if (module, verb) == ("rib", "announce") {
             return commands::rib_announce(self, face, interest);
         }

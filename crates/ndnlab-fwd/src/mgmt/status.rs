@@ -297,7 +297,12 @@ impl Manager {
                 // bounds and the drops of the forwarder by reason, one `key value`
                 // line each (UTF-8 text).
                 let reports = self.shared.query_shards().await;
-                w.raw(limits_text(&self.shared.cfg, &reports).as_bytes());
+                let mut text = limits_text(&self.shared.cfg, &reports);
+                // Commands refused by `[[management.authorize]]`, when configured.
+                for (reason, n) in self.auth.iter().flat_map(|a| a.refused()) {
+                    text.push_str(&format!("drop.{reason} {n}\n"));
+                }
+                w.raw(text.as_bytes());
             }
             ("faces", "list" | "query") => {
                 let faces = self.shared.faces.list();

@@ -530,6 +530,7 @@ impl Daemon {
     /// called inside a tokio runtime. Fails (with the address) if a socket is taken.
     pub async fn start(cfg: FwdConfig) -> anyhow::Result<Daemon> {
         let checked = cfg.check()?;
+        let auth = crate::mgmt::auth::CommandAuth::load(&cfg.management)?;
         let nshards = cfg.forwarder.effective_threads();
         // One shard runs inline on the face readers unless NDNLAB_FWD_INLINE=0
         // (kept for measuring the hand-off; see docs/BENCHMARKS.md).
@@ -593,7 +594,7 @@ impl Daemon {
             }
         }
         let mut tasks = Vec::new();
-        let manager = Manager::new(shared.clone());
+        let manager = Manager::new(shared.clone(), auth);
         tasks.push(tokio::spawn(manager.run(mgmt_rx)));
 
         let mut listening = Vec::new();

@@ -14,6 +14,9 @@ pub mod dataset;
 pub mod fetch;
 pub mod params;
 
-pub use command::{command_interest, decode_response, MgmtError, SignedForm, ORIGIN_APP};
+pub use command::{
+    command_interest, command_interest_signed, command_signature, decode_response,
+    CommandSignature, MgmtError, SignedForm, ORIGIN_APP,
+};
 pub use fetch::{FetchError, FetchStep, SegmentFetch};
 pub use params::{ControlParameters, ControlResponse, ROUTE_CAPTURE, ROUTE_CHILD_INHERIT};

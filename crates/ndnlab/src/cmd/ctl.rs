@@ -1,7 +1,9 @@
 //! `ndnlab ctl`: control a running forwarder (nfdc's verbs and output style).
 //!
 //! Connects to `--socket`, else `NDN_CLIENT_TRANSPORT` (like python-ndn), else
-//! `/run/nfd/nfd.sock`; works with `ndnlab fwd` and with NFD itself.
+//! `/run/nfd/nfd.sock`; works with `ndnlab fwd` and with NFD itself. Commands are
+//! signed with DigestSha256, or with `--key` (a keychain key, as nfdc signs with
+//! its default identity) for a forwarder with `[[management.authorize]]`.
 
 use clap::{Args, Subcommand};
 use ndnlab_app::client::blocking::BlockingClient;
@@ -21,6 +23,16 @@ pub struct CtlArgs {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Sign commands with this key, identity or certificate of the keychain
+    /// (needed by a forwarder with `[[management.authorize]]`, NFD's
+    /// `authorizations`); an encrypted key's passphrase is read from
+    /// $NDNLAB_PASSPHRASE. Default: DigestSha256.
+    #[arg(long, global = true, value_name = "NAME", value_parser = ndnlab_app::tools::parse_name)]
+    pub key: Option<Name>,
+    /// Keychain of --key [default: $NDNLAB_KEYCHAIN, else
+    /// $XDG_CONFIG_HOME/ndnlab/keychain, else ~/.config/ndnlab/keychain].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub keychain: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub cmd: CtlCmd,
 }
@@ -162,7 +174,9 @@ pub enum OnOff {
 
 pub fn run(args: CtlArgs) -> anyhow::Result<()> {
     let transport = FaceUri::resolve(args.socket.as_deref().map(std::path::Path::new))?;
+    let signer = ndnlab_app::tools::command_signer(args.keychain.as_deref(), args.key.as_ref())?;
     let mut c = BlockingClient::connect(&transport)?;
+    c.client().set_command_signer(signer);
     let json = args.json;
     match args.cmd {
         CtlCmd::Latency => super::ctl_latency::run(&mut c, json)?,

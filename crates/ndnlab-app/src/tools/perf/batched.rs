@@ -14,6 +14,7 @@ use ndnlab_wire::{Data, NackReason, Name};
 use super::client::{nack_kind, Counts, Gauge};
 use crate::client::burst::{BurstConn, InterestShape, TOKEN_LEN};
 use crate::pipeline::{DataVerdict, FetchOptions, Fetcher};
+use crate::tools::verify::DataVerifier;
 
 /// Low bits of a PIT token that carry the segment; the flow is above them.
 const SEG_BITS: u32 = 48;
@@ -32,6 +33,8 @@ pub(super) struct Batched {
     pub deadline: Instant,
     /// Set when the loop ends (deadline or connection lost).
     pub done: Arc<AtomicBool>,
+    /// `--verify`: each Data's signature is checked; failures are counted.
+    pub verifier: Option<Arc<DataVerifier>>,
 }
 
 /// Runs every flow until the deadline or until the connection fails.
@@ -101,7 +104,17 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             let Ok(data) = Data::decode(pkt) else { return };
             let marked = fields.congestion_mark > 0;
             counts.marks += marked as u64;
-            if let DataVerdict::New { rtt } = fetcher.on_data(now, seg, marked) {
+            let verdict = fetcher.on_data(now, seg, marked);
+            // A forged Data still answers its Interest (no retransmission storm
+            // against a forging server), but is counted as rejected, not as Data.
+            if let (DataVerdict::New { .. }, Some(v)) = (&verdict, &b.verifier) {
+                if let Err(why) = v.check(&data) {
+                    counts.rejected += 1;
+                    counts.first_rejection.get_or_insert(why);
+                    return;
+                }
+            }
+            if let DataVerdict::New { rtt } = verdict {
                 counts.data += 1;
                 counts.bytes += data.content_slice().len() as u64;
                 if let Some(rtt) = rtt {

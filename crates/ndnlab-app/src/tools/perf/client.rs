@@ -5,14 +5,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ndnlab_testkit::cpu;
-use ndnlab_wire::Name;
+use ndnlab_wire::{Interest, Name};
 use serde_json::json;
 
 use super::batched::{self, Batched};
 use super::{DEFAULT_PREFIX, SATURATED};
 use crate::client::burst::BurstConn;
+use crate::client::{Client, FaceUri, Outcome};
 use crate::pipeline::{FetchOptions, NackKind, RttOptions, WindowKind, WindowOptions};
 use crate::stats::{mbps, Latency};
+use crate::tools::verify::DataVerifier;
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
 /// Options of `ndnlab perf client`.
@@ -53,6 +55,15 @@ pub struct ClientArgs {
     /// Cycle through N distinct names (to exercise `perf server --cache`).
     #[arg(long, value_name = "N")]
     pub names: Option<u64>,
+    /// Verify every Data's signature: DigestSha256, or the server's key (the
+    /// certificate its KeyLocator names, fetched once before the run). Data that
+    /// fail are counted as `rejected`, not as Data, and make the run fail.
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify: accept only Data signed by this certificate's key (a
+    /// certificate file, binary or base64); implies --verify.
+    #[arg(long, value_name = "CERTFILE")]
+    pub trust_anchor: Option<std::path::PathBuf>,
     /// One JSON object per interval, then a summary.
     #[arg(long)]
     pub json: bool,
@@ -68,6 +79,9 @@ pub(super) struct Counts {
     pub nacks: u64,
     pub marks: u64,
     pub rtt: Latency,
+    /// Data whose signature did not verify (`--verify`), and the first reason.
+    pub rejected: u64,
+    pub first_rejection: Option<String>,
 }
 
 impl Counts {
@@ -80,6 +94,10 @@ impl Counts {
         self.nacks += o.nacks;
         self.marks += o.marks;
         self.rtt.merge(&o.rtt);
+        self.rejected += o.rejected;
+        if self.first_rejection.is_none() {
+            self.first_rejection.clone_from(&o.first_rejection);
+        }
     }
 }
 
@@ -101,6 +119,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         "--interval and --duration must be positive"
     );
     let uri = args.connect.uri()?;
+    let verifier_on = args.verify || args.trust_anchor.is_some();
     let kind = match args.cc.as_deref() {
         Some("aimd") => WindowKind::Aimd,
         Some("cubic") => WindowKind::Cubic,
@@ -121,6 +140,11 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         ignore_marks: args.ignore_marks,
         disable_cwa: false,
     };
+    let verifier = if args.verify || args.trust_anchor.is_some() {
+        Some(Arc::new(learn_server_key(&args, &uri).await?))
+    } else {
+        None
+    };
     let shared = Arc::new(Mutex::new(Counts::default()));
     let gauges: Arc<Vec<Gauge>> = Arc::new((0..args.flows).map(|_| Gauge::default()).collect());
     let deadline = Instant::now() + Duration::from_secs_f64(args.duration);
@@ -136,6 +160,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         gauges: gauges.clone(),
         deadline,
         done: done.clone(),
+        verifier,
     };
     let driver = std::thread::Builder::new()
         .name("perf-client".into())
@@ -229,6 +254,20 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
             "{} Data, {} Interests ({} retransmitted), {} timeouts, {} Nacks, {} marks; rtt min/avg/max = {:.3}/{:.3}/{:.3} ms",
             total.data, total.sent, total.retx, total.timeouts, total.nacks, total.marks, s.min_ms, s.mean_ms, s.max_ms
         );
+        if verifier_on {
+            println!(
+                "signatures verified: {} Data accepted, {} rejected",
+                total.data, total.rejected
+            );
+        }
+    }
+    if total.rejected > 0 {
+        anyhow::bail!(
+            "{} of {} Data failed signature verification (first: {})",
+            total.rejected,
+            total.rejected + total.data,
+            total.first_rejection.as_deref().unwrap_or("?")
+        );
     }
     if total.data == 0 {
         anyhow::bail!(
@@ -237,6 +276,37 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         );
     }
     Ok(summary)
+}
+
+/// The `--verify` checker: the trust anchor, or else the server's certificate,
+/// named by the KeyLocator of one Data fetched before the run.
+async fn learn_server_key(args: &ClientArgs, uri: &FaceUri) -> anyhow::Result<DataVerifier> {
+    let anchor = args
+        .trust_anchor
+        .as_deref()
+        .map(DataVerifier::load_anchor)
+        .transpose()?;
+    let mut v = DataVerifier::new(anchor);
+    if args.trust_anchor.is_some() {
+        return Ok(v);
+    }
+    let client = Client::connect(uri).await?;
+    let mut b = Name::builder();
+    b.extend_name(&args.prefix)
+        .push_sequence(rand::random::<u32>() as u64);
+    let i = Interest::builder(b.build())
+        .must_be_fresh(true)
+        .nonce(rand::random())
+        .lifetime_ms(args.lifetime)
+        .build_view()?;
+    match client.express(i).await? {
+        Outcome::Data(r) => v.learn(&client, &r.data, args.lifetime).await?,
+        other => anyhow::bail!(
+            "--verify: no Data from {} to learn the server's key ({other:?}): is `ndnlab perf server` running?",
+            args.prefix
+        ),
+    }
+    Ok(v)
 }
 
 fn row_json(
@@ -254,6 +324,7 @@ fn row_json(
         "data": c.data, "bytes": c.bytes, "interests": c.sent, "retransmissions": c.retx,
         "rtt_mean_ms": s.mean_ms, "rtt_p50_ms": s.p50_ms, "rtt_p99_ms": s.p99_ms,
         "loss_percent": loss(c), "timeouts": c.timeouts, "nacks": c.nacks, "marks": c.marks,
+        "rejected": c.rejected,
         "cpu_percent": cpu_pct, "limit": limit,
     })
 }
