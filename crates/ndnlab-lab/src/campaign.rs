@@ -452,8 +452,10 @@ mod tests {
     }
 
     fn campaign() -> Campaign {
-        let mut opts = Options::default();
-        opts.sets = vec![("experiment.repetitions".into(), toml::Value::Integer(6))];
+        let opts = Options {
+            sets: vec![("experiment.repetitions".into(), toml::Value::Integer(6))],
+            ..Options::default()
+        };
         Campaign::load(None, &opts).unwrap()
     }
 

@@ -263,14 +263,13 @@ impl Topology {
 
 use petgraph::visit::EdgeRef;
 
+/// Node names and links by index, as the generators make them.
+type Generated = (Vec<String>, Vec<(usize, usize)>);
+
 /// A connected random graph of `n` nodes `r0..`, seeded: a random recursive
 /// tree (node i joins a uniformly chosen earlier node), then distinct random
 /// links until the mean degree is `degree`.
-fn random_graph(
-    n: usize,
-    degree: f64,
-    seed: u64,
-) -> Result<(Vec<String>, Vec<(usize, usize)>), String> {
+fn random_graph(n: usize, degree: f64, seed: u64) -> Result<Generated, String> {
     use rand::{Rng, SeedableRng};
     if n < 2 {
         return Err("topology.kind = \"random\" needs n >= 2".into());
