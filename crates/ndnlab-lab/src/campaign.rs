@@ -3,11 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use crate::design::{self, RunSpec};
 use crate::experiment::{self, Experiment};
 use crate::results::{self, RunRow};
-use crate::runner::{self, RunPlan};
+use crate::runner::{self, RunPlan, Runner};
 use crate::LabError;
 
 /// The experiment `ndnlab run` runs without a file: one consumer, one forwarder
@@ -30,6 +32,10 @@ pub struct Options {
     pub sets: Vec<(String, toml::Value)>,
     /// Stop at the first failed run.
     pub fail_fast: bool,
+    /// Runs at once, for runners whose runs may share the machine
+    /// ([`Runner::parallel_safe`]: the simulator); `None` = one per core.
+    /// Other runners run one run at a time whatever this says.
+    pub jobs: Option<usize>,
 }
 
 /// A loaded, checked experiment and its runs.
@@ -147,6 +153,17 @@ impl Campaign {
         opts: &Options,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Summary> {
+        let runner = runner::by_name(&self.exp.experiment.runner)?;
+        self.run_on(runner.as_ref(), opts, progress)
+    }
+
+    /// [`Campaign::run`] on a given runner.
+    pub fn run_on(
+        &self,
+        runner: &dyn Runner,
+        opts: &Options,
+        progress: &mut dyn FnMut(Progress),
+    ) -> anyhow::Result<Summary> {
         let out = &opts.out;
         std::fs::create_dir_all(out.join("logs"))?;
         let resolved = toml::to_string_pretty(&self.doc)?;
@@ -181,52 +198,40 @@ impl Campaign {
             })
             .collect();
         let skipped = rows.len();
-        let runner = runner::by_name(&self.exp.experiment.runner)?;
         let mut failed = 0;
         let total = self.runs.len();
-        for run in &self.runs {
-            if rows.iter().any(|r| r.spec.id == run.id) {
-                continue;
-            }
-            progress(Progress::Start {
-                run,
-                done: rows.len(),
-                total,
-            });
-            let outcome = self
-                .point(&run.levels)
-                .and_then(|e| RunPlan::new(run.id, run.seed, e))
-                .map_err(anyhow::Error::msg)
-                .and_then(|plan| runner.run(&plan, out))
-                .map(|m| runner::select(m, &self.exp.experiment.metrics));
-            // Ctrl-C: the run was interrupted, not failed; the teardown ends the process.
-            crate::cleanup::halt_if_stopping();
-            let row = match outcome {
-                Ok(metrics) => RunRow {
-                    spec: run.clone(),
-                    status: "ok".into(),
-                    metrics,
-                },
-                Err(e) => {
-                    failed += 1;
-                    std::fs::write(
-                        out.join("logs").join(format!("{}.log", run.id)),
-                        format!(
-                            "run {} ({}): {e:#}\n",
-                            run.id,
-                            design::describe(&run.levels)
-                        ),
-                    )?;
-                    RunRow {
-                        spec: run.clone(),
-                        status: "failed".into(),
-                        metrics: Default::default(),
-                    }
+        let pending: Vec<&RunSpec> = self
+            .runs
+            .iter()
+            .filter(|run| !rows.iter().any(|r| r.spec.id == run.id))
+            .collect();
+        let jobs = if runner.parallel_safe() {
+            opts.jobs.unwrap_or_else(default_jobs).max(1)
+        } else {
+            1
+        };
+        // Every start and finish, on this thread: a finished run goes into the
+        // rows and results.csv is rewritten (in run id order, whatever order
+        // runs finish in), then the progress.
+        let mut on = |msg: Msg, rows: &mut Vec<RunRow>| -> anyhow::Result<()> {
+            let row = match msg {
+                Msg::Start(i) => {
+                    progress(Progress::Start {
+                        run: pending[i],
+                        done: rows.len(),
+                        total,
+                    });
+                    return Ok(());
                 }
+                Msg::Done(row) => *row,
             };
             let ok = row.status == "ok";
+            if !ok {
+                failed += 1;
+            }
+            let run = by_id[&row.spec.id];
             rows.push(row);
-            results::write(out, &self.factors, &rows)?;
+            results::write(out, &self.factors, rows)?;
             progress(Progress::Done { run, ok });
             if !ok && opts.fail_fast {
                 anyhow::bail!(
@@ -235,6 +240,16 @@ impl Campaign {
                     out.join("logs").join(format!("{}.log", run.id)).display()
                 );
             }
+            Ok(())
+        };
+        if jobs <= 1 || pending.len() <= 1 {
+            for (i, run) in pending.iter().enumerate() {
+                on(Msg::Start(i), &mut rows)?;
+                let row = self.execute(runner, run, out)?;
+                on(Msg::Done(Box::new(row)), &mut rows)?;
+            }
+        } else {
+            self.run_parallel(runner, &pending, jobs, out, &mut rows, on)?;
         }
         results::write(out, &self.factors, &rows)?;
         let report = if rows.iter().any(|r| r.status == "ok") {
@@ -255,6 +270,104 @@ impl Campaign {
             report,
         })
     }
+}
+
+impl Campaign {
+    /// Runs one run: its row, `ok` or `failed` (with the error in `logs/<id>.log`).
+    fn execute(&self, runner: &dyn Runner, run: &RunSpec, out: &Path) -> anyhow::Result<RunRow> {
+        let outcome = self
+            .point(&run.levels)
+            .and_then(|e| RunPlan::new(run.id, run.seed, e))
+            .map_err(anyhow::Error::msg)
+            .and_then(|plan| runner.run(&plan, out))
+            .map(|m| runner::select(m, &self.exp.experiment.metrics));
+        // Ctrl-C: the run was interrupted, not failed; the teardown ends the process.
+        crate::cleanup::halt_if_stopping();
+        Ok(match outcome {
+            Ok(metrics) => RunRow {
+                spec: run.clone(),
+                status: "ok".into(),
+                metrics,
+            },
+            Err(e) => {
+                std::fs::write(
+                    out.join("logs").join(format!("{}.log", run.id)),
+                    format!(
+                        "run {} ({}): {e:#}\n",
+                        run.id,
+                        design::describe(&run.levels)
+                    ),
+                )?;
+                RunRow {
+                    spec: run.clone(),
+                    status: "failed".into(),
+                    metrics: Default::default(),
+                }
+            }
+        })
+    }
+
+    /// Runs `pending` on `jobs` worker threads, each taking the next run in
+    /// order; `on` sees every start and finish on this thread. After `on`
+    /// fails (`--fail-fast`), no further run starts and the error is returned
+    /// once the runs in progress are done.
+    fn run_parallel(
+        &self,
+        runner: &dyn Runner,
+        pending: &[&RunSpec],
+        jobs: usize,
+        out: &Path,
+        rows: &mut Vec<RunRow>,
+        mut on: impl FnMut(Msg, &mut Vec<RunRow>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let (tx, rx) = mpsc::channel::<anyhow::Result<Msg>>();
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.min(pending.len()) {
+                let tx = tx.clone();
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || loop {
+                    if stop.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(run) = pending.get(i) else { return };
+                    if tx.send(Ok(Msg::Start(i))).is_err() {
+                        return;
+                    }
+                    let msg = self
+                        .execute(runner, run, out)
+                        .map(|r| Msg::Done(Box::new(r)));
+                    if tx.send(msg).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(tx);
+            let mut first_err = None;
+            for msg in rx {
+                let r = msg.and_then(|m| on(m, rows));
+                if let Err(e) = r {
+                    stop.store(true, Ordering::SeqCst);
+                    first_err.get_or_insert(e);
+                }
+            }
+            first_err.map_or(Ok(()), Err)
+        })
+    }
+}
+
+/// What a worker tells the campaign.
+enum Msg {
+    /// The run at this index of the pending list starts.
+    Start(usize),
+    Done(Box<RunRow>),
+}
+
+/// Worker threads by default: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// [`design::apply`], with relative paths resolved against `base_dir`.
@@ -297,4 +410,165 @@ pub fn point_means(rows: &[RunRow]) -> Vec<(String, usize, BTreeMap<String, f64>
             (label, ok.len(), means)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Metrics;
+    use std::sync::Mutex;
+
+    /// A runner whose runs are pure functions of the plan, and which records
+    /// the order runs started in.
+    struct Pure {
+        parallel: bool,
+        started: Mutex<Vec<usize>>,
+    }
+
+    impl Runner for Pure {
+        fn name(&self) -> &'static str {
+            "pure"
+        }
+        fn run(&self, plan: &RunPlan, _dir: &Path) -> anyhow::Result<Metrics> {
+            self.started.lock().unwrap().push(plan.run_id);
+            if plan.seed % 7 == 3 {
+                anyhow::bail!("run {} fails by design", plan.run_id);
+            }
+            // Some work, uneven across runs, so parallel runs finish out of order.
+            let mut x = plan.seed;
+            for _ in 0..(plan.run_id % 5) * 20_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            Ok([
+                ("x".to_string(), (x % 1000) as f64),
+                ("id".into(), plan.run_id as f64),
+            ]
+            .into_iter()
+            .collect())
+        }
+        fn parallel_safe(&self) -> bool {
+            self.parallel
+        }
+    }
+
+    fn campaign() -> Campaign {
+        let opts = Options {
+            sets: vec![("experiment.repetitions".into(), toml::Value::Integer(6))],
+            ..Options::default()
+        };
+        Campaign::load(None, &opts).unwrap()
+    }
+
+    fn run(
+        c: &Campaign,
+        parallel: bool,
+        jobs: usize,
+        out: &Path,
+        resume: bool,
+    ) -> (Summary, Vec<String>) {
+        let r = Pure {
+            parallel,
+            started: Mutex::new(Vec::new()),
+        };
+        let opts = Options {
+            out: out.to_path_buf(),
+            jobs: Some(jobs),
+            resume,
+            ..Options::default()
+        };
+        let mut events = Vec::new();
+        let s = c
+            .run_on(&r, &opts, &mut |p| match p {
+                Progress::Start { run, done, total } => {
+                    assert!(done < total);
+                    events.push(format!("start {}", run.id));
+                }
+                Progress::Done { run, ok } => events.push(format!("done {} {ok}", run.id)),
+            })
+            .unwrap();
+        (s, events)
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("ndnlab-campaign-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn parallel_results_are_byte_identical_to_serial() {
+        let c = campaign();
+        assert!(c.runs.len() >= 8, "{} runs", c.runs.len());
+        let (serial, parallel) = (tmp("serial"), tmp("parallel"));
+        let (a, ev_a) = run(&c, false, 4, &serial, false);
+        let (b, ev_b) = run(&c, true, 4, &parallel, false);
+        let csv = |d: &Path| std::fs::read(d.join("results.csv")).unwrap();
+        assert_eq!(csv(&serial), csv(&parallel));
+        assert_eq!((a.failed, b.failed), (a.failed, a.failed));
+        assert!(a.failed > 0);
+        // Serial: start, done, start, done... in id order.
+        let ids: Vec<usize> = c.runs.iter().map(|r| r.id).collect();
+        let want: Vec<String> = ids
+            .iter()
+            .flat_map(|i| [format!("start {i}"), format!("done {i}")])
+            .collect();
+        let strip = |e: &[String]| -> Vec<String> {
+            e.iter()
+                .map(|s| {
+                    s.trim_end_matches(" true")
+                        .trim_end_matches(" false")
+                        .to_string()
+                })
+                .collect()
+        };
+        assert_eq!(strip(&ev_a), want);
+        // Parallel: every run started once and done once, done after start.
+        for i in &ids {
+            let s = ev_b
+                .iter()
+                .position(|e| *e == format!("start {i}"))
+                .unwrap();
+            let d = ev_b
+                .iter()
+                .position(|e| e.starts_with(&format!("done {i} ")))
+                .unwrap();
+            assert!(s < d);
+        }
+        assert_eq!(ev_b.len(), 2 * ids.len());
+        let _ = std::fs::remove_dir_all(&serial);
+        let _ = std::fs::remove_dir_all(&parallel);
+    }
+
+    #[test]
+    fn a_runner_that_is_not_parallel_safe_runs_one_run_at_a_time() {
+        // jobs = 4, but the runner says no: the serial order.
+        let c = campaign();
+        let d = tmp("forced");
+        let r = Pure {
+            parallel: false,
+            started: Mutex::new(Vec::new()),
+        };
+        let opts = Options {
+            out: d.clone(),
+            jobs: Some(4),
+            ..Options::default()
+        };
+        c.run_on(&r, &opts, &mut |_| {}).unwrap();
+        let ids: Vec<usize> = c.runs.iter().map(|r| r.id).collect();
+        assert_eq!(*r.started.lock().unwrap(), ids);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn parallel_resume_reruns_only_the_failed_runs() {
+        let c = campaign();
+        let d = tmp("resume");
+        let (first, _) = run(&c, true, 3, &d, false);
+        let before = std::fs::read(d.join("results.csv")).unwrap();
+        let (again, events) = run(&c, true, 3, &d, true);
+        assert_eq!(again.skipped, c.runs.len() - first.failed);
+        assert_eq!(events.len(), 2 * first.failed);
+        assert_eq!(std::fs::read(d.join("results.csv")).unwrap(), before);
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

@@ -94,11 +94,18 @@ impl Default for Meta {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TopologySpec {
-    /// `line`, `star`, `dumbbell`, `tree`, `grid`, `explicit`, `minindn`, `ndnsim`.
+    /// `line`, `star`, `dumbbell`, `tree`, `grid`, `random`, `explicit`,
+    /// `minindn`, `ndnsim`.
     pub kind: String,
     /// Forwarders: of the line, the star's leaves, each side of the dumbbell, the
-    /// tree's depth, the grid's side.
+    /// tree's depth, the grid's side, the random graph's nodes.
     pub n: u32,
+    /// `random`: the mean node degree (links = n * degree / 2, at least a
+    /// spanning tree's n - 1).
+    pub degree: f64,
+    /// `random`: the seed of the graph (the same seed, the same graph in every
+    /// run, whatever the run's own seed).
+    pub seed: u64,
     /// A Mini-NDN or ndnSIM topology file (relative to the experiment file).
     pub file: Option<String>,
     /// `explicit` topologies: node names in order (the order `first` and `last`
@@ -115,6 +122,8 @@ impl Default for TopologySpec {
         TopologySpec {
             kind: "line".into(),
             n: 1,
+            degree: 3.0,
+            seed: 1,
             file: None,
             nodes: Vec::new(),
             base_dir: None,
@@ -515,9 +524,9 @@ impl Experiment {
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         let m = &self.experiment;
-        if !["inproc", "processes", "netns"].contains(&m.runner.as_str()) {
+        if !["inproc", "processes", "netns", "sim"].contains(&m.runner.as_str()) {
             return Err(format!(
-                "experiment.runner: '{}' is not a runner (inproc, processes, netns)",
+                "experiment.runner: '{}' is not a runner (inproc, processes, netns, sim)",
                 m.runner
             ));
         }
@@ -540,7 +549,7 @@ impl Experiment {
             }
         }
         let kinds = [
-            "line", "star", "dumbbell", "tree", "grid", "explicit", "minindn", "ndnsim",
+            "line", "star", "dumbbell", "tree", "grid", "random", "explicit", "minindn", "ndnsim",
         ];
         if !kinds.contains(&self.topology.kind.as_str()) {
             return Err(format!(

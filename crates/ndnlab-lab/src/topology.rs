@@ -1,5 +1,5 @@
 //! Topologies: named forwarders and the links between them, generated (line,
-//! star, dumbbell, binary tree, grid) or declared, and the routes computed over
+//! star, dumbbell, binary tree, grid, seeded random graph) or declared, and the routes computed over
 //! them (shortest paths by link cost or delay toward every producer prefix).
 //! Mini-NDN and ndnSIM topology files are read by [`crate::import`].
 
@@ -76,6 +76,7 @@ impl Topology {
                     .collect();
                 (nodes, links)
             }
+            "random" => random_graph(n, exp.topology.degree, exp.topology.seed)?,
             "explicit" => {
                 let mut nodes: Vec<String> = Vec::new();
                 for x in &exp.topology.nodes {
@@ -178,6 +179,14 @@ impl Topology {
                 }
                 "all" => out.extend(self.nodes.iter().cloned()),
                 "leaves" => out.extend(self.nodes.iter().filter(|n| degree(n) <= 1).cloned()),
+                // `degree<=K`: the nodes with at most K links (a grid's border: 3)
+                d if d.starts_with("degree<=") => {
+                    let k: usize = d["degree<=".len()..]
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("'{d}': expected degree<=K with K a whole number"))?;
+                    out.extend(self.nodes.iter().filter(|n| degree(n) <= k).cloned())
+                }
                 name if self.nodes.iter().any(|n| n == name) => {
                     out.insert(name.to_string());
                 }
@@ -254,6 +263,42 @@ impl Topology {
 
 use petgraph::visit::EdgeRef;
 
+/// Node names and links by index, as the generators make them.
+type Generated = (Vec<String>, Vec<(usize, usize)>);
+
+/// A connected random graph of `n` nodes `r0..`, seeded: a random recursive
+/// tree (node i joins a uniformly chosen earlier node), then distinct random
+/// links until the mean degree is `degree`.
+fn random_graph(n: usize, degree: f64, seed: u64) -> Result<Generated, String> {
+    use rand::{Rng, SeedableRng};
+    if n < 2 {
+        return Err("topology.kind = \"random\" needs n >= 2".into());
+    }
+    let max_links = n * (n - 1) / 2;
+    let want = ((n as f64 * degree / 2.0).round() as usize).clamp(n - 1, max_links);
+    if !(degree.is_finite() && degree >= 0.0) {
+        return Err(format!(
+            "topology.degree = {degree} must be a non-negative number"
+        ));
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut seen = BTreeSet::new();
+    let mut links = Vec::with_capacity(want);
+    for i in 1..n {
+        let j = rng.gen_range(0..i);
+        seen.insert((j, i));
+        links.push((j, i));
+    }
+    while links.len() < want {
+        let (a, b) = (rng.gen_range(0..n), rng.gen_range(0..n));
+        let key = (a.min(b), a.max(b));
+        if a != b && seen.insert(key) {
+            links.push(key);
+        }
+    }
+    Ok((names("r", n), links))
+}
+
 fn names(p: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{p}{i}")).collect()
 }
@@ -267,6 +312,37 @@ mod tests {
             "[topology]\nkind = \"{kind}\"\nn = {n}\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n"
         );
         crate::experiment::parse(&text, "t.toml").unwrap().1
+    }
+
+    #[test]
+    fn random_graphs_are_seeded_connected_and_sized() {
+        let text = |seed: u64| {
+            format!("[topology]\nkind = \"random\"\nn = 200\ndegree = 4.0\nseed = {seed}\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n")
+        };
+        let topo = |seed| {
+            let (_, e) = crate::experiment::parse(&text(seed), "t.toml").unwrap();
+            Topology::of(&e).unwrap()
+        };
+        let (a, b, c) = (topo(1), topo(1), topo(2));
+        assert_eq!(a, b);
+        assert_ne!(a.links, c.links);
+        assert_eq!(a.nodes.len(), 200);
+        assert_eq!(a.links.len(), 400);
+        // connected: every node reaches r0
+        let routes = a.routes(&[("/p".to_string(), "r0".to_string())], "cost", false);
+        assert_eq!(routes.values().filter(|r| !r.is_empty()).count(), 199);
+        // no self-loops or duplicate links
+        let mut seen = BTreeSet::new();
+        for l in &a.links {
+            assert_ne!(l.a, l.b);
+            assert!(seen.insert((l.a.clone().min(l.b.clone()), l.a.clone().max(l.b.clone()))));
+        }
+        let sel = a.select(&["degree<=1".into()]).unwrap();
+        assert_eq!(sel, a.select(&["leaves".into()]).unwrap());
+        assert!(a
+            .select(&["degree<=x".into()])
+            .unwrap_err()
+            .contains("degree<=K"));
     }
 
     #[test]

@@ -6,10 +6,24 @@
 //!
 //! - [`des`]: the discrete-event engine, an event queue in virtual nanoseconds
 //!   with a deterministic order for simultaneous events.
+//! - [`station`]: one forwarding thread as a queueing station: a server with a
+//!   bounded input queue, a drop policy and counters.
+//! - [`cost`]: the service time of each packet class (zero, constant, a
+//!   distribution, or a model file fitted by `ndnlab model fit`), and its
+//!   experiment-file spec.
+//! - [`theory`]: analytic queueing results (M/M/1, M/M/1/K, M/D/1, M/G/1) the
+//!   station is validated against.
 //!
 //! Nothing here reads the wall clock: the same inputs and seed give the same
 //! events in the same order, byte for byte.
 
+pub mod cost;
 pub mod des;
+pub mod station;
+pub mod theory;
 
+pub use cost::{ClassCostSpec, CostError, CostModel, CostSampler, CostSpec, ServiceDist};
 pub use des::{EventQueue, Nanos};
+pub use station::{
+    Admitted, Class, DropPolicy, DropReason, Dropped, ServiceTime, Station, StationCounters,
+};

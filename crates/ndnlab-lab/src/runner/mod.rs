@@ -167,12 +167,19 @@ pub fn select(metrics: Metrics, wanted: &[String]) -> Metrics {
         .collect()
 }
 
-/// Runs one run.
-pub trait Runner {
+/// Runs one run. Runners are shared by the campaign's worker threads.
+pub trait Runner: Send + Sync {
     /// The runner's name, as `experiment.runner` and `--runner` spell it.
     fn name(&self) -> &'static str;
     /// Runs `plan`, writing its samples under the campaign's `dir`.
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics>;
+    /// Whether runs may execute at the same time, one per core (`--jobs`):
+    /// true for runners whose runs are independent and CPU-bound in virtual
+    /// time; false (the default) for runners that measure real time, which
+    /// other runs on the same cores would disturb.
+    fn parallel_safe(&self) -> bool {
+        false
+    }
 }
 
 /// The runner called `name`, or why it is not available here.

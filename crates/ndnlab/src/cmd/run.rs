@@ -36,6 +36,11 @@ pub struct RunArgs {
     /// Stop at the first failed run.
     #[arg(long)]
     fail_fast: bool,
+    /// Runs at once, for runners whose runs are independent and CPU-bound
+    /// (the sim runner); default: one per core. Real-time runners always run
+    /// one run at a time. results.csv is the same whatever N.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -63,6 +68,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
             .map(|s| design::parse_assignment(s).map_err(anyhow::Error::msg))
             .collect::<anyhow::Result<_>>()?,
         fail_fast: a.fail_fast,
+        jobs: a.jobs,
         ..Default::default()
     };
     let campaign = Campaign::load(a.experiment.as_deref(), &opts)?;
