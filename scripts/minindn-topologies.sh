@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Copies Mini-NDN's example topologies GEANT, Sprint and the NDN testbed into
-# topologies/ as data, each under a header naming its source and licence. The
-# files stay in Mini-NDN's own format; experiments read them with
-# `topology.kind = "minindn"` (ndnlab's importer, crates/ndnlab-lab/src/import.rs).
+# Writes ndnlab's versions of Mini-NDN's example topologies GEANT, Sprint and the NDN
+# testbed into topologies/. Only the facts are taken from Mini-NDN's files: the node
+# names and the links between them with their link parameters (delay, bandwidth,
+# loss, jitter, queue). They are written afresh, sorted, in the Mini-NDN .conf form
+# that ndnlab imports (`topology.kind = "minindn"`, crates/ndnlab-lab/src/import.rs);
+# Mini-NDN's comments and per-node settings (NLSR coordinates, router names) are left out.
 #
 #   scripts/minindn-topologies.sh [MINI_NDN_CHECKOUT]   # default: a clone in a temp dir
 set -euo pipefail
@@ -18,12 +20,34 @@ rev=$(git -C "$src" rev-parse HEAD)
 mkdir -p "$root/topologies"
 for pair in geant:geant sprint_pop:sprint testbed:testbed; do
     from=${pair%%:*} to=${pair##*:}
-    {
-        echo "# Mini-NDN example topology topologies/$from.conf"
-        echo "# Source: https://github.com/named-data/mini-ndn (commit $rev)"
-        echo "# Mini-NDN is licensed under the GNU GPL version 3 (its COPYING.md); this file is its topology data, unchanged below."
-        echo "# Read by ndnlab as topology.kind = \"minindn\"."
-        git -C "$src" show "HEAD:topologies/$from.conf"
-    } > "$root/topologies/$to.conf"
+    git -C "$src" show "HEAD:topologies/$from.conf" | python3 -c '
+import sys
+src, name, rev = sys.argv[1], sys.argv[2], sys.argv[3]
+keep = ("delay", "bw", "loss", "jitter", "max_queue_size")
+section, nodes, links = None, set(), set()
+for raw in sys.stdin:
+    line = raw.split("#")[0].strip()
+    if not line or line.startswith(";"):
+        continue
+    if line.startswith("["):
+        section = line.strip("[]").lower()
+        continue
+    if section in ("nodes", "switches"):
+        nodes.add(line.split(":")[0].strip())
+    elif section == "links":
+        ends, *params = line.split()
+        a, b = ends.split(":")
+        params = sorted(p for p in params if p.split("=")[0] in keep)
+        links.add((min(a, b), max(a, b), " ".join(params)))
+print(f"# {name}: ndnlab topology derived from Mini-NDN topologies/{src}.conf")
+print(f"# (https://github.com/named-data/mini-ndn, commit {rev}): its {len(nodes)} nodes and")
+print(f"# {len(links)} links with their parameters, re-written by scripts/minindn-topologies.sh.")
+print("[nodes]")
+for n in sorted(nodes):
+    print(f"{n}: _")
+print("[links]")
+for a, b, p in sorted(links):
+    print(f"{a}:{b} {p}".rstrip())
+' "$from" "$to" "$rev" > "$root/topologies/$to.conf"
     echo "topologies/$to.conf"
 done
