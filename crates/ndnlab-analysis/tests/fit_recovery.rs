@@ -139,7 +139,10 @@ fn one_extreme_value_does_not_reject_the_right_family() {
     };
     let x = truth.sample_n(&mut StdRng::seed_from_u64(2), N);
     let max = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    assert!((max.ln() - 5.0) / 0.6 > 5.0, "the sample has its extreme value");
+    assert!(
+        (max.ln() - 5.0) / 0.6 > 5.0,
+        "the sample has its extreme value"
+    );
     let opts = FitOptions {
         diagnostics: false,
         ..FitOptions::default()

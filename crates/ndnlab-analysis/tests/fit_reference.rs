@@ -85,11 +85,16 @@ fn normal_ppcc_critical_values_match_filliben() {
                 if ok { "" } else { "  <-- outside" }
             );
             if !ok {
-                misses.push(format!("n={n} p={p}: Filliben {table}, simulated {lo:.4}..{hi:.4}"));
+                misses.push(format!(
+                    "n={n} p={p}: Filliben {table}, simulated {lo:.4}..{hi:.4}"
+                ));
             }
         }
     }
-    assert!(misses.is_empty(), "outside the simulated intervals: {misses:?}");
+    assert!(
+        misses.is_empty(),
+        "outside the simulated intervals: {misses:?}"
+    );
 }
 
 fn python() -> Option<PathBuf> {

@@ -18,8 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ndnlab_core::{
-    BurstProbe, CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
-    InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError, StrategyInstance,
+    BurstProbe, CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig,
+    ForwarderCounters, InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError,
+    StrategyInstance,
 };
 use ndnlab_wire::Name;
 use tokio::sync::{mpsc, oneshot};
