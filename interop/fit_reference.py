@@ -2,7 +2,7 @@
 
 Usage: python fit_reference.py DATA_FILE
 DATA_FILE holds one number per line. Prints one JSON object with scipy's
-numbers for the same data; crates/ndnlab-analysis/tests/fit_scipy.rs compares
+numbers for the same data; crates/ndnlab-analysis/tests/fit_reference.rs compares
 ndnlab's own computations with them.
 """
 import json

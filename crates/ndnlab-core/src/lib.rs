@@ -130,7 +130,7 @@ pub use dispatch::{dispatch_by_token, dispatch_interest};
 pub use face::{FaceId, FaceScope, LinkType};
 pub use fib::{Fib, NextHop};
 pub use forwarder::{
-    Forwarder, ForwarderConfig, InPacket, LpMeta, OutNack, OutPacket, Transmit,
+    BurstProbe, Forwarder, ForwarderConfig, InPacket, LpMeta, OutNack, OutPacket, Transmit,
     UnsolicitedDataPolicy,
 };
 pub use limits::Limits;

@@ -140,6 +140,64 @@ async fn stages_add_up_shard_threads() {
     scenario(2).await;
 }
 
+/// Bursts with several timed packets (one in 2 of a burst of 16 Interests, then
+/// of the producer's burst of 16 Data): the burst goes through the core whole, and
+/// every timed packet still gets its own stages, adding up to its total, with the
+/// output stage of its own transmission.
+async fn timed_bursts(threads: usize) {
+    let tag = format!("latency-burst-{threads}");
+    let (d, log) = start(&tag, threads, 2, 0, 0).await;
+    let mut c = d.app_face("consumer");
+    let mut p = d.app_face("producer");
+    d.register_route(&Name::from_uri("/b").unwrap(), p.id(), 0)
+        .await;
+    let names: Vec<Name> = (0..16)
+        .map(|i| Name::from_uri(&format!("/b/{i}")).unwrap())
+        .collect();
+    c.send_burst(
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Interest::builder(n.clone()).nonce(i as u32 + 1).build()),
+    );
+    let mut got = 0;
+    while got < 16 {
+        got += recv(&mut p).await.len();
+    }
+    p.send_burst(
+        names
+            .iter()
+            .map(|n| Data::builder(n.clone()).content(&b"x"[..]).sign_digest()),
+    );
+    let mut got = 0;
+    while got < 16 {
+        got += recv(&mut c).await.len();
+    }
+    d.shutdown().await;
+    let rows = rows(&log);
+    assert_eq!(rows.len(), 16, "one packet in 2 of 32");
+    for r in &rows {
+        let sum: u64 = (3..=6).map(|c| num(r, c)).sum();
+        assert_eq!(sum, num(r, 7), "{r:?}");
+        assert!(num(r, 6) > 0, "every packet was forwarded: {r:?}");
+    }
+    let interests = rows.iter().filter(|r| r[1] == "interest").count();
+    assert_eq!(interests, 8, "{rows:?}");
+    assert!(rows
+        .iter()
+        .all(|r| r[1] == "data" || (r[1] == "interest" && r[2] == "miss")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_bursts_inline_shard() {
+    timed_bursts(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_bursts_shard_threads() {
+    timed_bursts(2).await;
+}
+
 /// Samples recorded for 40 exchanges (80 packets) at one in `every`.
 async fn sampled(tag: &str, every: u64, skip: u64, keep: u64) -> Vec<u64> {
     let (d, log) = start(tag, 1, every, skip, keep).await;

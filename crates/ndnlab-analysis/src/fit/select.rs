@@ -4,15 +4,20 @@
 //! The choice follows the seed's Dataplot procedure, made mechanical:
 //!
 //! 1. each parametric family is fitted by maximum likelihood and scored by the
-//!    PPCC of its fit (and by A², D and BIC, reported);
-//! 2. the families whose PPCC is within the *PPCC band* of the best one
-//!    (`max(band, 2 (1 - best))` below it) compete, and the one with the lowest
-//!    BIC wins: the likelihood separates families the PPCC ties (an exponential
-//!    is a gamma of shape 1; a Weibull and a three-parameter Weibull have the
-//!    same PPCC), and BIC charges each extra parameter;
-//! 3. if even the best PPCC is below `min_ppcc`, the Box-Cox transformed
-//!    sample is tried: a normal fit of it, if its PPCC reaches `min_ppcc`;
-//! 4. otherwise the empirical distribution (the sample's quantiles).
+//!    PPCC of its fit, its Anderson-Darling A², Kolmogorov-Smirnov D and BIC;
+//! 2. a family is *acceptable* when its PPCC reaches `min_ppcc`, or, failing
+//!    that, when its A² is at most `max_ad`: the PPCC of 10^4 values can fall
+//!    below 0.99 because of one extreme value (the correlation squares its
+//!    distance from the line), which A², a sum over every value's probability,
+//!    barely notices;
+//! 3. the acceptable families whose PPCC is within the *PPCC band* of the best
+//!    acceptable one (`max(band, 2 (1 - best))` below it) compete, and the one
+//!    with the lowest BIC wins: the likelihood separates families the PPCC ties
+//!    (an exponential is a gamma of shape 1; a Weibull and a three-parameter
+//!    Weibull have the same PPCC), and BIC charges each extra parameter;
+//! 4. if no family is acceptable, the Box-Cox transformed sample is tried: a
+//!    normal fit of it, if its PPCC reaches `min_ppcc`;
+//! 5. otherwise the empirical distribution (the sample's quantiles).
 
 use serde::Serialize;
 
@@ -26,8 +31,10 @@ use crate::summary::{mean, percentile};
 /// How a sample is fitted and judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitOptions {
-    /// A family is acceptable when the PPCC of its fit reaches this.
+    /// A family is acceptable when the PPCC of its fit reaches this ...
     pub min_ppcc: f64,
+    /// ... or when the Anderson-Darling A² of its fit is at most this.
+    pub max_ad: f64,
     /// The narrowest PPCC band below the best PPCC whose families compete on BIC.
     pub band: f64,
     /// Quantiles kept by the empirical distribution (k + 1 values).
@@ -45,6 +52,12 @@ impl Default for FitOptions {
     fn default() -> Self {
         FitOptions {
             min_ppcc: 0.99,
+            // The 5% point of A² for a fully specified distribution (Stephens,
+            // 1974); with estimated parameters the 5% points are lower (0.75 to
+            // 1.3 for these families), so this bar is lenient: it forgives an
+            // extreme value or two, not a wrong shape (A² in the tens or more
+            // at 10^4 values).
+            max_ad: 2.492,
             band: 0.0005,
             empirical_points: 1000,
             families: vec![
@@ -69,7 +82,8 @@ pub enum Status {
     Chosen,
     /// In the PPCC band, but a higher BIC than the chosen family.
     Close,
-    /// Below the PPCC band (or below `min_ppcc`).
+    /// Below the PPCC band, or not acceptable (PPCC below `min_ppcc` and A²
+    /// above `max_ad`).
     Rejected,
     /// Could not be fitted (the reason is in `error`).
     Failed,
@@ -227,13 +241,16 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
         .map(|&f| score(f, mle::fit(f, &sorted), &sorted, &pd))
         .collect();
     let positive = sorted[0] > 0.0;
+    let acceptable = |c: &Candidate| {
+        c.ppcc.is_finite() && c.bic.is_finite() && (c.ppcc >= opts.min_ppcc || c.ad <= opts.max_ad)
+    };
     let best = cands
         .iter()
-        .filter(|c| c.ppcc.is_finite())
+        .filter(|c| acceptable(c))
         .map(|c| c.ppcc)
         .fold(f64::NEG_INFINITY, f64::max);
-    let bc =
-        (positive && (opts.diagnostics || best < opts.min_ppcc)).then(|| boxcox::analyse(&sorted));
+    let any_acceptable = best.is_finite();
+    let bc = (positive && (opts.diagnostics || !any_acceptable)).then(|| boxcox::analyse(&sorted));
     let sweeps = if positive && opts.diagnostics {
         ppcc::shape_families()
             .iter()
@@ -244,15 +261,16 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
     };
     let tol = opts.band.max(2.0 * (1.0 - best));
     let mut chosen_idx = None;
-    if best >= opts.min_ppcc {
+    if any_acceptable {
+        let in_band = |c: &Candidate| acceptable(c) && c.ppcc >= best - tol;
         chosen_idx = cands
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.ppcc >= best - tol && c.bic.is_finite())
+            .filter(|(_, c)| in_band(c))
             .min_by(|a, b| a.1.bic.total_cmp(&b.1.bic))
             .map(|(i, _)| i);
         for c in cands.iter_mut() {
-            if c.status != Status::Failed && c.ppcc >= best - tol && c.bic.is_finite() {
+            if c.status != Status::Failed && in_band(c) {
                 c.status = Status::Close;
             }
         }
@@ -276,6 +294,15 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
         .unwrap_or_else(|| "none".into());
     if let Some(i) = chosen_idx {
         cands[i].status = Status::Chosen;
+        let c = &cands[i];
+        if c.ppcc < opts.min_ppcc {
+            why = format!(
+                "; PPCC below {}, but Anderson-Darling A² {} <= {} accepts it",
+                opts.min_ppcc,
+                sig(c.ad),
+                opts.max_ad
+            );
+        }
     } else {
         let bc_ok = boxcox_cand
             .as_ref()
@@ -284,8 +311,9 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
             let mut c = boxcox_cand.clone().expect("checked");
             c.status = Status::Chosen;
             why = format!(
-                "; no family reached PPCC {} (best: {best_family}), the Box-Cox transform (λ {}) did",
+                "; no family reached PPCC {} or A² {} (best: {best_family}), the Box-Cox transform (λ {}) did",
                 opts.min_ppcc,
+                opts.max_ad,
                 sig(bc.as_ref().map(|b| b.lambda).unwrap_or(f64::NAN))
             );
             c
@@ -293,8 +321,9 @@ pub fn fit_sample(x: &[f64], opts: &FitOptions) -> Result<SampleFit, String> {
             let mut c = empirical.clone();
             c.status = Status::Chosen;
             why = format!(
-                "; no family reached PPCC {} (best: {best_family}){}",
+                "; no family reached PPCC {} or A² {} (best: {best_family}){}",
                 opts.min_ppcc,
+                opts.max_ad,
                 match &boxcox_cand {
                     Some(b) => format!(
                         ", nor the Box-Cox transform (λ {}, PPCC {})",

@@ -7,12 +7,17 @@
 //! * **input**: from the moment a face reader hands its burst to the router to the
 //!   moment the packet's shard burst is handed off (network-layer decode, dispatch
 //!   by the Name Dispatch Table or PIT token);
-//! * **queue**: waiting for the forwarding shard (the shard queue; with a single
-//!   inline shard, the wait for the shard's lock);
-//! * **forwarding**: the core's Interest, Data or Nack pipeline for that packet alone
-//!   (CS, PIT, FIB, strategy);
-//! * **output**: from the end of the pipeline to the packet's first transmission
-//!   encoded and written by the face's writer (the face send-queue wait included).
+//! * **queue**: from that hand-off to the start of the packet's own pipeline: the
+//!   shard queue (with a single inline shard, the wait for the shard's lock), then
+//!   the core's batched prefetch stages for the packet's burst and the pipelines of
+//!   the packets ahead of it in the burst;
+//! * **forwarding**: the core's Interest, Data or Nack pipeline for that packet (CS,
+//!   PIT, FIB, strategy), run inside its burst as every packet is (the burst is
+//!   not split: [`ndnlab_core::Forwarder::handle_burst_probed`] reads the clock
+//!   around the packet's pipeline);
+//! * **output**: from the end of its pipeline to the packet's first transmission
+//!   encoded and written by the face's writer (the rest of the burst, the shard's
+//!   flush and the face send-queue wait included).
 //!
 //! Each stage is the difference of two readings of one monotonic clock, so the four
 //! stages add up to the total exactly. A packet that causes no transmission (an
@@ -21,8 +26,11 @@
 //!
 //! Sampled packets are numbered in the order the readers count them; sample `k`
 //! (packet `k * sample`) is kept when `skip <= k < skip + keep` (`keep = 0`: no end),
-//! the seed's warm-up and sample-count windows. Unsampled packets cost one counter
-//! update per burst; with the instrumentation off, one predictable branch per burst.
+//! the seed's warm-up and sample-count windows. Switched on, a burst costs one
+//! atomic add (the count), and a burst with a timed packet runs through a copy of
+//! the core's burst loop that checks each packet's index against the next timed
+//! one; a timed packet costs a boxed record, five clock readings and the histogram
+//! updates. Off, the data path tests one `Option` per received and per sent packet.
 //!
 //! Results go to per-shard HDR histograms ([`hist`], merged on read: the
 //! `/localhost/nfd/ndnlab/latency` dataset in [`dataset`], Prometheus histograms) and,
@@ -128,6 +136,12 @@ impl Sample {
     #[inline]
     pub fn now(&self) -> u64 {
         self.lat.now()
+    }
+
+    /// Whether the packet is an Interest.
+    #[inline]
+    pub fn is_interest(&self) -> bool {
+        self.typ == PktType::Interest
     }
 
     /// The forwarding stage ran from `start` to `end`; `cs` is the Interest's CS outcome.

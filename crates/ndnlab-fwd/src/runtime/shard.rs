@@ -18,8 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ndnlab_core::{
-    CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig, ForwarderCounters,
-    InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError, StrategyInstance,
+    BurstProbe, CsInfo, CsPolicyKind, FaceId, FaceScope, Forwarder, ForwarderConfig,
+    ForwarderCounters, InPacket, LinkType, LpMeta, OutPacket, StrategyChoiceError,
+    StrategyInstance,
 };
 use ndnlab_wire::Name;
 use tokio::sync::{mpsc, oneshot};
@@ -111,8 +112,6 @@ pub struct ShardCore {
     per_face: Vec<(Arc<FaceEntry>, Vec<OutItem>)>,
     /// Where self-learning's requests to the RIB go (management).
     rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
-    /// Packets of a sampled burst, fed to the core between the timed ones.
-    scratch: Vec<Inbound>,
     /// Timed packets whose first transmit waits in the core's transmit queue, at
     /// that position (counted from the queue's head), in order.
     sampled_out: std::collections::VecDeque<(usize, Box<Sample>)>,
@@ -149,53 +148,31 @@ impl ShardCore {
             faces: Default::default(),
             per_face: Vec::new(),
             rib_tx,
-            scratch: Vec::new(),
             sampled_out: Default::default(),
         }
     }
 
     /// [`Self::packets`] for a burst with timed packets (`samples`: their indices in
-    /// `batch`, ascending): each timed packet goes through the core alone, between
-    /// the sub-bursts before and after it, so that its forwarding time is its own.
+    /// `batch`, ascending). The burst goes through the core whole, as an untimed one
+    /// does; the clock is read just before and just after each timed packet's own
+    /// pipeline ([`Timing`]).
     pub fn packets_sampled(&mut self, now: u64, batch: &mut Vec<Inbound>, samples: Samples) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let mut samples = samples.into_iter().peekable();
-        let mut timed: Vec<(Option<usize>, Box<Sample>)> = Vec::new();
-        for (j, pkt) in batch.drain(..).enumerate() {
-            let Some((_, mut s)) = samples.next_if(|(i, _)| *i == j) else {
-                scratch.push(pkt);
-                continue;
-            };
-            if !scratch.is_empty() {
-                self.fw.handle_burst(now, &mut scratch);
-            }
-            let is_interest = matches!(pkt.1, InPacket::Interest(_));
-            let (hits, misses) = {
-                let c = self.fw.counters();
-                (c.n_cs_hits, c.n_cs_misses)
-            };
-            let queued = self.fw.pending_transmits();
-            scratch.push(pkt);
-            let start = s.now();
-            self.fw.handle_burst(now, &mut scratch);
-            let end = s.now();
-            let c = self.fw.counters();
-            let cs = match (is_interest, c.n_cs_hits > hits, c.n_cs_misses > misses) {
-                (false, _, _) => CsOutcome::None,
-                (true, true, _) => CsOutcome::Hit,
-                (true, false, true) => CsOutcome::Miss,
-                (true, false, false) => CsOutcome::None,
-            };
-            s.forwarded(self.index, start, end, cs);
-            let sent = self.fw.pending_transmits() > queued;
-            timed.push((sent.then_some(queued), s));
-        }
-        if !scratch.is_empty() {
-            self.fw.handle_burst(now, &mut scratch);
-        }
-        self.scratch = scratch;
+        let mut timing = Timing {
+            shard: self.index,
+            pending: samples.into_iter(),
+            current: None,
+            done: Vec::new(),
+        };
+        timing.next();
+        self.fw.handle_burst_probed(now, batch, &mut timing);
         let pit = self.fw.pit_len();
-        for (at, mut s) in timed {
+        // A sample whose packet the core never saw (none: the indices are the
+        // burst's) would have no forwarding stage: recorded without output.
+        let unseen = timing.current.take().into_iter().map(|c| c.sample);
+        for s in unseen.chain(timing.pending.map(|(_, s)| s)) {
+            s.finish_without_output();
+        }
+        for (at, mut s) in timing.done {
             s.set_pit_size(pit);
             match at {
                 Some(at) => self.sampled_out.push_back((at, s)),
@@ -316,30 +293,57 @@ impl ShardCore {
         if n == 0 {
             return;
         }
-        if !self.sampled_out.is_empty() {
-            return self.flush_sampled();
+        if self.sampled_out.is_empty() {
+            self.hand_off::<false>(n);
+        } else {
+            self.hand_off::<true>(n);
+            // Transmits to faces gone meanwhile: no output stage.
+            for (_, s) in self.sampled_out.drain(..) {
+                s.finish_without_output();
+            }
         }
+    }
+
+    /// [`Self::flush`]'s hand-off of the `n` transmits waiting: straight from the
+    /// core's queue into per-face bursts (one move per packet); consecutive packets
+    /// usually go to the same face, so the last burst is checked before the face
+    /// map. `TIMED`: timed packets wait in the queue ([`Self::sampled_out`]), and the
+    /// first transmit of each carries its sample to the face's writer.
+    fn hand_off<const TIMED: bool>(&mut self, n: usize) {
         let n = n.min(1024);
-        // Straight from the core's queue into per-face bursts (one move per packet);
-        // consecutive packets usually go to the same face, so the last burst is
-        // checked before the face map.
+        let mut pos = 0;
         while let Some(tx) = self.fw.poll_transmit() {
             let to = tx.face.0;
+            let sample = if TIMED {
+                pos += 1;
+                self.sample_at(pos - 1)
+            } else {
+                None
+            };
             if let Some((f, items)) = self.per_face.last_mut() {
                 if f.id == to {
-                    items.push(to_out_item(f, tx.packet, tx.meta));
+                    let mut it = to_out_item(f, tx.packet, tx.meta);
+                    it.sample = sample;
+                    items.push(it);
                     continue;
                 }
             }
             if let Some((f, items)) = self.per_face.iter_mut().find(|(f, _)| f.id == to) {
-                items.push(to_out_item(f, tx.packet, tx.meta));
+                let mut it = to_out_item(f, tx.packet, tx.meta);
+                it.sample = sample;
+                items.push(it);
                 continue;
             }
             let Some(face) = self.faces.get(&to) else {
+                if let Some(s) = sample {
+                    s.finish_without_output();
+                }
                 continue;
             };
             let mut items = Vec::with_capacity(n);
-            items.push(to_out_item(face, tx.packet, tx.meta));
+            let mut it = to_out_item(face, tx.packet, tx.meta);
+            it.sample = sample;
+            items.push(it);
             self.per_face.push((face.clone(), items));
         }
         for (face, items) in self.per_face.drain(..) {
@@ -347,45 +351,98 @@ impl ShardCore {
         }
     }
 
-    /// [`Self::flush`]'s hand-off when timed packets wait in the transmit queue: the
-    /// first transmit of each carries its sample to the face's writer.
-    fn flush_sampled(&mut self) {
-        let mut pos = 0;
-        while let Some(tx) = self.fw.poll_transmit() {
-            let to = tx.face.0;
-            let mut item = None;
-            if let Some(face) = self.faces.get(&to) {
-                let mut it = to_out_item(face, tx.packet, tx.meta);
-                while self.sampled_out.front().is_some_and(|(at, _)| *at <= pos) {
-                    if let Some((at, s)) = self.sampled_out.pop_front() {
-                        if at == pos {
-                            it.sample = Some(s);
-                        } else {
-                            s.finish_without_output();
-                        }
-                    }
-                }
-                item = Some((face, it));
+    /// The sample of the transmit at `pos` in the core's queue, if it is a timed
+    /// packet's first; samples before `pos` (none in order) are recorded without output.
+    fn sample_at(&mut self, pos: usize) -> Option<Box<Sample>> {
+        while self.sampled_out.front().is_some_and(|(at, _)| *at <= pos) {
+            let (at, s) = self.sampled_out.pop_front()?;
+            if at == pos {
+                return Some(s);
             }
-            pos += 1;
-            let Some((face, it)) = item else { continue };
-            match self.per_face.iter_mut().find(|(f, _)| f.id == to) {
-                Some((_, items)) => items.push(it),
-                None => self.per_face.push((face.clone(), vec![it])),
-            }
-        }
-        // Transmits to faces gone meanwhile: no output stage.
-        for (_, s) in self.sampled_out.drain(..) {
             s.finish_without_output();
         }
-        for (face, items) in self.per_face.drain(..) {
-            face.send_batch(items);
-        }
+        None
     }
 
     /// When the core next needs [`ShardCore::flush`] for its timers.
     pub fn next_timer(&self) -> Option<u64> {
         self.fw.poll_timeout()
+    }
+}
+
+/// The timed packets of one burst, and what the core did with them: a
+/// [`BurstProbe`] that reads the clock around each timed packet's pipeline and
+/// notes its CS outcome (from the core's hit and miss counters) and where its first
+/// transmit is in the core's transmit queue.
+struct Timing {
+    shard: usize,
+    /// Samples still ahead in the burst, by index.
+    pending: std::vec::IntoIter<(usize, Box<Sample>)>,
+    /// The next timed packet, and once its pipeline started, what was read then.
+    current: Option<Timed>,
+    /// Finished samples, with the queue position of their first transmit (`None`: none).
+    done: Vec<(Option<usize>, Box<Sample>)>,
+}
+
+struct Timed {
+    index: usize,
+    sample: Box<Sample>,
+    hits: u64,
+    misses: u64,
+    queued: usize,
+    start: u64,
+}
+
+impl Timing {
+    /// Moves to the next timed packet.
+    fn next(&mut self) {
+        self.current = self.pending.next().map(|(index, sample)| Timed {
+            index,
+            sample,
+            hits: 0,
+            misses: 0,
+            queued: 0,
+            start: 0,
+        });
+    }
+}
+
+impl BurstProbe for Timing {
+    #[inline]
+    fn before(&mut self, i: usize, fw: &Forwarder) {
+        let Some(t) = self.current.as_mut().filter(|t| t.index == i) else {
+            return;
+        };
+        let c = fw.counters();
+        (t.hits, t.misses) = (c.n_cs_hits, c.n_cs_misses);
+        t.queued = fw.pending_transmits();
+        t.start = t.sample.now();
+    }
+
+    #[inline]
+    fn after(&mut self, i: usize, fw: &Forwarder) {
+        if self.current.as_ref().is_none_or(|t| t.index != i) {
+            return;
+        }
+        let Some(mut t) = self.current.take() else {
+            return;
+        };
+        let end = t.sample.now();
+        let c = fw.counters();
+        let cs = match (
+            t.sample.is_interest(),
+            c.n_cs_hits > t.hits,
+            c.n_cs_misses > t.misses,
+        ) {
+            (false, _, _) => CsOutcome::None,
+            (true, true, _) => CsOutcome::Hit,
+            (true, false, true) => CsOutcome::Miss,
+            (true, false, false) => CsOutcome::None,
+        };
+        t.sample.forwarded(self.shard, t.start, end, cs);
+        let sent = fw.pending_transmits() > t.queued;
+        self.done.push((sent.then_some(t.queued), t.sample));
+        self.next();
     }
 }
 

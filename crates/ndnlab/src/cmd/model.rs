@@ -53,9 +53,12 @@ pub struct FitArgs {
     /// The families to try (default: all seven parametric ones).
     #[arg(long, value_delimiter = ',')]
     families: Option<Vec<String>>,
-    /// A family is acceptable when the PPCC of its fit reaches this.
+    /// A family is acceptable when the PPCC of its fit reaches this ...
     #[arg(long, default_value_t = 0.99)]
     min_ppcc: f64,
+    /// ... or when the Anderson-Darling A² of its fit is at most this.
+    #[arg(long, default_value_t = 2.492)]
+    max_ad: f64,
     /// The latency statistic of the main-effects analysis: mean, median, p99.
     #[arg(long, default_value = "mean")]
     stat: Stat,
@@ -139,6 +142,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
     };
     let mut opts = FitOptions {
         min_ppcc: a.min_ppcc,
+        max_ad: a.max_ad,
         unit: a.unit.clone(),
         diagnostics: a.plots.is_some() || a.json,
         ..FitOptions::default()
