@@ -14,24 +14,58 @@ pub mod signing;
 pub mod traffic;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::client::{Client, FaceUri};
+use crate::client::{Client, FaceUri, Reconnect};
 
 /// How to reach the forwarder.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ConnectArgs {
     /// Forwarder socket path or URI (unix://, tcp://, udp://); default:
     /// $NDN_CLIENT_TRANSPORT, client.conf, /run/nfd/nfd.sock.
     #[arg(long, value_name = "PATH|URI", global = true)]
     pub socket: Option<PathBuf>,
+    /// Do not reconnect when the forwarder goes away (Unix and TCP): fail at once.
+    #[arg(long, global = true)]
+    pub no_reconnect: bool,
+    /// When the forwarder goes away, try to reconnect (50 ms, doubling to 1 s)
+    /// for this many seconds, registering every prefix again; then fail.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", global = true)]
+    pub reconnect_for: f64,
+}
+
+impl Default for ConnectArgs {
+    fn default() -> ConnectArgs {
+        ConnectArgs {
+            socket: None,
+            no_reconnect: false,
+            reconnect_for: 30.0,
+        }
+    }
 }
 
 impl ConnectArgs {
     pub fn uri(&self) -> anyhow::Result<FaceUri> {
         Ok(FaceUri::resolve(self.socket.as_deref())?)
     }
+
+    /// The reconnection policy the flags say (stderr lines on).
+    pub fn reconnect(&self) -> anyhow::Result<Reconnect> {
+        anyhow::ensure!(
+            self.reconnect_for.is_finite() && self.reconnect_for >= 0.0,
+            "--reconnect-for: expected a number of seconds >= 0, got {}",
+            self.reconnect_for
+        );
+        Ok(Reconnect {
+            enabled: !self.no_reconnect,
+            give_up_after: Duration::from_secs_f64(self.reconnect_for),
+            log: true,
+            ..Reconnect::default()
+        })
+    }
+
     pub async fn connect(&self) -> anyhow::Result<Client> {
-        Ok(Client::connect(&self.uri()?).await?)
+        Ok(Client::connect_with(&self.uri()?, self.reconnect()?).await?)
     }
 }
 

@@ -94,7 +94,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    let server = BatchedServer::register(&uri, &args.prefix)?;
+    let server =
+        BatchedServer::register(&uri, &args.prefix)?.with_reconnect(args.connect.reconnect()?);
     let sink = server.sink();
     let signers = Arc::new(start_signers(args.threads, sink, make, cache.clone())?);
     if !args.json {
