@@ -245,4 +245,23 @@ fn consumers_fail_fast_with_a_clear_message_when_the_forwarder_stays_away() {
     assert!(err.contains("did not come back within 1s"), "{err}");
     assert!(err.contains("giving up"), "{err}");
     assert!(err.contains("connection to the forwarder"), "{err}");
+
+    // perf client (the batched path) stops at once with the connection's error
+    fwd.spawn();
+    let (_perf, perf_lines) =
+        spawn_lines(&["perf", "server", "--prefix", "/nr/perf", "--socket", &sock]);
+    expect_line(&perf_lines, "perf server on", "perf server");
+    assert!(wait_until(Duration::from_secs(60), || perf_ok(&sock, "/nr/perf")));
+    let args = [
+        "perf", "client", "--prefix", "/nr/perf", "--duration", "600", "--interval", "0.2", "--json",
+        "--socket", &sock,
+    ];
+    let (mut perf, lines) = spawn_lines(&args);
+    wait_line(&lines, |l| l.contains("\"interval\""), "perf client");
+    fwd.kill();
+    perf.what = "perf client across a forwarder crash".into();
+    let out = perf.wait_output(Duration::from_secs(60));
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("connection to unix://"), "{err}");
 }
