@@ -24,7 +24,7 @@ trap cleanup EXIT
 lscpu | grep 'Model name' || true
 echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-printf "%8s %10s %10s %10s %10s %12s %10s\n" cs_MiB cs_entries rss_idle rss_end rss_max max-cs(MiB) max/cs
+printf "%8s %10s %10s %10s %10s %12s %10s\n" cs_MiB cs_entries rss_idle rss_end rss_max "max-cs" "max/cs"
 for mib in "${SIZES[@]}"; do
     rm -f "$dir/nfd.sock"
     cat > "$dir/fwd.toml" <<TOML

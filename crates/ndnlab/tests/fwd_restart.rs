@@ -251,10 +251,21 @@ fn consumers_fail_fast_with_a_clear_message_when_the_forwarder_stays_away() {
     let (_perf, perf_lines) =
         spawn_lines(&["perf", "server", "--prefix", "/nr/perf", "--socket", &sock]);
     expect_line(&perf_lines, "perf server on", "perf server");
-    assert!(wait_until(Duration::from_secs(60), || perf_ok(&sock, "/nr/perf")));
+    assert!(wait_until(Duration::from_secs(60), || perf_ok(
+        &sock, "/nr/perf"
+    )));
     let args = [
-        "perf", "client", "--prefix", "/nr/perf", "--duration", "600", "--interval", "0.2", "--json",
-        "--socket", &sock,
+        "perf",
+        "client",
+        "--prefix",
+        "/nr/perf",
+        "--duration",
+        "600",
+        "--interval",
+        "0.2",
+        "--json",
+        "--socket",
+        &sock,
     ];
     let (mut perf, lines) = spawn_lines(&args);
     wait_line(&lines, |l| l.contains("\"interval\""), "perf client");
