@@ -14,7 +14,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 
-use super::Inner;
+use super::reconnect::{retry, Reconnect};
+use super::{FaceUri, Inner};
 
 /// Nanoseconds since the connection's reader started (the link service's clock).
 fn nanos_since(start: std::time::Instant) -> u64 {
@@ -32,9 +33,67 @@ fn deliver(inner: &Inner, link: &mut LinkReceiver, now: u64, frame: Bytes) {
 
 const BATCH: usize = 256 * 1024;
 
+/// How a writer loop ended.
+enum WriteEnd {
+    /// Every sender is gone: the client was dropped or closed.
+    SendersGone,
+    /// The transport refused a write: the connection is lost.
+    Failed,
+}
+
+/// Writes what the client queues, in batches, until the queue closes or a write fails.
+async fn write_loop<W: AsyncWrite + Unpin>(
+    out: &mut mpsc::Receiver<Bytes>,
+    wr: &mut W,
+) -> WriteEnd {
+    let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
+    while let Some(p) = out.recv().await {
+        buf.clear();
+        buf.extend_from_slice(&p);
+        while buf.len() < BATCH {
+            match out.try_recv() {
+                Ok(p) => buf.extend_from_slice(&p),
+                Err(_) => break,
+            }
+        }
+        if wr.write_all(&buf).await.is_err() {
+            return WriteEnd::Failed;
+        }
+    }
+    WriteEnd::SendersGone
+}
+
+/// Reads frames and hands their packets to the client until the stream ends;
+/// returns why it ended.
+async fn read_loop<R: AsyncRead + Unpin>(inner: Arc<Inner>, mut rd: R) -> &'static str {
+    let mut buf = BytesMut::with_capacity(BATCH);
+    let mut link = LinkReceiver::new();
+    let start = std::time::Instant::now();
+    loop {
+        if buf.capacity() - buf.len() < 16 * 1024 {
+            buf.reserve(BATCH);
+        }
+        match rd.read_buf(&mut buf).await {
+            Ok(0) | Err(_) => return "connection closed by forwarder",
+            Ok(_) => {}
+        }
+        let now = nanos_since(start);
+        loop {
+            match next_frame(&mut buf) {
+                Ok(Some(frame)) => deliver(&inner, &mut link, now, frame),
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "closing connection");
+                    return "framing error";
+                }
+            }
+        }
+    }
+}
+
 pub(super) fn spawn_stream<R, W>(
     inner: Arc<Inner>,
-    mut rd: R,
+    rd: R,
     mut wr: W,
     mut out: mpsc::Receiver<Bytes>,
 ) where
@@ -43,49 +102,97 @@ pub(super) fn spawn_stream<R, W>(
 {
     let i2 = inner.clone();
     tokio::spawn(async move {
-        let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
-        while let Some(p) = out.recv().await {
-            buf.clear();
-            buf.extend_from_slice(&p);
-            while buf.len() < BATCH {
-                match out.try_recv() {
-                    Ok(p) => buf.extend_from_slice(&p),
-                    Err(_) => break,
-                }
-            }
-            if wr.write_all(&buf).await.is_err() {
-                break;
-            }
-        }
+        write_loop(&mut out, &mut wr).await;
         let _ = wr.shutdown().await;
         i2.close("write side closed");
     });
     tokio::spawn(async move {
-        let mut buf = BytesMut::with_capacity(BATCH);
-        let mut link = LinkReceiver::new();
-        let start = std::time::Instant::now();
+        let why = read_loop(inner.clone(), rd).await;
+        inner.close(why);
+    });
+}
+
+/// The two halves of a stream connection.
+pub(super) type Halves = (
+    Box<dyn AsyncRead + Unpin + Send>,
+    Box<dyn AsyncWrite + Unpin + Send>,
+);
+
+/// Opens a stream connection (Unix or TCP) to `uri`.
+pub(super) async fn connect_stream(uri: &FaceUri) -> std::io::Result<Halves> {
+    match uri {
+        FaceUri::Unix(path) => {
+            let (rd, wr) = tokio::net::UnixStream::connect(path).await?.into_split();
+            Ok((Box::new(rd), Box::new(wr)))
+        }
+        FaceUri::Tcp(hp) => {
+            let s = tokio::net::TcpStream::connect(hp.as_str()).await?;
+            let _ = s.set_nodelay(true);
+            let (rd, wr) = s.into_split();
+            Ok((Box::new(rd), Box::new(wr)))
+        }
+        FaceUri::Udp(_) => Err(std::io::Error::other("not a stream transport")),
+    }
+}
+
+/// Runs a stream connection that is opened again after a loss (see
+/// [`super::reconnect`]): the queue toward the forwarder outlives each
+/// connection, and after each reconnection every registered prefix is
+/// registered again.
+pub(super) fn spawn_reconnecting(
+    inner: Arc<Inner>,
+    first: Halves,
+    uri: FaceUri,
+    policy: Reconnect,
+    mut out: mpsc::Receiver<Bytes>,
+) {
+    tokio::spawn(async move {
+        let (mut rd, mut wr) = first;
+        let label = uri.to_string();
         loop {
-            if buf.capacity() - buf.len() < 16 * 1024 {
-                buf.reserve(BATCH);
-            }
-            match rd.read_buf(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let now = nanos_since(start);
-            loop {
-                match next_frame(&mut buf) {
-                    Ok(Some(frame)) => deliver(&inner, &mut link, now, frame),
-                    Ok(None) => break,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "closing connection");
-                        inner.close("framing error");
+            let mut reader = tokio::spawn(read_loop(inner.clone(), rd));
+            let why = tokio::select! {
+                r = &mut reader => r.unwrap_or("reader failed"),
+                w = write_loop(&mut out, &mut wr) => match w {
+                    WriteEnd::SendersGone => {
+                        reader.abort();
+                        let _ = wr.shutdown().await;
+                        inner.close("client closed");
                         return;
                     }
+                    WriteEnd::Failed => "write failed",
+                },
+            };
+            reader.abort();
+            if inner.is_closed() {
+                return;
+            }
+            let lost_at = std::time::Instant::now();
+            policy.note(
+                &label,
+                &format!(
+                    "{why}; reconnecting (giving up after {:?})",
+                    policy.give_up_after
+                ),
+            );
+            match retry(&policy, lost_at, || connect_stream(&uri)).await {
+                Ok(h) => (rd, wr) = h,
+                Err(e) => {
+                    let what = format!(
+                        "did not come back within {:?} ({e}); giving up",
+                        policy.give_up_after
+                    );
+                    policy.note(&label, &what);
+                    inner.close("forwarder did not come back");
+                    return;
                 }
             }
+            policy.note(
+                &label,
+                &format!("reconnected after {:.1} s", lost_at.elapsed().as_secs_f64()),
+            );
+            super::reregister(inner.clone(), policy.clone());
         }
-        inner.close("connection closed by forwarder");
     });
 }
 

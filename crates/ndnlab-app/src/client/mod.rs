@@ -18,7 +18,8 @@
 //! Structure: [`uri`] (where the forwarder is), `io` (reader/writer tasks
 //! over the protocol layer's stream framing and NDNLPv2 link service),
 //! [`pit`] (pending Interests), [`mgmt`] (NFD management commands and
-//! datasets), [`link`] (in-memory links, e.g. to a forwarder in the same
+//! datasets), [`reconnect`] (reconnecting and registering again after the
+//! forwarder restarted), [`link`] (in-memory links, e.g. to a forwarder in the same
 //! process), [`blocking`] (a synchronous wrapper).
 //!
 //! Every Interest carries a PitToken (8 bytes) so its answer is found
@@ -32,6 +33,7 @@ pub mod burst;
 mod io;
 pub mod mgmt;
 pub mod pit;
+pub mod reconnect;
 pub mod uri;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -46,6 +48,7 @@ use tokio::sync::{mpsc, oneshot};
 pub use mgmt::{ControlParameters, ControlResponse, MgmtError};
 pub use ndnlab_proto::link::{self as link, Link};
 pub use pit::{Outcome, Received, Waiter};
+pub use reconnect::Reconnect;
 pub use uri::FaceUri;
 
 /// Packets queued toward the forwarder before senders wait.
@@ -168,28 +171,30 @@ impl Client {
         (Client { inner }, rx)
     }
 
-    /// Connects to `uri`. Must run inside a tokio runtime.
+    /// Connects to `uri`, without reconnecting if the forwarder goes away.
+    /// Must run inside a tokio runtime.
     pub async fn connect(uri: &FaceUri) -> Result<Client, ClientError> {
+        Client::connect_with(uri, Reconnect::disabled()).await
+    }
+
+    /// Connects to `uri`; on Unix and TCP, if the forwarder goes away, reconnects
+    /// and registers every prefix again as `policy` says (see [`reconnect`]).
+    /// Interests pending at the loss time out at their lifetime; packets sent
+    /// meanwhile wait in the queue. Must run inside a tokio runtime.
+    pub async fn connect_with(uri: &FaceUri, policy: Reconnect) -> Result<Client, ClientError> {
         let err = |source| ClientError::Connect {
             uri: uri.to_string(),
             source,
         };
         match uri {
-            FaceUri::Unix(path) => {
-                let s = tokio::net::UnixStream::connect(path).await.map_err(err)?;
-                let (rd, wr) = s.into_split();
+            FaceUri::Unix(_) | FaceUri::Tcp(_) => {
+                let (rd, wr) = io::connect_stream(uri).await.map_err(err)?;
                 let (c, rx) = Client::new(uri.to_string());
-                io::spawn_stream(c.inner.clone(), rd, wr, rx);
-                Ok(c)
-            }
-            FaceUri::Tcp(hp) => {
-                let s = tokio::net::TcpStream::connect(hp.as_str())
-                    .await
-                    .map_err(err)?;
-                let _ = s.set_nodelay(true);
-                let (rd, wr) = s.into_split();
-                let (c, rx) = Client::new(uri.to_string());
-                io::spawn_stream(c.inner.clone(), rd, wr, rx);
+                if policy.enabled {
+                    io::spawn_reconnecting(c.inner.clone(), (rd, wr), uri.clone(), policy, rx);
+                } else {
+                    io::spawn_stream(c.inner.clone(), rd, wr, rx);
+                }
                 Ok(c)
             }
             FaceUri::Udp(hp) => {
@@ -350,14 +355,10 @@ impl Client {
             .write()
             .expect("producer lock")
             .push((prefix.clone(), tx));
-        let cp = ControlParameters {
-            name: Some(prefix.clone()),
-            origin: Some(mgmt::ORIGIN_APP),
-            cost: Some(0),
-            flags: Some(mgmt::ROUTE_CHILD_INHERIT),
-            ..Default::default()
-        };
-        if let Err(e) = self.command("rib", "register", &cp).await {
+        if let Err(e) = self
+            .command("rib", "register", &register_params(prefix))
+            .await
+        {
             self.remove_producer(prefix);
             return Err(e);
         }
@@ -514,6 +515,56 @@ pub(crate) const COMMAND_TIMEOUT: &str = "timeout (is the forwarder's management
      With [[management.authorize]] (NFD's authorizations) it drops commands not signed \
      by a key: sign with --key / --command-key)";
 
+/// The parameters of `rib/register` for an application's prefix (origin app,
+/// cost 0, CHILD_INHERIT).
+fn register_params(prefix: &Name) -> ControlParameters {
+    ControlParameters {
+        name: Some(prefix.clone()),
+        origin: Some(mgmt::ORIGIN_APP),
+        cost: Some(0),
+        flags: Some(mgmt::ROUTE_CHILD_INHERIT),
+        ..Default::default()
+    }
+}
+
+/// Registers again every prefix the client serves, after a reconnection
+/// (a few tries each, in a task of its own, logged through `policy`).
+fn reregister(inner: Arc<Inner>, policy: Reconnect) {
+    let prefixes: Vec<Name> = {
+        let producers = inner.producers.read().expect("producer lock");
+        producers.iter().map(|(p, _)| p.clone()).collect()
+    };
+    if prefixes.is_empty() {
+        return;
+    }
+    let client = Client { inner };
+    tokio::spawn(async move {
+        for prefix in prefixes {
+            let mut last = None;
+            for _ in 0..3 {
+                match client
+                    .command("rib", "register", &register_params(&prefix))
+                    .await
+                {
+                    Ok(_) => {
+                        last = None;
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+                if client.is_closed() {
+                    return;
+                }
+            }
+            let what = match last {
+                None => format!("registered {prefix} again"),
+                Some(e) => format!("cannot register {prefix} again: {e}"),
+            };
+            policy.note(client.uri(), &what);
+        }
+    });
+}
+
 /// `data` in an LpPacket carrying `pit_token`, or bare without one.
 pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {
     match pit_token {
@@ -526,6 +577,10 @@ pub fn wrap_token(data: Bytes, pit_token: Option<&Bytes>) -> Bytes {
 }
 
 impl Inner {
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Relaxed)
+    }
+
     pub(crate) fn close(&self, why: &str) {
         if self.closed.swap(true, Relaxed) {
             return;

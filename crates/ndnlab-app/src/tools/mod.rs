@@ -15,11 +15,12 @@ pub mod traffic;
 pub mod verify;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::client::{Client, FaceUri};
+use crate::client::{Client, FaceUri, Reconnect};
 
 /// How to reach the forwarder.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ConnectArgs {
     /// Forwarder socket path or URI (unix://, tcp://, udp://); default:
     /// $NDN_CLIENT_TRANSPORT, client.conf, /run/nfd/nfd.sock.
@@ -35,6 +36,25 @@ pub struct ConnectArgs {
     /// $XDG_CONFIG_HOME/ndnlab/keychain, else ~/.config/ndnlab/keychain].
     #[arg(long, value_name = "DIR", global = true)]
     pub keychain: Option<PathBuf>,
+    /// Do not reconnect when the forwarder goes away (Unix and TCP): fail at once.
+    #[arg(long, global = true)]
+    pub no_reconnect: bool,
+    /// When the forwarder goes away, try to reconnect (50 ms, doubling to 1 s)
+    /// for this many seconds, registering every prefix again; then fail.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", global = true)]
+    pub reconnect_for: f64,
+}
+
+impl Default for ConnectArgs {
+    fn default() -> ConnectArgs {
+        ConnectArgs {
+            socket: None,
+            command_key: None,
+            keychain: None,
+            no_reconnect: false,
+            reconnect_for: 30.0,
+        }
+    }
 }
 
 impl ConnectArgs {
@@ -42,10 +62,26 @@ impl ConnectArgs {
         Ok(FaceUri::resolve(self.socket.as_deref())?)
     }
 
-    /// Connects, with the command signer of `--command-key` if given.
+    /// The reconnection policy the flags say (stderr lines on).
+    pub fn reconnect(&self) -> anyhow::Result<Reconnect> {
+        anyhow::ensure!(
+            self.reconnect_for.is_finite() && self.reconnect_for >= 0.0,
+            "--reconnect-for: expected a number of seconds >= 0, got {}",
+            self.reconnect_for
+        );
+        Ok(Reconnect {
+            enabled: !self.no_reconnect,
+            give_up_after: Duration::from_secs_f64(self.reconnect_for),
+            log: true,
+            ..Reconnect::default()
+        })
+    }
+
+    /// Connects, reconnecting as the flags say, with the command signer of
+    /// `--command-key` if given (registrations after a reconnection too).
     pub async fn connect(&self) -> anyhow::Result<Client> {
         let signer = self.command_signer()?;
-        let client = Client::connect(&self.uri()?).await?;
+        let client = Client::connect_with(&self.uri()?, self.reconnect()?).await?;
         client.set_command_signer(signer);
         Ok(client)
     }

@@ -119,7 +119,13 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     let mut stopping = false;
+    let mut lost = false;
     loop {
+        if client.is_closed() {
+            // gone for good (not reconnecting, or it gave up): stop, never hang
+            lost = true;
+            break;
+        }
         let all_sent = args.count.is_some_and(|c| sent >= c);
         if (all_sent || stopping) && received + nacked + timeouts >= sent {
             break;
@@ -204,6 +210,7 @@ pub async fn run(args: PingArgs) -> anyhow::Result<PingSummary> {
             );
         }
     }
+    anyhow::ensure!(!lost, "connection to the forwarder {} closed", client.uri());
     anyhow::ensure!(received > 0, "no reply from {}", summary.prefix);
     Ok(summary)
 }

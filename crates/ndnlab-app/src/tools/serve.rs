@@ -21,6 +21,7 @@ use bytes::Bytes;
 use ndnlab_wire::{Interest, Nack, NackReason, Name};
 
 use crate::client::burst::BurstConn;
+use crate::client::reconnect::{retry_blocking, Reconnect};
 use crate::client::{Client, FaceUri, IncomingInterest, Producer};
 
 /// What to send for one Interest.
@@ -122,7 +123,12 @@ impl Server {
                 break Ok(());
             }
             let inc = tokio::select! {
-                i = self.producer.recv() => match i { Some(i) => i, None => break Ok(()) },
+                i = self.producer.recv() => match i {
+                    Some(i) => i,
+                    None => break Err(anyhow::anyhow!(
+                        "connection to the forwarder {} closed", self.client.uri()
+                    )),
+                },
                 _ = &mut stop => break Ok(()),
             };
             if let Err(e) = self.reply(&mut answer, &inc).await {
@@ -153,6 +159,11 @@ const HANDOFF_QUEUE: usize = 4096;
 /// The producer loop on the batched path ([`BurstConn`]), on the caller's thread.
 pub struct BatchedServer {
     conn: BurstConn,
+    uri: FaceUri,
+    prefix: Name,
+    reconnect: Reconnect,
+    /// Signs the registration, again after a reconnection.
+    signer: Option<Arc<dyn ndnlab_wire::Signer>>,
     served: Arc<Served>,
     handoff_tx: std::sync::mpsc::SyncSender<Bytes>,
     handoff: std::sync::mpsc::Receiver<Bytes>,
@@ -194,20 +205,24 @@ fn wait_either(
 
 impl BatchedServer {
     /// Connects (Unix or TCP) and registers `prefix` toward this connection, the
-    /// command signed by `signer` (DigestSha256 if `None`).
+    /// command signed by `signer` (DigestSha256 if `None`). It does not reconnect
+    /// unless told to ([`with_reconnect`](Self::with_reconnect)).
     pub fn register(
         uri: &FaceUri,
         prefix: &Name,
-        signer: Option<&dyn ndnlab_wire::Signer>,
+        signer: Option<Arc<dyn ndnlab_wire::Signer>>,
     ) -> anyhow::Result<BatchedServer> {
-        let mut conn = BurstConn::connect(uri)?;
-        conn.register_signed(prefix, std::time::Duration::from_secs(4), signer)?;
+        let conn = Self::open(uri, prefix, signer.as_deref())?;
         let (handoff_tx, handoff) = std::sync::mpsc::sync_channel(HANDOFF_QUEUE);
         let (wake_tx, wake_rx) = UnixDatagram::pair()?;
         wake_tx.set_nonblocking(true)?;
         wake_rx.set_nonblocking(true)?;
         Ok(BatchedServer {
             conn,
+            uri: uri.clone(),
+            prefix: prefix.clone(),
+            reconnect: Reconnect::disabled(),
+            signer,
             served: Arc::default(),
             handoff_tx,
             handoff,
@@ -215,6 +230,79 @@ impl BatchedServer {
             wake_rx,
             asleep: Arc::default(),
         })
+    }
+
+    fn open(
+        uri: &FaceUri,
+        prefix: &Name,
+        signer: Option<&dyn ndnlab_wire::Signer>,
+    ) -> anyhow::Result<BurstConn> {
+        let mut conn = BurstConn::connect(uri)?;
+        conn.register_signed(prefix, REGISTER_TIMEOUT, signer)?;
+        Ok(conn)
+    }
+
+    /// Reconnects and registers the prefix again when the forwarder goes away,
+    /// as `policy` says (see [`crate::client::reconnect`]).
+    pub fn with_reconnect(mut self, policy: Reconnect) -> BatchedServer {
+        self.reconnect = policy;
+        self
+    }
+
+    /// After the connection failed with `e`: reconnects and registers again if the
+    /// policy says so (`Ok(true)`: go on serving); `Ok(false)`: end quietly (the
+    /// forwarder closed the connection, or `stop` was set while waiting).
+    fn recover(&mut self, e: std::io::Error, stop: &AtomicBool) -> anyhow::Result<bool> {
+        use std::io::ErrorKind::*;
+        let lost = matches!(
+            e.kind(),
+            UnexpectedEof | BrokenPipe | ConnectionReset | ConnectionAborted | NotConnected
+        );
+        if !lost {
+            return Err(e.into());
+        }
+        if !self.reconnect.enabled {
+            return Ok(false);
+        }
+        let (policy, label) = (self.reconnect.clone(), self.uri.to_string());
+        policy.note(
+            &label,
+            &format!(
+                "connection lost ({e}); reconnecting (giving up after {:?})",
+                policy.give_up_after
+            ),
+        );
+        let lost_at = std::time::Instant::now();
+        let (uri, prefix, signer) = (&self.uri, &self.prefix, self.signer.as_deref());
+        match retry_blocking(
+            &policy,
+            lost_at,
+            || stop.load(Relaxed),
+            || Self::open(uri, prefix, signer),
+        ) {
+            None => Ok(false),
+            Some(Ok(conn)) => {
+                self.conn = conn;
+                policy.note(
+                    &label,
+                    &format!(
+                        "reconnected after {:.1} s; registered {prefix} again",
+                        lost_at.elapsed().as_secs_f64()
+                    ),
+                );
+                Ok(true)
+            }
+            Some(Err(e)) => {
+                policy.note(
+                    &label,
+                    &format!(
+                        "did not come back within {:?}; giving up",
+                        policy.give_up_after
+                    ),
+                );
+                Err(e.context(format!("forwarder {label} did not come back")))
+            }
+        }
     }
 
     /// The counters the loop updates.
@@ -238,13 +326,34 @@ impl BatchedServer {
     }
 
     /// Serves until `count` answers, until `stop` is set, or until the connection
-    /// closes (the forwarder then drops the face and its routes).
+    /// closes (the forwarder then drops the face and its routes) and is not
+    /// reopened (see [`with_reconnect`](Self::with_reconnect)).
     pub fn run(
         mut self,
         mut answer: impl Answer,
         count: Option<u64>,
         stop: &AtomicBool,
     ) -> anyhow::Result<()> {
+        loop {
+            match self.serve(&mut answer, count, stop) {
+                Ok(()) => return Ok(()),
+                Err(Lost::Other(e)) => return Err(e),
+                Err(Lost::Io(e)) => {
+                    if !self.recover(e, stop)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The loop of [`run`](Self::run) on one connection.
+    fn serve(
+        &mut self,
+        answer: &mut impl Answer,
+        count: Option<u64>,
+        stop: &AtomicBool,
+    ) -> Result<(), Lost> {
         // The loop sleeps in ppoll(2) on the connection and on a wake-up socket
         // that every handed-off reply rings, so a signer's reply is written at
         // once (a read timeout would round to the kernel's tick, milliseconds).
@@ -254,7 +363,7 @@ impl BatchedServer {
             while let Ok(p) = self.handoff.try_recv() {
                 self.conn.push_raw(&p);
             }
-            self.conn.flush()?;
+            self.conn.flush().map_err(Lost::Io)?;
             // Asleep from here: a reply handed off after this store rings; one
             // handed off before it is seen by the try_recv below.
             self.asleep.store(true, SeqCst);
@@ -263,7 +372,8 @@ impl BatchedServer {
                 self.conn.push_raw(&p);
                 continue;
             }
-            let [readable, rung] = wait_either(&self.conn, &self.wake_rx, IDLE)?;
+            let [readable, rung] =
+                wait_either(&self.conn, &self.wake_rx, IDLE).map_err(|e| Lost::Other(e.into()))?;
             self.asleep.store(false, SeqCst);
             if rung {
                 let mut b = [0u8; 64];
@@ -286,17 +396,12 @@ impl BatchedServer {
                     pit_token: fields.pit_token,
                     incoming_face_id: fields.incoming_face_id,
                 };
-                match served.ask(&mut answer, &inc) {
+                match served.ask(answer, &inc) {
                     Ok(r) => replies.push((inc, r)),
                     Err(e) => failed = Some(e),
                 }
             });
-            if let Err(e) = got {
-                if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                    return Ok(());
-                }
-                return Err(e.into());
-            }
+            got.map_err(Lost::Io)?;
             for (inc, r) in replies.drain(..) {
                 match r {
                     Reply::Data(d) => conn.push_with_token(&d, inc.pit_token.as_deref()),
@@ -311,13 +416,24 @@ impl BatchedServer {
                 }
             }
             if let Some(e) = failed {
-                return Err(e);
+                return Err(Lost::Other(e));
             }
-            conn.flush()?;
+            conn.flush().map_err(Lost::Io)?;
         }
         Ok(())
     }
 }
+
+/// How one connection's serving loop failed.
+enum Lost {
+    /// The connection (the caller may reconnect).
+    Io(std::io::Error),
+    /// Anything else (the answer, the wake-up socket): ends the server.
+    Other(anyhow::Error),
+}
+
+/// How long a `rib/register` may take.
+const REGISTER_TIMEOUT: Duration = Duration::from_secs(4);
 
 /// Completes on Ctrl-C, or at `deadline` if there is one.
 pub async fn interrupted(deadline: Option<tokio::time::Instant>) {

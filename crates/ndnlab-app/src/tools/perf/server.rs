@@ -94,8 +94,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             c.insert(&n, make(&n)?);
         }
     }
-    let command_signer = args.connect.command_signer()?;
-    let server = BatchedServer::register(&uri, &args.prefix, command_signer.as_deref())?;
+    let server = BatchedServer::register(&uri, &args.prefix, args.connect.command_signer()?)?
+        .with_reconnect(args.connect.reconnect()?);
     let sink = server.sink();
     let signers = Arc::new(start_signers(args.threads, sink, make, cache.clone())?);
     if !args.json {
