@@ -233,12 +233,16 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         }
     }
     let start = std::time::Instant::now();
-    let open = start + Duration::from_secs_f64(exp.experiment.warmup_s);
+    let epoch = apps::Epoch(start);
+    let ns = |s: f64| (s * 1e9).round() as u64;
     let span = Span {
-        open,
-        close: open + Duration::from_secs_f64(exp.experiment.duration_s),
+        open: ns(exp.experiment.warmup_s),
+        close: ns(exp.experiment.warmup_s) + ns(exp.experiment.duration_s),
     };
-    let window = (Instant::from_std(span.open), Instant::from_std(span.close));
+    let window = (
+        Instant::from_std(epoch.at(span.open)),
+        Instant::from_std(epoch.at(span.close)),
+    );
     let start = Instant::from_std(start);
     let mut consumers = Vec::new();
     for (group, a) in &exp.apps {
@@ -270,12 +274,12 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                     anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
                 })?;
                 apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::fetch(face, spec, size, span, st)
+                    apps::fetch(face, spec, size, (epoch, span), st)
                 })
             } else {
                 let names = apps::Names::new(a, from.as_ref().map(|(g, n)| (*g, &n[..])), seed);
                 apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::consume(face, spec, names, seed, span, st)
+                    apps::consume(face, spec, names, seed, (epoch, span), st)
                 })
             };
             consumers.push((format!("{group}@{node}"), stats, task));
