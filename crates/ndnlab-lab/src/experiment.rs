@@ -53,7 +53,7 @@ pub struct Experiment {
 pub struct Meta {
     pub name: String,
     pub description: String,
-    /// `inproc`, `processes` or `netns`.
+    /// `inproc`, `processes`, `netns` or `sim`.
     pub runner: String,
     /// Seconds measured in each run.
     pub duration_s: f64,
@@ -71,6 +71,9 @@ pub struct Meta {
     /// [`crate::runner::METRICS`]; a name also keeps its per-node and per-app
     /// variants `name.<node>`); empty keeps every one.
     pub metrics: Vec<String>,
+    /// Milliseconds between samples of the PIT and CS sizes and face queue
+    /// lengths (the `sim` runner's time series; `inproc` samples every 100 ms).
+    pub sample_interval_ms: f64,
 }
 
 impl Default for Meta {
@@ -86,6 +89,7 @@ impl Default for Meta {
             randomize: false,
             quick: BTreeMap::new(),
             metrics: Vec::new(),
+            sample_interval_ms: 100.0,
         }
     }
 }
@@ -515,11 +519,14 @@ impl Experiment {
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         let m = &self.experiment;
-        if !["inproc", "processes", "netns"].contains(&m.runner.as_str()) {
+        if !["inproc", "processes", "netns", "sim"].contains(&m.runner.as_str()) {
             return Err(format!(
-                "experiment.runner: '{}' is not a runner (inproc, processes, netns)",
+                "experiment.runner: '{}' is not a runner (inproc, processes, netns, sim)",
                 m.runner
             ));
+        }
+        if m.sample_interval_ms.is_nan() || m.sample_interval_ms < 0.001 {
+            return Err("experiment.sample_interval_ms must be at least 0.001".into());
         }
         if m.duration_s.is_nan() || m.duration_s <= 0.0 {
             return Err("experiment.duration_s must be positive".into());

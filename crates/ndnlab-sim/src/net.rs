@@ -57,6 +57,8 @@ pub struct Network<A: App> {
     events: u64,
     /// The clock as `run_until` left it.
     clock: Nanos,
+    /// Virtual time an app face takes to hand a frame to its application.
+    app_delay: Nanos,
 }
 
 impl<A: App> Default for Network<A> {
@@ -79,7 +81,15 @@ impl<A: App> Network<A> {
             app_sender: LinkSender::new(None, 0),
             events: 0,
             clock: 0,
+            app_delay: 0,
         }
+    }
+
+    /// Sets the virtual time an app face takes to hand frames to its
+    /// application (0 by default). With zero-cost forwarders and no link delay
+    /// a window consumer would otherwise loop forever at one instant.
+    pub fn set_app_delay(&mut self, ns: Nanos) {
+        self.app_delay = ns;
     }
 
     /// The virtual time of the last event.
@@ -278,7 +288,7 @@ impl<A: App> Network<A> {
                 };
                 let slot = &mut self.apps[a as usize];
                 if slot.inbox.is_empty() {
-                    self.q.schedule(now, Ev::ToApp(a));
+                    self.q.schedule(now + self.app_delay, Ev::ToApp(a));
                 }
                 slot.inbox.push(frame);
             }

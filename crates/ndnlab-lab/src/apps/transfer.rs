@@ -75,6 +75,10 @@ impl GetCore {
         self.done
     }
 
+    pub fn stats(&self) -> &ConsumerStats {
+        &self.local
+    }
+
     pub fn into_stats(self) -> ConsumerStats {
         self.local
     }
