@@ -12,19 +12,33 @@
 //!   the emulated link (delay, jitter, loss, rate, bounded queue, MTU);
 //! - [`app`]: what an application in virtual time implements;
 //! - [`net`]: the network, nodes, links and apps on one event queue;
-//! - [`stats`]: losses by cause and work done.
+//! - [`stats`]: losses by cause and work done;
+//! - [`station`]: one forwarding thread as a queueing station: a server with a
+//!   bounded input queue, a drop policy and counters.
+//! - [`cost`]: the service time of each packet class (zero, constant, a
+//!   distribution, or a model file fitted by `ndnlab model fit`), and its
+//!   experiment-file spec.
+//! - [`theory`]: analytic queueing results (M/M/1, M/M/1/K, M/D/1, M/G/1) the
+//!   station is validated against.
 //!
 //! Nothing here reads the wall clock: the same inputs and seed give the same
 //! events in the same order, byte for byte.
 
 pub mod app;
+pub mod cost;
 pub mod des;
 pub mod link;
 pub mod net;
 pub mod node;
+pub mod station;
 pub mod stats;
+pub mod theory;
 
 pub use app::App;
-pub use des::{EventQueue, Nanos};
 pub use net::Network;
 pub use stats::Drops;
+pub use cost::{ClassCostSpec, CostError, CostModel, CostSampler, CostSpec, ServiceDist};
+pub use des::{EventQueue, Nanos};
+pub use station::{
+    Admitted, Class, DropPolicy, DropReason, Dropped, ServiceTime, Station, StationCounters,
+};
