@@ -241,6 +241,11 @@ pub struct ForwarderSpec {
     pub latency_skip: u64,
     /// Samples kept after the warm-up; 0 = all.
     pub latency_keep: u64,
+    /// Service time of each packet in a forwarding thread, for the `sim`
+    /// runner (`ndnlab_sim::cost`): "zero" (the default), "constant:2us",
+    /// "exp:5us", "model:<file>", or a table per packet class. The other
+    /// runners measure the real cost and ignore it.
+    pub cost: ndnlab_sim::CostSpec,
 }
 
 impl Default for ForwarderSpec {
@@ -254,6 +259,7 @@ impl Default for ForwarderSpec {
             latency_sample: 0,
             latency_skip: 0,
             latency_keep: 0,
+            cost: ndnlab_sim::CostSpec::zero(),
         }
     }
 }

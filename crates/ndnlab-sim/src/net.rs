@@ -7,7 +7,11 @@
 //! each event, every shard that received packets runs them through its core as
 //! one burst (`handle_burst`), fires due timers and hands its transmits to
 //! their faces: a link direction's link service and emulator, or an app.
-//! Processing takes no virtual time (zero cost).
+//! Processing takes no virtual time (zero cost) unless a node has a cost
+//! model ([`Node::set_cost`]): each shard is then a station (a server with a
+//! bounded input queue, [`crate::station`]) and a packet reaches the core when
+//! its service completes; the class is the packet's kind on arrival
+//! (Interest, Data, Nack: CS hits and misses are not told apart).
 
 use bytes::{Bytes, BytesMut};
 use ndnlab_core::Transmit;
@@ -19,7 +23,7 @@ use ndnlab_wire::Name;
 use crate::app::App;
 use crate::des::{EventQueue, Nanos};
 use crate::link::{End, LinkDir};
-use crate::node::{face_index, FaceKind, Node};
+use crate::node::{class_of, face_index, FaceKind, Inbound, Node};
 use crate::stats::Drops;
 
 const NONE: Nanos = u64::MAX;
@@ -30,6 +34,8 @@ enum Ev {
     Timer(u32, u32),
     App(u32),
     ToApp(u32),
+    /// A forwarding thread finished serving a packet.
+    Served(u32, u32),
 }
 
 /// An application on a node.
@@ -186,6 +192,18 @@ impl<A: App> Network<A> {
                     slot.app.on_timer(now, &mut self.frames);
                     self.from_app(now, a);
                 }
+                Ev::Served(n, s) => {
+                    let sh = &mut self.nodes[n as usize].shards[s as usize];
+                    if let Some((st, cost)) = &mut sh.station {
+                        if let Some((item, next)) = st.complete(now, cost) {
+                            sh.inbox.push(item);
+                            if let Some(t) = next {
+                                self.q.schedule(t, Ev::Served(n, s));
+                            }
+                            self.mark_dirty(n, s);
+                        }
+                    }
+                }
                 Ev::ToApp(a) => {
                     let slot = &mut self.apps[a as usize];
                     let mut inbox = std::mem::take(&mut slot.inbox);
@@ -215,6 +233,32 @@ impl<A: App> Network<A> {
         }
     }
 
+    /// A packet for shard `s` of node `n`: straight to its core (zero cost),
+    /// or into its station's input queue.
+    fn arrive(&mut self, now: Nanos, n: u32, s: u32, p: Inbound) {
+        let sh = &mut self.nodes[n as usize].shards[s as usize];
+        match &mut sh.station {
+            None => {
+                sh.inbox.push(p);
+                self.mark_dirty(n, s);
+            }
+            Some((st, cost)) => {
+                let class = class_of(&p.1);
+                match st.offer(now, class, p, cost) {
+                    Ok(a) => {
+                        if a.pushed_out.is_some() {
+                            self.drops.input_queue += 1;
+                        }
+                        if let Some(t) = a.started {
+                            self.q.schedule(t, Ev::Served(n, s));
+                        }
+                    }
+                    Err(_) => self.drops.input_queue += 1,
+                }
+            }
+        }
+    }
+
     fn on_link(&mut self, now: Nanos, l: u32) {
         let link = &mut self.links[l as usize];
         if link.armed != now {
@@ -223,10 +267,10 @@ impl<A: App> Network<A> {
         link.armed = NONE;
         let to = link.to;
         while let Some(frame) = self.links[l as usize].poll(now) {
-            if let Some(s) =
+            if let Some((s, p)) =
                 self.nodes[to.node as usize].receive(now, to.face, frame, &mut self.drops)
             {
-                self.mark_dirty(to.node, s as u32);
+                self.arrive(now, to.node, s as u32, p);
             }
         }
         self.arm_link(l);
@@ -240,8 +284,8 @@ impl<A: App> Network<A> {
         };
         let mut frames = std::mem::take(&mut self.frames);
         for f in frames.drain(..) {
-            if let Some(s) = self.nodes[node as usize].receive(now, face, f, &mut self.drops) {
-                self.mark_dirty(node, s as u32);
+            if let Some((s, p)) = self.nodes[node as usize].receive(now, face, f, &mut self.drops) {
+                self.arrive(now, node, s as u32, p);
             }
         }
         self.frames = frames;
@@ -335,7 +379,8 @@ impl<A: App> Network<A> {
             .nodes
             .iter()
             .flat_map(|n| n.shards.iter().map(|s| s.inbox.len()))
-            .sum();
+            .sum::<usize>()
+            + self.nodes.iter().map(|n| n.queued()).sum::<usize>();
         let apps: usize = self.apps.iter().map(|a| a.inbox.len()).sum();
         (links + inbox + apps) as u64
     }

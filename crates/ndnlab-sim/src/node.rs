@@ -15,8 +15,13 @@ use ndnlab_proto::lp::{LinkReceiver, LpFields};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
 
+use crate::cost::{CostModel, CostSampler};
 use crate::des::Nanos;
+use crate::station::{Class, DropPolicy, Station};
 use crate::stats::Drops;
+
+/// A packet for a shard's core: its face, the packet, its link-layer fields.
+pub type Inbound = (FaceId, InPacket, LpMeta);
 
 /// The first face id of a node (NFD numbering: below are reserved).
 pub const FIRST_FACE: u64 = 256;
@@ -44,6 +49,8 @@ pub struct Shard {
     /// When a timer event is scheduled (`u64::MAX`: none).
     pub(crate) armed: Nanos,
     pub(crate) dirty: bool,
+    /// The thread as a server with an input queue, when processing costs time.
+    pub(crate) station: Option<(Station<Inbound>, CostSampler)>,
 }
 
 /// A node: its shards and faces.
@@ -77,6 +84,7 @@ impl Node {
                 inbox: Vec::new(),
                 armed: u64::MAX,
                 dirty: false,
+                station: None,
             });
         }
         Ok(Node {
@@ -114,15 +122,15 @@ impl Node {
     }
 
     /// A frame arrived on face `face` at `now`: through the link service,
-    /// decoded, dispatched to its shard's inbox. Returns the shard, if the
-    /// frame completed a packet.
+    /// decoded, dispatched. Returns its shard and the packet, if the frame
+    /// completed one.
     pub fn receive(
         &mut self,
         now: Nanos,
         face: u32,
         frame: Bytes,
         drops: &mut Drops,
-    ) -> Option<usize> {
+    ) -> Option<(usize, Inbound)> {
         let f = self.faces.get_mut(face as usize)?;
         let local = matches!(f.kind, FaceKind::App(_));
         let (fields, wire) = match f.rx.receive(now, frame) {
@@ -163,9 +171,7 @@ impl Node {
             non_discovery: fields.non_discovery,
             prefix_announcement: fields.prefix_announcement,
         };
-        let s = &mut self.shards[shard];
-        s.inbox.push((face_id(face), pkt, meta));
-        Some(shard)
+        Some((shard, (face_id(face), pkt, meta)))
     }
 
     /// Runs shard `i`'s inbox through its core, fires due timers, and moves
@@ -184,6 +190,26 @@ impl Node {
         s.fw.drain_transmits(out);
     }
 
+    /// Makes every shard a server with an input queue of `capacity` packets
+    /// (0: unbounded) serving each packet for a time drawn from `model`
+    /// (each shard's sampler seeded from `seed`). Packets then reach the core
+    /// when their service completes.
+    pub fn set_cost(&mut self, model: &CostModel, capacity: usize, policy: DropPolicy, seed: u64) {
+        for (i, s) in self.shards.iter_mut().enumerate() {
+            let sampler = model.sampler(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            s.station = Some((Station::new(capacity, policy), sampler));
+        }
+    }
+
+    /// Packets waiting in (or being served by) the shards' input queues.
+    pub fn queued(&self) -> usize {
+        self.shards
+            .iter()
+            .filter_map(|s| s.station.as_ref())
+            .map(|(st, _)| st.in_system())
+            .sum()
+    }
+
     /// PIT entries over every shard.
     pub fn pit_len(&self) -> usize {
         self.shards.iter().map(|s| s.fw.pit_len()).sum()
@@ -192,6 +218,15 @@ impl Node {
     /// CS entries over every shard.
     pub fn cs_len(&self) -> usize {
         self.shards.iter().map(|s| s.fw.cs_ref().len()).sum()
+    }
+}
+
+/// The station class of a packet on arrival.
+pub fn class_of(p: &InPacket) -> Class {
+    match p {
+        InPacket::Interest(_) => Class::Interest,
+        InPacket::Data(_) => Class::Data,
+        InPacket::Nack(_) => Class::Nack,
     }
 }
 

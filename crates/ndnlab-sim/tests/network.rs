@@ -7,7 +7,7 @@ use bytes::Bytes;
 use common::{fwd, interest, Consumer, Producer, TestApp};
 use ndnlab_proto::emu::LinkParams;
 use ndnlab_proto::lp::{LinkSender, LpFields};
-use ndnlab_sim::Network;
+use ndnlab_sim::{CostModel, DropPolicy, Network, ServiceDist};
 use ndnlab_wire::{Data, Name};
 
 /// Bytes of a packet on a link: wrapped in an LpPacket with an 8-byte PIT token.
@@ -105,13 +105,16 @@ fn every_interest_is_answered_or_lost_by_a_counted_cause_or_still_in_the_network
     // bursts that overflow the middle link's queue of 8
     let schedule: Vec<u64> = (0..3000).map(|k| (k / 30) * 20_000_000 + k).collect();
     let mut net = line(n, &params, 2, schedule);
+    // the third forwarder is slow, with short input queues
+    let slow = CostModel::uniform(ServiceDist::Constant(400_000));
+    net.nodes[2].set_cost(&slow, 4, DropPolicy::TailDrop, 5);
     // stop while packets are still on the way
     net.run_until(1_000_100_000);
     let c = consumer(&net);
     let sent = c.sent.len() as u64;
     let answered = c.answered.len() as u64;
     let d = net.drops;
-    assert!(d.link_lost > 0 && d.link_queue_full > 0, "{d:?}");
+    assert!(d.link_lost > 0 && d.link_queue_full > 0 && d.input_queue > 0, "{d:?}");
     assert!(net.in_network() > 0);
     assert_eq!(c.nacks, 0);
     // unique names, no CS, no Nacks: an Interest or its Data is dropped at

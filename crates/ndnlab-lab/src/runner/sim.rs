@@ -10,7 +10,9 @@
 //! Differences from the other runners: `forwarder.threads = 0` means one
 //! shard (not a number chosen from the machine); the link's `face` kind is not
 //! modelled (every link is an emulated one); processing takes no virtual time
-//! and an app face hands frames to its application in [`APP_DELAY_NS`];
+//! unless `forwarder.cost` says otherwise (each forwarding thread is then a
+//! server whose input queue holds `forwarder.queue_capacity` packets, tail
+//! drop), and an app face hands frames to its application in [`APP_DELAY_NS`];
 //! `cpu_cores` and `bringup_s` are not reported. Besides `inproc`'s samples, it
 //! writes `samples/queues/<run>.csv` (each face's transmit queue in frames,
 //! sampled every `experiment.sample_interval_ms`) and `samples/drops/<run>.csv`
@@ -134,6 +136,18 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .unwrap_or_else(|| exp.forwarder.clone());
         let cfg = super::inproc::fwd_config(&spec);
         let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
+        if spec.cost != ndnlab_sim::CostSpec::zero() {
+            let base = exp.topology.base_dir.clone().unwrap_or_default();
+            let model = ndnlab_sim::CostModel::from_spec(&spec.cost, &base, "forwarder.cost")
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let seed = plan.seed ^ (u64::from(id) + 1).wrapping_mul(0xA24B_AED4_963E_E407);
+            net.nodes[id as usize].set_cost(
+                &model,
+                spec.queue_capacity,
+                ndnlab_sim::DropPolicy::TailDrop,
+                seed,
+            );
+        }
         index.insert(node.clone(), id);
     }
     let mut faces: BTreeMap<(String, String), u32> = BTreeMap::new();
