@@ -104,7 +104,10 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
 pub fn grid(side: usize, rate: f64, duration_s: f64, seed: u64) -> anyhow::Result<SimSpeed> {
     let exp = grid_experiment(side, rate, duration_s).map_err(anyhow::Error::msg)?;
     let plan = RunPlan::new(0, seed, exp).map_err(anyhow::Error::msg)?;
-    measure(&format!("grid {side}x{side}, edge consumers {rate}/s"), &plan)
+    measure(
+        &format!("grid {side}x{side}, edge consumers {rate}/s"),
+        &plan,
+    )
 }
 
 /// Resident bytes of this process (from /proc/self/statm), if known.

@@ -35,10 +35,10 @@ pub mod stats;
 pub mod theory;
 
 pub use app::App;
-pub use net::Network;
-pub use stats::Drops;
 pub use cost::{ClassCostSpec, CostError, CostModel, CostSampler, CostSpec, ServiceDist};
 pub use des::{EventQueue, Nanos};
+pub use net::Network;
 pub use station::{
     Admitted, Class, DropPolicy, DropReason, Dropped, ServiceTime, Station, StationCounters,
 };
+pub use stats::Drops;

@@ -184,13 +184,13 @@ impl<A: App> Network<A> {
                         continue;
                     }
                     slot.armed = NONE;
-                    if slot.app.next_timer().map_or(true, |t| t > now) {
+                    if !matches!(slot.app.next_timer(), Some(t) if t <= now) {
                         self.arm_app(a);
                         continue;
                     }
                     let slot = &mut self.apps[a as usize];
                     slot.app.on_timer(now, &mut self.frames);
-                    self.from_app(now, a);
+                    self.app_sent(now, a);
                 }
                 Ev::Served(n, s) => {
                     let sh = &mut self.nodes[n as usize].shards[s as usize];
@@ -212,7 +212,7 @@ impl<A: App> Network<A> {
                     if slot.inbox.is_empty() {
                         slot.inbox = inbox;
                     }
-                    self.from_app(now, a);
+                    self.app_sent(now, a);
                 }
             }
             self.run_dirty(now);
@@ -277,7 +277,7 @@ impl<A: App> Network<A> {
     }
 
     /// Frames an app emitted (in `self.frames`) go to its node.
-    fn from_app(&mut self, now: Nanos, a: u32) {
+    fn app_sent(&mut self, now: Nanos, a: u32) {
         let (node, face) = {
             let s = &self.apps[a as usize];
             (s.node, s.face)

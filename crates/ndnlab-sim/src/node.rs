@@ -7,8 +7,8 @@
 
 use bytes::Bytes;
 use ndnlab_core::{
-    dispatch_by_token, dispatch_interest, FaceId, FaceScope, Forwarder, InPacket, LinkType,
-    LpMeta, Transmit,
+    dispatch_by_token, dispatch_interest, FaceId, FaceScope, Forwarder, InPacket, LinkType, LpMeta,
+    Transmit,
 };
 use ndnlab_fwd::FwdConfig;
 use ndnlab_proto::lp::{LinkReceiver, LpFields};
@@ -143,18 +143,18 @@ impl Node {
         };
         let n = self.shards.len();
         let (shard, pkt) = match decode(fields.nack, wire) {
-            Some(Decoded::Interest(i)) => {
-                (dispatch_interest(i.name(), self.dispatch_k, n), InPacket::Interest(i))
-            }
+            Some(Decoded::Interest(i)) => (
+                dispatch_interest(i.name(), self.dispatch_k, n),
+                InPacket::Interest(i),
+            ),
             Some(Decoded::Data(d)) => {
                 let s = token_shard(&fields, n)
                     .unwrap_or_else(|| dispatch_interest(d.name(), self.dispatch_k, n));
                 (s, InPacket::Data(d))
             }
             Some(Decoded::Nack(k)) => {
-                let s = token_shard(&fields, n).unwrap_or_else(|| {
-                    dispatch_interest(k.interest.name(), self.dispatch_k, n)
-                });
+                let s = token_shard(&fields, n)
+                    .unwrap_or_else(|| dispatch_interest(k.interest.name(), self.dispatch_k, n));
                 (s, InPacket::Nack(k))
             }
             None => {

@@ -33,7 +33,13 @@ fn line(n: u32, params: &[LinkParams], threads: usize, schedule: Vec<u64>) -> Ne
     }
     let p = Name::from_uri("/p").unwrap();
     for i in 0..n - 1 {
-        let (fa, _) = net.add_link(i, i + 1, params[i as usize].clone(), 11 + i as u64, 97 + i as u64);
+        let (fa, _) = net.add_link(
+            i,
+            i + 1,
+            params[i as usize].clone(),
+            11 + i as u64,
+            97 + i as u64,
+        );
         net.add_route(i, &p, fa, 1);
     }
     let (_, pf) = net.add_app(n - 1, TestApp::Producer(Producer::new(100)));
@@ -82,7 +88,11 @@ fn delivery_time_on_a_line_is_the_sum_of_delays_and_serialization_both_ways() {
             .sum();
         for (i, sent) in &c.sent {
             // names /p/0../p/9 encode to the same sizes
-            assert_eq!(c.answered[i] - sent, want, "Interest {i}, threads={threads}");
+            assert_eq!(
+                c.answered[i] - sent,
+                want,
+                "Interest {i}, threads={threads}"
+            );
         }
         assert_eq!(net.drops.total(), 0);
         assert_eq!(net.in_network(), 0);
@@ -114,7 +124,10 @@ fn every_interest_is_answered_or_lost_by_a_counted_cause_or_still_in_the_network
     let sent = c.sent.len() as u64;
     let answered = c.answered.len() as u64;
     let d = net.drops;
-    assert!(d.link_lost > 0 && d.link_queue_full > 0 && d.input_queue > 0, "{d:?}");
+    assert!(
+        d.link_lost > 0 && d.link_queue_full > 0 && d.input_queue > 0,
+        "{d:?}"
+    );
     assert!(net.in_network() > 0);
     assert_eq!(c.nacks, 0);
     // unique names, no CS, no Nacks: an Interest or its Data is dropped at

@@ -486,7 +486,11 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
 /// A transmit of the core as a face sends it: the packet's TLV and the NDNLPv2
 /// fields to attach (IncomingFaceId only with `local_fields`, on local faces
 /// that enabled them), and its kind.
-pub fn out_fields(packet: OutPacket, meta: LpMeta, local_fields: bool) -> (bytes::Bytes, LpFields, PktKind) {
+pub fn out_fields(
+    packet: OutPacket,
+    meta: LpMeta,
+    local_fields: bool,
+) -> (bytes::Bytes, LpFields, PktKind) {
     let mut fields = LpFields {
         pit_token: meta.pit_token,
         congestion_mark: meta.congestion_mark,

@@ -122,7 +122,11 @@ impl ConsumerCore {
         // With a count, the consumer starts when the window opens and stops after
         // `count` Interests (seed 001's content download time).
         let count = (spec.count > 0).then_some(spec.count);
-        let start = if count.is_some() { span.open.max(now) } else { now };
+        let start = if count.is_some() {
+            span.open.max(now)
+        } else {
+            now
+        };
         let nonce = rng.gen();
         ConsumerCore {
             rng,
@@ -180,8 +184,7 @@ impl ConsumerCore {
             self.done = true;
             return;
         }
-        if now >= self.span.close && (self.pending == 0 || now >= self.span.close + self.lifetime)
-        {
+        if now >= self.span.close && (self.pending == 0 || now >= self.span.close + self.lifetime) {
             self.done = true;
             return;
         }
@@ -276,8 +279,12 @@ impl ConsumerCore {
 
     fn sweep(&mut self, now: Nanos) {
         let lifetime = self.lifetime;
-        let (pending, limit, local, span) =
-            (&mut self.pending, &mut self.limit, &mut self.local, &self.span);
+        let (pending, limit, local, span) = (
+            &mut self.pending,
+            &mut self.limit,
+            &mut self.local,
+            &self.span,
+        );
         self.inflight.retain(|_, sent| {
             sent.retain(|&t| {
                 let expired = now.saturating_sub(t) > lifetime;

@@ -210,8 +210,8 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .into_iter()
             .enumerate()
         {
-            let seed =
-                plan.seed.wrapping_mul(31).wrapping_add(k as u64) ^ super::inproc::group_hash(group);
+            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64)
+                ^ super::inproc::group_hash(group);
             let app = if a.kind == "get" {
                 let size = plan.put_size(&a.prefix).ok_or_else(|| {
                     anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
@@ -286,7 +286,11 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
             after = Some(snapshot(&b.net));
             continue;
         }
-        if after.is_some() && b.consumers.iter().all(|(_, id)| b.net.apps[*id as usize].app.is_done()) {
+        if after.is_some()
+            && b.consumers
+                .iter()
+                .all(|(_, id)| b.net.apps[*id as usize].app.is_done())
+        {
             break;
         }
         if t >= b.end {
@@ -333,7 +337,11 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
     }
     m.insert("fwd_interests_per_sec".into(), fwd_in as f64 / measured);
     m.insert("cs_hit_ratio".into(), ratio(hits, hits + misses));
-    let pit_max = tables.iter().map(|r: &(f64, usize, usize, usize)| r.2).max().unwrap_or(0);
+    let pit_max = tables
+        .iter()
+        .map(|r: &(f64, usize, usize, usize)| r.2)
+        .max()
+        .unwrap_or(0);
     m.insert("pit_max".into(), pit_max as f64);
     write_samples(plan, b, dir, &delay_rows, &tables, &queues)?;
     if !failures.is_empty() {
@@ -354,7 +362,12 @@ fn app_stats(a: &LabApp) -> Option<&ConsumerStats> {
 type TableRow = (f64, usize, usize, usize);
 type QueueRow = (f64, usize, u32, usize);
 
-fn sample(net: &mut Network<LabApp>, t: Nanos, tables: &mut Vec<TableRow>, queues: &mut Vec<QueueRow>) {
+fn sample(
+    net: &mut Network<LabApp>,
+    t: Nanos,
+    tables: &mut Vec<TableRow>,
+    queues: &mut Vec<QueueRow>,
+) {
     let ts = t as f64 / 1e9;
     for (i, n) in net.nodes.iter().enumerate() {
         tables.push((ts, i, n.pit_len(), n.cs_len()));

@@ -75,7 +75,7 @@ impl App for TestApp {
                     }
                     if let Ok(Packet::Data(d)) = Packet::decode(pkt) {
                         let last = d.name().get(d.name().len() - 1).unwrap();
-                        let i: u64 = std::str::from_utf8(&last.value).unwrap().parse().unwrap();
+                        let i: u64 = std::str::from_utf8(last.value).unwrap().parse().unwrap();
                         c.answered.entry(i).or_insert(now);
                     }
                 }

@@ -73,10 +73,16 @@ fn sim_runs_are_byte_identical_for_the_same_seed() {
 
 #[test]
 fn an_unknown_runner_is_refused_naming_the_sim_runner_too() {
-    let (d, f) = setup("sim-bad", &EXPERIMENT.replace("runner = \"sim\"", "runner = \"simm\""));
+    let (d, f) = setup(
+        "sim-bad",
+        &EXPERIMENT.replace("runner = \"sim\"", "runner = \"simm\""),
+    );
     let o = run(&f, &d.join("out"), &[]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("experiment.runner") && err.contains("sim"), "{err}");
+    assert!(
+        err.contains("experiment.runner") && err.contains("sim"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
