@@ -130,7 +130,8 @@ impl GetCore {
         if self.done {
             return None;
         }
-        if self.fetcher.is_done() {
+        if self.fetcher.is_done() || self.sent_at.is_empty() {
+            // done (to report it), or not started: at the window's opening
             return Some(self.span.open);
         }
         let t = self
