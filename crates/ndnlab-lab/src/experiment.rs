@@ -53,7 +53,7 @@ pub struct Experiment {
 pub struct Meta {
     pub name: String,
     pub description: String,
-    /// `inproc`, `processes` or `netns`.
+    /// `inproc`, `processes`, `netns` or `sim`.
     pub runner: String,
     /// Seconds measured in each run.
     pub duration_s: f64,
@@ -71,6 +71,9 @@ pub struct Meta {
     /// [`crate::runner::METRICS`]; a name also keeps its per-node and per-app
     /// variants `name.<node>`); empty keeps every one.
     pub metrics: Vec<String>,
+    /// Milliseconds between samples of the PIT and CS sizes and face queue
+    /// lengths (the `sim` runner's time series; `inproc` samples every 100 ms).
+    pub sample_interval_ms: f64,
 }
 
 impl Default for Meta {
@@ -86,6 +89,7 @@ impl Default for Meta {
             randomize: false,
             quick: BTreeMap::new(),
             metrics: Vec::new(),
+            sample_interval_ms: 100.0,
         }
     }
 }
@@ -246,6 +250,11 @@ pub struct ForwarderSpec {
     pub latency_skip: u64,
     /// Samples kept after the warm-up; 0 = all.
     pub latency_keep: u64,
+    /// Service time of each packet in a forwarding thread, for the `sim`
+    /// runner (`ndnlab_sim::cost`): "zero" (the default), "constant:2us",
+    /// "exp:5us", "model:<file>", or a table per packet class. The other
+    /// runners measure the real cost and ignore it.
+    pub cost: ndnlab_sim::CostSpec,
 }
 
 impl Default for ForwarderSpec {
@@ -259,6 +268,7 @@ impl Default for ForwarderSpec {
             latency_sample: 0,
             latency_skip: 0,
             latency_keep: 0,
+            cost: ndnlab_sim::CostSpec::zero(),
         }
     }
 }
@@ -529,6 +539,9 @@ impl Experiment {
                 "experiment.runner: '{}' is not a runner (inproc, processes, netns, sim)",
                 m.runner
             ));
+        }
+        if m.sample_interval_ms.is_nan() || m.sample_interval_ms < 0.001 {
+            return Err("experiment.sample_interval_ms must be at least 0.001".into());
         }
         if m.duration_s.is_nan() || m.duration_s <= 0.0 {
             return Err("experiment.duration_s must be positive".into());

@@ -35,6 +35,7 @@ pub mod merge;
 pub mod results;
 pub mod runner;
 pub mod shape;
+pub mod simbench;
 pub mod topology;
 
 /// Errors in experiment files, named by file, line and key.

@@ -5,7 +5,14 @@
 //! drives that very code in virtual time instead of on sockets and a wall clock:
 //!
 //! - [`des`]: the discrete-event engine, an event queue in virtual nanoseconds
-//!   with a deterministic order for simultaneous events.
+//!   with a deterministic order for simultaneous events;
+//! - [`node`]: a node, `ndnlab fwd`'s forwarder: its shards (real
+//!   `ndnlab_core::Forwarder`s) behind the Name Dispatch Table, its faces;
+//! - [`link`]: one direction of a link: NDNLPv2 framing and fragmentation, then
+//!   the emulated link (delay, jitter, loss, rate, bounded queue, MTU);
+//! - [`app`]: what an application in virtual time implements;
+//! - [`net`]: the network, nodes, links and apps on one event queue;
+//! - [`stats`]: losses by cause and work done;
 //! - [`station`]: one forwarding thread as a queueing station: a server with a
 //!   bounded input queue, a drop policy and counters.
 //! - [`cost`]: the service time of each packet class (zero, constant, a
@@ -17,13 +24,21 @@
 //! Nothing here reads the wall clock: the same inputs and seed give the same
 //! events in the same order, byte for byte.
 
+pub mod app;
 pub mod cost;
 pub mod des;
+pub mod link;
+pub mod net;
+pub mod node;
 pub mod station;
+pub mod stats;
 pub mod theory;
 
+pub use app::App;
 pub use cost::{ClassCostSpec, CostError, CostModel, CostSampler, CostSpec, ServiceDist};
 pub use des::{EventQueue, Nanos};
+pub use net::Network;
 pub use station::{
     Admitted, Class, DropPolicy, DropReason, Dropped, ServiceTime, Station, StationCounters,
 };
+pub use stats::Drops;

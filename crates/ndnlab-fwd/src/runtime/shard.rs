@@ -102,6 +102,25 @@ pub const BURST_MSGS: usize = 64;
 /// are also fired by the readers themselves, so this only bounds idle latency).
 const INLINE_TIMER_TICK: Duration = Duration::from_millis(10);
 
+/// The core of shard `index` of `count`, configured from `cfg` as every runtime
+/// of it does (the daemon's shards, the simulator's nodes): its share of the CS,
+/// its share of the limits, the CS policy and flags, the network regions.
+/// Strategies and routes are management's (applied to every shard after).
+pub fn forwarder(index: usize, count: usize, cfg: &FwdConfig) -> Forwarder {
+    let mut fw = Forwarder::new(ForwarderConfig {
+        cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
+        cs_capacity_bytes: shard_cs_capacity(cfg.cs.capacity_bytes, index, count),
+        limits: cfg.limits.for_shard(index, count),
+        cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
+        shard: (index, count),
+        network_region: cfg.tables.network_region_table(),
+        ..Default::default()
+    });
+    fw.cs().set_admit(cfg.cs.admit);
+    fw.cs().set_serve(cfg.cs.serve);
+    fw
+}
+
 /// One shard's forwarder and the faces it knows.
 pub struct ShardCore {
     index: usize,
@@ -126,17 +145,7 @@ impl ShardCore {
         cfg: &FwdConfig,
         rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
     ) -> Self {
-        let mut fw = Forwarder::new(ForwarderConfig {
-            cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
-            cs_capacity_bytes: shard_cs_capacity(cfg.cs.capacity_bytes, index, count),
-            limits: cfg.limits.for_shard(index, count),
-            cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
-            shard: (index, count),
-            network_region: cfg.tables.network_region_table(),
-            ..Default::default()
-        });
-        fw.cs().set_admit(cfg.cs.admit);
-        fw.cs().set_serve(cfg.cs.serve);
+        let mut fw = forwarder(index, count, cfg);
         // Packets are slices of 256 KiB read buffers: the CS copies the entries that may
         // outlive arrival order, so that no cached Data keeps its read buffer alive
         // beyond that (ContentStore::set_own_buffers).
@@ -522,6 +531,23 @@ pub fn run_timers(core: &Mutex<ShardCore>, shared: &Shared) {
 
 fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
     let local_fields = face.local_scope && face.local_fields.load(Relaxed);
+    let (pkt, fields, kind) = out_fields(packet, meta, local_fields);
+    OutItem {
+        pkt,
+        fields,
+        kind,
+        sample: None,
+    }
+}
+
+/// A transmit of the core as a face sends it: the packet's TLV and the NDNLPv2
+/// fields to attach (IncomingFaceId only with `local_fields`, on local faces
+/// that enabled them), and its kind.
+pub fn out_fields(
+    packet: OutPacket,
+    meta: LpMeta,
+    local_fields: bool,
+) -> (bytes::Bytes, LpFields, PktKind) {
     let mut fields = LpFields {
         pit_token: meta.pit_token,
         congestion_mark: meta.congestion_mark,
@@ -542,12 +568,7 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
             (n.wire, PktKind::Nack)
         }
     };
-    OutItem {
-        pkt,
-        fields,
-        kind,
-        sample: None,
-    }
+    (pkt, fields, kind)
 }
 
 #[cfg(test)]

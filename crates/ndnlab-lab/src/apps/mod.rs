@@ -14,6 +14,12 @@
 //!
 //! Consumers record, for the Interests sent inside the measurement window, what
 //! came back (Data, Nack, nothing within the lifetime) and how long it took.
+//!
+//! Every application's decisions are a sans-IO core with the time passed in
+//! (nanoseconds since the run's epoch): [`ConsumerCore`], [`Responder`],
+//! [`GetCore`]. The threads here drive them on the monotonic clock (the
+//! `inproc` runner); the simulator drives the same cores in virtual time (the
+//! `sim` runner).
 
 pub mod consumer;
 pub mod names;
@@ -24,10 +30,13 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-pub use consumer::consume;
+pub use consumer::{consume, ConsumerCore};
 pub use names::Names;
-pub use producer::serve;
-pub use transfer::fetch;
+pub use producer::{serve, Responder};
+pub use transfer::{fetch, GetCore};
+
+/// Nanoseconds since a run's epoch (the monotonic clock's or the simulator's).
+pub type Nanos = u64;
 
 /// Most delivery-time samples a consumer keeps as raw samples per run.
 pub const MAX_SAMPLES: usize = 50_000;
@@ -80,28 +89,44 @@ impl Default for ConsumerStats {
 
 impl ConsumerStats {
     /// Records one Data answering an Interest sent at `sent`, answered at `now`.
-    fn record_data(&mut self, span: &Span, sent: Instant, now: Instant, bytes: usize) {
+    fn record_data(&mut self, span: &Span, sent: Nanos, now: Nanos, bytes: usize) {
         self.data += 1;
         self.bytes += bytes as u64;
-        let us = (now.duration_since(sent).as_micros() as u64).max(1);
+        let us = (now.saturating_sub(sent) / 1000).max(1);
         let _ = self.delay_us.record(us);
         if self.samples.len() < MAX_SAMPLES {
             self.samples
-                .push((sent.saturating_duration_since(span.open).as_secs_f64(), us));
+                .push((sent.saturating_sub(span.open) as f64 / 1e9, us));
         }
     }
 }
 
-/// The measurement window on the monotonic clock.
+/// The measurement window, in nanoseconds since the run's epoch.
 #[derive(Debug, Clone, Copy)]
 pub struct Span {
-    pub open: Instant,
-    pub close: Instant,
+    pub open: Nanos,
+    pub close: Nanos,
 }
 
 impl Span {
-    fn contains(&self, t: Instant) -> bool {
+    fn contains(&self, t: Nanos) -> bool {
         t >= self.open && t < self.close
+    }
+}
+
+/// A run's epoch on the monotonic clock, for the threaded drivers.
+#[derive(Debug, Clone, Copy)]
+pub struct Epoch(pub Instant);
+
+impl Epoch {
+    /// Nanoseconds since the epoch.
+    pub fn now(&self) -> Nanos {
+        self.0.elapsed().as_nanos() as Nanos
+    }
+
+    /// The instant `t` nanoseconds after the epoch.
+    pub fn at(&self, t: Nanos) -> Instant {
+        self.0 + Duration::from_nanos(t)
     }
 }
 

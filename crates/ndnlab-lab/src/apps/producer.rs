@@ -146,17 +146,64 @@ impl Answers {
     }
 }
 
+/// The decisions of a producer, repository or put, sans-IO: the answer to each
+/// frame from the forwarder (echoing its PIT token), at once.
+pub struct Responder {
+    spec: AppSpec,
+    answers: Answers,
+    link: LinkReceiver,
+    sender: LinkSender,
+}
+
+impl Responder {
+    /// The producer of `spec` on `node` (signs a repository's or a put's
+    /// contents now).
+    pub fn new(spec: AppSpec, node: &str) -> anyhow::Result<Responder> {
+        Ok(Responder {
+            answers: Answers::new(&spec, node)?,
+            spec,
+            link: LinkReceiver::new(),
+            sender: LinkSender::new(None, 0),
+        })
+    }
+
+    /// Answers the frame `wire`, if it is an Interest it has Data for.
+    pub fn on_frame(&mut self, wire: Bytes, out: &mut Vec<Bytes>) {
+        let Ok(Some((fields, pkt))) = self.link.receive(0, wire) else {
+            return;
+        };
+        if fields.nack.is_some() {
+            return;
+        }
+        let Ok(i) = Interest::decode(pkt) else {
+            return;
+        };
+        let Some(data) = self.answers.answer(&self.spec, &i) else {
+            return;
+        };
+        if fields.pit_token.is_some() {
+            let f = LpFields {
+                pit_token: fields.pit_token,
+                ..Default::default()
+            };
+            let mut b = BytesMut::new();
+            self.sender.encode_stream(&f, &data, &mut b);
+            out.push(b.freeze());
+        } else {
+            out.push(data);
+        }
+    }
+}
+
 /// A producer, repository or put over `face` (its prefix routed to the face by
-/// the caller) until the face closes or `stop` is set.
+/// the caller) until the face closes or `stop` is set: [`Responder`] on a thread.
 pub async fn serve(
     mut face: AppFace,
     spec: AppSpec,
     node: String,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<()> {
-    let answers = Answers::new(&spec, &node)?;
-    let mut link = LinkReceiver::new();
-    let mut sender = LinkSender::new(None, 0);
+    let mut responder = Responder::new(spec, &node)?;
     while !stop.load(Relaxed) {
         let burst = match tokio::time::timeout(Duration::from_millis(100), face.recv_burst()).await
         {
@@ -166,29 +213,7 @@ pub async fn serve(
         };
         let mut replies = Vec::with_capacity(burst.len());
         for wire in burst {
-            let Ok(Some((fields, pkt))) = link.receive(0, wire) else {
-                continue;
-            };
-            if fields.nack.is_some() {
-                continue;
-            }
-            let Ok(i) = Interest::decode(pkt) else {
-                continue;
-            };
-            let Some(data) = answers.answer(&spec, &i) else {
-                continue;
-            };
-            if fields.pit_token.is_some() {
-                let f = LpFields {
-                    pit_token: fields.pit_token,
-                    ..Default::default()
-                };
-                let mut b = BytesMut::new();
-                sender.encode_stream(&f, &data, &mut b);
-                replies.push(b.freeze());
-            } else {
-                replies.push(data);
-            }
+            responder.on_frame(wire, &mut replies);
         }
         if !replies.is_empty() {
             face.send_burst(replies);

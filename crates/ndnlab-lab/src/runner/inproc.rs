@@ -22,6 +22,7 @@ use tokio::time::Instant;
 
 use super::{Metrics, RunPlan, Runner};
 use crate::apps::{self, ConsumerStats, Span};
+
 use crate::experiment::ForwarderSpec;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -62,7 +63,8 @@ impl Runner for InProc {
     }
 }
 
-fn fwd_config(f: &ForwarderSpec) -> FwdConfig {
+/// The `ndnlab fwd` configuration of a node's `[forwarder]` (the `sim` runner's too).
+pub(crate) fn fwd_config(f: &ForwarderSpec) -> FwdConfig {
     let mut cfg = FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = f.threads;
@@ -128,18 +130,10 @@ async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
 }
 
 /// FNV-1a of an app group's name.
-fn group_hash(group: &str) -> u64 {
+pub(crate) fn group_hash(group: &str) -> u64 {
     group.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
-}
-
-/// Whether the consumer named `group@node` has a count (or is a get).
-fn a_count(exp: &crate::experiment::Experiment, name: &str) -> bool {
-    let group = name.split('@').next().unwrap_or_default();
-    exp.apps
-        .get(group)
-        .is_some_and(|a| a.count > 0 || a.kind == "get")
 }
 
 /// Forwarder counters summed over shards.
@@ -233,12 +227,16 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         }
     }
     let start = std::time::Instant::now();
-    let open = start + Duration::from_secs_f64(exp.experiment.warmup_s);
+    let epoch = apps::Epoch(start);
+    let ns = |s: f64| (s * 1e9).round() as u64;
     let span = Span {
-        open,
-        close: open + Duration::from_secs_f64(exp.experiment.duration_s),
+        open: ns(exp.experiment.warmup_s),
+        close: ns(exp.experiment.warmup_s) + ns(exp.experiment.duration_s),
     };
-    let window = (Instant::from_std(span.open), Instant::from_std(span.close));
+    let window = (
+        Instant::from_std(epoch.at(span.open)),
+        Instant::from_std(epoch.at(span.close)),
+    );
     let start = Instant::from_std(start);
     let mut consumers = Vec::new();
     for (group, a) in &exp.apps {
@@ -270,12 +268,12 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                     anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
                 })?;
                 apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::fetch(face, spec, size, span, st)
+                    apps::fetch(face, spec, size, (epoch, span), st)
                 })
             } else {
                 let names = apps::Names::new(a, from.as_ref().map(|(g, n)| (*g, &n[..])), seed);
                 apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::consume(face, spec, names, seed, span, st)
+                    apps::consume(face, spec, names, seed, (epoch, span), st)
                 })
             };
             consumers.push((format!("{group}@{node}"), stats, task));
@@ -316,81 +314,22 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     }
     let measured = window.1.duration_since(window.0).as_secs_f64();
     let mut m = Metrics::new();
-    // Consumers, summed.
-    let mut total = ConsumerStats::default();
-    let mut delay_rows = Vec::new();
-    // The slowest consumer's download time (None once one did not finish).
-    let mut distribution = Some(0.0);
-    let counted = exp
-        .apps
-        .values()
-        .any(|a| a.kind == "get" || (a.is_consumer() && a.count > 0));
-    let adaptive = exp
-        .apps
-        .values()
-        .any(|a| a.kind == "get" || a.cc != "fixed");
-    for (name, stats, _) in &consumers {
-        let s = stats.lock().unwrap_or_else(|e| e.into_inner());
-        total.interests += s.interests;
-        total.data += s.data;
-        total.nacks += s.nacks;
-        total.timeouts += s.timeouts;
-        total.bytes += s.bytes;
-        total.retransmissions += s.retransmissions;
-        total.marks += s.marks;
-        if let Some(e) = &s.error {
-            failures
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(format!("{name}: {e}"));
-        }
-        let _ = total.delay_us.add(&s.delay_us);
-        delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.clone(), t, us)));
-        if a_count(exp, name) {
-            let key = if consumers.len() > 1 {
-                format!("download_time_s.{name}")
-            } else {
-                "download_time_s".to_string()
-            };
-            match s.finished_s {
-                Some(t) => {
-                    m.insert(key, t);
-                    distribution = distribution.map(|d: f64| d.max(t));
-                }
-                None => distribution = None,
-            }
-        }
-        if consumers.len() > 1 {
-            m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
-        }
-    }
-    if counted {
-        if let Some(d) = distribution {
-            m.insert("distribution_time_s".into(), d);
-        }
-    }
+    let stats: Vec<_> = consumers
+        .iter()
+        .map(|(n, s, _)| (n.clone(), s.lock().unwrap_or_else(|e| e.into_inner())))
+        .collect();
+    let delay_rows = {
+        let mut f = failures.lock().unwrap_or_else(|e| e.into_inner());
+        super::summary::consumers(
+            exp,
+            stats.iter().map(|(n, s)| (n.as_str(), &**s)),
+            measured,
+            &mut m,
+            &mut f,
+        )
+    };
+    drop(stats);
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    m.insert("interests".into(), total.interests as f64);
-    m.insert("data".into(), total.data as f64);
-    m.insert("nacks".into(), total.nacks as f64);
-    m.insert("timeouts".into(), total.timeouts as f64);
-    if adaptive {
-        m.insert("retransmissions".into(), total.retransmissions as f64);
-        m.insert("marks".into(), total.marks as f64);
-    }
-    m.insert("satisfaction".into(), ratio(total.data, total.interests));
-    m.insert("loss".into(), 1.0 - ratio(total.data, total.interests));
-    m.insert("data_per_sec".into(), total.data as f64 / measured);
-    m.insert(
-        "throughput_mbps".into(),
-        total.bytes as f64 * 8.0 / measured / 1e6,
-    );
-    if total.data > 0 {
-        let h = &total.delay_us;
-        m.insert("delay_mean_us".into(), h.mean());
-        m.insert("delay_p50_us".into(), h.value_at_quantile(0.5) as f64);
-        m.insert("delay_p99_us".into(), h.value_at_quantile(0.99) as f64);
-    }
     // Forwarders.
     let (mut hits, mut misses, mut fwd_in) = (0, 0, 0);
     for (name, b) in &before {

@@ -5,13 +5,15 @@
 //! returns the run's metrics. Raw samples go to files in that directory. The
 //! runners are `inproc` (this process), `processes` (one `ndnlab fwd` process per
 //! node) and `netns` (those processes in network namespaces of their own, joined
-//! by veth pairs); the last two share [`daemons`]. Virtual time (the simulator)
-//! fits the same interface.
+//! by veth pairs); the last two share [`daemons`]; and `sim` ([`sim`]): the
+//! same forwarder code, links and applications in virtual time.
 
 pub mod daemons;
 pub mod inproc;
 pub mod netns;
 pub mod processes;
+pub mod sim;
+pub mod summary;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -188,7 +190,8 @@ pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
         "inproc" => Ok(Box::new(inproc::InProc)),
         "processes" => Ok(Box::new(processes::Processes::new()?)),
         "netns" => Ok(Box::new(netns::Netns::new()?)),
-        other => anyhow::bail!("no runner '{other}' (inproc, processes, netns)"),
+        "sim" => Ok(Box::new(sim::Sim)),
+        other => anyhow::bail!("no runner '{other}' (inproc, processes, netns, sim)"),
     }
 }
 

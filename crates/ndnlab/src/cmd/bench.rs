@@ -19,6 +19,9 @@ pub enum BenchCmd {
     Sign(SignArgs),
     /// Forwarder daemon throughput: exchanges/s, goodput, per-hop loss, CPU split.
     Fwd(super::bench_fwd::FwdBenchArgs),
+    /// The simulator: handlings per second on a grid, memory per node, an
+    /// experiment in virtual time against the wall clock.
+    Sim(super::bench_sim::SimBenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -45,6 +48,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<()> {
     match cmd {
         BenchCmd::Sign(a) => run_sign(a),
         BenchCmd::Fwd(a) => super::bench_fwd::run(a),
+        BenchCmd::Sim(a) => super::bench_sim::run(a),
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod bench_fwd;
+pub mod bench_sim;
 pub mod ctl;
 pub mod ctl_face;
 pub mod ctl_latency;

@@ -1,6 +1,6 @@
-//! The three runners agree: one experiment (a consumer, a forwarder and a
-//! producer; and a line of three forwarders) under `inproc`, `processes` and
-//! `netns` gives every point a satisfaction of exactly 1.0 and the same CS hit
+//! The runners agree: one experiment (a consumer, a forwarder and a
+//! producer; and a line of three forwarders) under `inproc`, `processes`,
+//! `netns` and `sim` (virtual time) gives every point a satisfaction of exactly 1.0 and the same CS hit
 //! ratio within 0.05.
 //!
 //! Why 0.05: the catalogue (100 names) fits the CS, and each runner's consumer
@@ -43,7 +43,7 @@ payload = 500
 
 #[test]
 fn inproc_processes_and_netns_agree_on_satisfaction_and_cs_hits() {
-    let mut runners = vec!["inproc", "processes"];
+    let mut runners = vec!["inproc", "processes", "sim"];
     if netns_or_skip("inproc_processes_and_netns_agree (netns part)") {
         runners.push("netns");
     }

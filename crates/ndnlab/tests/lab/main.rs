@@ -1,6 +1,6 @@
 //! The laboratory's commands with the real binary, in one test binary: `ndnlab
 //! run` (the default experiment, resume, shards, bad files), the `processes`
-//! and `netns` runners, their agreement with `inproc`, Ctrl-C, `ndnlab topo`,
+//! and `netns` runners, their agreement with `inproc`, the `sim` runner, Ctrl-C, `ndnlab topo`,
 //! `ndnlab merge`, and every shipped example.
 
 mod agreement;
@@ -10,4 +10,5 @@ mod merge;
 mod netns;
 mod processes;
 mod run;
+mod sim;
 mod topo;

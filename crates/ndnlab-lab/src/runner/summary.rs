@@ -1,0 +1,99 @@
+//! What every runner reports about its consumers: the metrics of
+//! [`super::METRICS`] that come from the applications, from their stats.
+
+use crate::apps::ConsumerStats;
+use crate::experiment::Experiment;
+
+use super::Metrics;
+
+/// Whether the consumer named `group@node` has a count (or is a get).
+fn a_count(exp: &Experiment, name: &str) -> bool {
+    let group = name.split('@').next().unwrap_or_default();
+    exp.apps
+        .get(group)
+        .is_some_and(|a| a.count > 0 || a.kind == "get")
+}
+
+/// Adds the consumers' metrics to `m` (`measured`: seconds of the window) and
+/// their failures to `failures`; returns their delivery-time samples as
+/// `(consumer, seconds into the window, µs)`.
+pub fn consumers<'a>(
+    exp: &Experiment,
+    consumers: impl Iterator<Item = (&'a str, &'a ConsumerStats)>,
+    measured: f64,
+    m: &mut Metrics,
+    failures: &mut Vec<String>,
+) -> Vec<(String, f64, u64)> {
+    let consumers: Vec<_> = consumers.collect();
+    let mut total = ConsumerStats::default();
+    let mut delay_rows = Vec::new();
+    // The slowest consumer's download time (None once one did not finish).
+    let mut distribution = Some(0.0);
+    let counted = exp
+        .apps
+        .values()
+        .any(|a| a.kind == "get" || (a.is_consumer() && a.count > 0));
+    let adaptive = exp
+        .apps
+        .values()
+        .any(|a| a.kind == "get" || a.cc != "fixed");
+    for (name, s) in &consumers {
+        total.interests += s.interests;
+        total.data += s.data;
+        total.nacks += s.nacks;
+        total.timeouts += s.timeouts;
+        total.bytes += s.bytes;
+        total.retransmissions += s.retransmissions;
+        total.marks += s.marks;
+        if let Some(e) = &s.error {
+            failures.push(format!("{name}: {e}"));
+        }
+        let _ = total.delay_us.add(&s.delay_us);
+        delay_rows.extend(s.samples.iter().map(|&(t, us)| (name.to_string(), t, us)));
+        if a_count(exp, name) {
+            let key = if consumers.len() > 1 {
+                format!("download_time_s.{name}")
+            } else {
+                "download_time_s".to_string()
+            };
+            match s.finished_s {
+                Some(t) => {
+                    m.insert(key, t);
+                    distribution = distribution.map(|d: f64| d.max(t));
+                }
+                None => distribution = None,
+            }
+        }
+        if consumers.len() > 1 {
+            m.insert(format!("data_per_sec.{name}"), s.data as f64 / measured);
+        }
+    }
+    if counted {
+        if let Some(d) = distribution {
+            m.insert("distribution_time_s".into(), d);
+        }
+    }
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    m.insert("interests".into(), total.interests as f64);
+    m.insert("data".into(), total.data as f64);
+    m.insert("nacks".into(), total.nacks as f64);
+    m.insert("timeouts".into(), total.timeouts as f64);
+    if adaptive {
+        m.insert("retransmissions".into(), total.retransmissions as f64);
+        m.insert("marks".into(), total.marks as f64);
+    }
+    m.insert("satisfaction".into(), ratio(total.data, total.interests));
+    m.insert("loss".into(), 1.0 - ratio(total.data, total.interests));
+    m.insert("data_per_sec".into(), total.data as f64 / measured);
+    m.insert(
+        "throughput_mbps".into(),
+        total.bytes as f64 * 8.0 / measured / 1e6,
+    );
+    if total.data > 0 {
+        let h = &total.delay_us;
+        m.insert("delay_mean_us".into(), h.mean());
+        m.insert("delay_p50_us".into(), h.value_at_quantile(0.5) as f64);
+        m.insert("delay_p99_us".into(), h.value_at_quantile(0.99) as f64);
+    }
+    delay_rows
+}

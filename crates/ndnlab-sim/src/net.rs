@@ -1,0 +1,387 @@
+//! The simulated network: nodes, links and applications advanced by one event
+//! queue in virtual nanoseconds.
+//!
+//! Events are link arrivals (one pending event per link direction, at its
+//! emulator's next arrival), forwarder timers (one per shard, at its core's
+//! `poll_timeout`), application timers and deliveries to applications. After
+//! each event, every shard that received packets runs them through its core as
+//! one burst (`handle_burst`), fires due timers and hands its transmits to
+//! their faces: a link direction's link service and emulator, or an app.
+//! Processing takes no virtual time (zero cost) unless a node has a cost
+//! model ([`Node::set_cost`]): each shard is then a station (a server with a
+//! bounded input queue, [`crate::station`]) and a packet reaches the core when
+//! its service completes; the class is the packet's kind on arrival
+//! (Interest, Data, Nack: CS hits and misses are not told apart).
+
+use bytes::{Bytes, BytesMut};
+use ndnlab_core::Transmit;
+use ndnlab_fwd::FwdConfig;
+use ndnlab_proto::emu::LinkParams;
+use ndnlab_proto::lp::LinkSender;
+use ndnlab_wire::Name;
+
+use crate::app::App;
+use crate::des::{EventQueue, Nanos};
+use crate::link::{End, LinkDir};
+use crate::node::{class_of, face_index, FaceKind, Inbound, Node};
+use crate::stats::Drops;
+
+const NONE: Nanos = u64::MAX;
+
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    Link(u32),
+    Timer(u32, u32),
+    App(u32),
+    ToApp(u32),
+    /// A forwarding thread finished serving a packet.
+    Served(u32, u32),
+}
+
+/// An application on a node.
+pub struct AppSlot<A> {
+    pub app: A,
+    pub node: u32,
+    pub face: u32,
+    armed: Nanos,
+    /// Frames from the forwarder waiting for the delivery event.
+    inbox: Vec<Bytes>,
+}
+
+/// See the module documentation.
+pub struct Network<A: App> {
+    q: EventQueue<Ev>,
+    pub nodes: Vec<Node>,
+    pub links: Vec<LinkDir>,
+    pub apps: Vec<AppSlot<A>>,
+    pub drops: Drops,
+    /// Shards with packets to run, as (node, shard).
+    dirty: Vec<(u32, u32)>,
+    transmits: Vec<Transmit>,
+    frames: Vec<Bytes>,
+    app_sender: LinkSender,
+    events: u64,
+    /// The clock as `run_until` left it.
+    clock: Nanos,
+    /// Virtual time an app face takes to hand a frame to its application.
+    app_delay: Nanos,
+}
+
+impl<A: App> Default for Network<A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<A: App> Network<A> {
+    pub fn new() -> Self {
+        Network {
+            q: EventQueue::new(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            apps: Vec::new(),
+            drops: Drops::default(),
+            dirty: Vec::new(),
+            transmits: Vec::new(),
+            frames: Vec::new(),
+            app_sender: LinkSender::new(None, 0),
+            events: 0,
+            clock: 0,
+            app_delay: 0,
+        }
+    }
+
+    /// Sets the virtual time an app face takes to hand frames to its
+    /// application (0 by default). With zero-cost forwarders and no link delay
+    /// a window consumer would otherwise loop forever at one instant.
+    pub fn set_app_delay(&mut self, ns: Nanos) {
+        self.app_delay = ns;
+    }
+
+    /// The virtual time of the last event.
+    pub fn now(&self) -> Nanos {
+        self.clock.max(self.q.now())
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Packets handled by forwarder cores so far, over every node.
+    pub fn handled(&self) -> u64 {
+        self.nodes.iter().map(|n| n.handled).sum()
+    }
+
+    /// Adds a node configured from `cfg`; returns its index.
+    pub fn add_node(&mut self, name: &str, cfg: &FwdConfig) -> Result<u32, String> {
+        self.nodes.push(Node::new(name, cfg)?);
+        Ok(self.nodes.len() as u32 - 1)
+    }
+
+    /// Links nodes `a` and `b` with one emulator per direction (`a`→`b` seeded
+    /// with `seed_ab`, `b`→`a` with `seed_ba`). Returns the face indices on `a`
+    /// and on `b`.
+    pub fn add_link(
+        &mut self,
+        a: u32,
+        b: u32,
+        params: LinkParams,
+        seed_ab: u64,
+        seed_ba: u64,
+    ) -> (u32, u32) {
+        let ab = self.links.len() as u32;
+        let fa = self.nodes[a as usize].add_face(FaceKind::Link(ab));
+        let fb = self.nodes[b as usize].add_face(FaceKind::Link(ab + 1));
+        let ea = End { node: a, face: fa };
+        let eb = End { node: b, face: fb };
+        self.links
+            .push(LinkDir::new(params.clone(), seed_ab, ea, eb));
+        self.links.push(LinkDir::new(params, seed_ba, eb, ea));
+        (fa, fb)
+    }
+
+    /// Routes `prefix` on `node` to face `face` with `cost`.
+    pub fn add_route(&mut self, node: u32, prefix: &Name, face: u32, cost: u64) {
+        let now = self.now();
+        self.nodes[node as usize].add_route(now, prefix, face, cost);
+    }
+
+    /// Puts `app` on `node` behind a new app face; returns the app's index
+    /// and its face index. Its first timer is scheduled now.
+    pub fn add_app(&mut self, node: u32, app: A) -> (u32, u32) {
+        let id = self.apps.len() as u32;
+        let face = self.nodes[node as usize].add_face(FaceKind::App(id));
+        self.apps.push(AppSlot {
+            app,
+            node,
+            face,
+            armed: NONE,
+            inbox: Vec::new(),
+        });
+        self.arm_app(id);
+        (id, face)
+    }
+
+    /// Processes every event due at or before `until`, then sets the clock
+    /// there (so that samples taken now see the state at `until`).
+    pub fn run_until(&mut self, until: Nanos) {
+        while let Some((now, ev)) = self.q.pop_until(until) {
+            self.events += 1;
+            match ev {
+                Ev::Link(l) => self.on_link(now, l),
+                Ev::Timer(n, s) => {
+                    let sh = &mut self.nodes[n as usize].shards[s as usize];
+                    if sh.armed != now {
+                        continue;
+                    }
+                    sh.armed = NONE;
+                    self.mark_dirty(n, s);
+                }
+                Ev::App(a) => {
+                    let slot = &mut self.apps[a as usize];
+                    if slot.armed != now {
+                        continue;
+                    }
+                    slot.armed = NONE;
+                    if !matches!(slot.app.next_timer(), Some(t) if t <= now) {
+                        self.arm_app(a);
+                        continue;
+                    }
+                    let slot = &mut self.apps[a as usize];
+                    slot.app.on_timer(now, &mut self.frames);
+                    self.app_sent(now, a);
+                }
+                Ev::Served(n, s) => {
+                    let sh = &mut self.nodes[n as usize].shards[s as usize];
+                    if let Some((st, cost)) = &mut sh.station {
+                        if let Some((item, next)) = st.complete(now, cost) {
+                            sh.inbox.push(item);
+                            if let Some(t) = next {
+                                self.q.schedule(t, Ev::Served(n, s));
+                            }
+                            self.mark_dirty(n, s);
+                        }
+                    }
+                }
+                Ev::ToApp(a) => {
+                    let slot = &mut self.apps[a as usize];
+                    let mut inbox = std::mem::take(&mut slot.inbox);
+                    slot.app.on_frames(now, &mut inbox, &mut self.frames);
+                    inbox.clear();
+                    if slot.inbox.is_empty() {
+                        slot.inbox = inbox;
+                    }
+                    self.app_sent(now, a);
+                }
+            }
+            self.run_dirty(now);
+        }
+        self.clock = self.clock.max(until);
+    }
+
+    /// Whether no event is waiting.
+    pub fn is_idle(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    fn mark_dirty(&mut self, n: u32, s: u32) {
+        let sh = &mut self.nodes[n as usize].shards[s as usize];
+        if !sh.dirty {
+            sh.dirty = true;
+            self.dirty.push((n, s));
+        }
+    }
+
+    /// A packet for shard `s` of node `n`: straight to its core (zero cost),
+    /// or into its station's input queue.
+    fn arrive(&mut self, now: Nanos, n: u32, s: u32, p: Inbound) {
+        let sh = &mut self.nodes[n as usize].shards[s as usize];
+        match &mut sh.station {
+            None => {
+                sh.inbox.push(p);
+                self.mark_dirty(n, s);
+            }
+            Some((st, cost)) => {
+                let class = class_of(&p.1);
+                match st.offer(now, class, p, cost) {
+                    Ok(a) => {
+                        if a.pushed_out.is_some() {
+                            self.drops.input_queue += 1;
+                        }
+                        if let Some(t) = a.started {
+                            self.q.schedule(t, Ev::Served(n, s));
+                        }
+                    }
+                    Err(_) => self.drops.input_queue += 1,
+                }
+            }
+        }
+    }
+
+    fn on_link(&mut self, now: Nanos, l: u32) {
+        let link = &mut self.links[l as usize];
+        if link.armed != now {
+            return;
+        }
+        link.armed = NONE;
+        let to = link.to;
+        while let Some(frame) = self.links[l as usize].poll(now) {
+            if let Some((s, p)) =
+                self.nodes[to.node as usize].receive(now, to.face, frame, &mut self.drops)
+            {
+                self.arrive(now, to.node, s as u32, p);
+            }
+        }
+        self.arm_link(l);
+    }
+
+    /// Frames an app emitted (in `self.frames`) go to its node.
+    fn app_sent(&mut self, now: Nanos, a: u32) {
+        let (node, face) = {
+            let s = &self.apps[a as usize];
+            (s.node, s.face)
+        };
+        let mut frames = std::mem::take(&mut self.frames);
+        for f in frames.drain(..) {
+            if let Some((s, p)) = self.nodes[node as usize].receive(now, face, f, &mut self.drops) {
+                self.arrive(now, node, s as u32, p);
+            }
+        }
+        self.frames = frames;
+        self.arm_app(a);
+    }
+
+    fn run_dirty(&mut self, now: Nanos) {
+        let mut i = 0;
+        while i < self.dirty.len() {
+            let (n, s) = self.dirty[i];
+            i += 1;
+            let mut tx = std::mem::take(&mut self.transmits);
+            self.nodes[n as usize].process(now, s as usize, &mut tx);
+            for t in tx.drain(..) {
+                self.egress(now, n, t);
+            }
+            self.transmits = tx;
+            self.arm_timer(n, s);
+        }
+        self.dirty.clear();
+    }
+
+    fn egress(&mut self, now: Nanos, n: u32, t: Transmit) {
+        let Some(idx) = face_index(t.face) else {
+            return;
+        };
+        let Some(face) = self.nodes[n as usize].faces.get(idx as usize) else {
+            return;
+        };
+        let kind = face.kind;
+        let (pkt, fields, _) = ndnlab_fwd::runtime::shard::out_fields(t.packet, t.meta, false);
+        match kind {
+            FaceKind::Link(l) => {
+                self.links[l as usize].send(now, fields, &pkt, &mut self.drops);
+                self.arm_link(l);
+            }
+            FaceKind::App(a) => {
+                let frame = if fields.is_empty() {
+                    pkt
+                } else {
+                    let mut b = BytesMut::new();
+                    self.app_sender.encode_stream(&fields, &pkt, &mut b);
+                    b.freeze()
+                };
+                let slot = &mut self.apps[a as usize];
+                if slot.inbox.is_empty() {
+                    self.q.schedule(now + self.app_delay, Ev::ToApp(a));
+                }
+                slot.inbox.push(frame);
+            }
+        }
+    }
+
+    fn arm_link(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        if let Some(t) = link.next_arrival() {
+            if t < link.armed {
+                link.armed = t;
+                self.q.schedule(t, Ev::Link(l));
+            }
+        }
+    }
+
+    fn arm_timer(&mut self, n: u32, s: u32) {
+        let sh = &mut self.nodes[n as usize].shards[s as usize];
+        if let Some(t) = sh.fw.poll_timeout() {
+            if t < sh.armed {
+                sh.armed = t;
+                self.q.schedule(t, Ev::Timer(n, s));
+            }
+        }
+    }
+
+    fn arm_app(&mut self, a: u32) {
+        let now = self.now();
+        let slot = &mut self.apps[a as usize];
+        if let Some(t) = slot.app.next_timer() {
+            let t = t.max(now);
+            if t < slot.armed {
+                slot.armed = t;
+                self.q.schedule(t, Ev::App(a));
+            }
+        }
+    }
+
+    /// Frames and packets still in the network: in flight on links or waiting
+    /// in a forwarding thread's inbox, and frames waiting for an app.
+    pub fn in_network(&self) -> u64 {
+        let links: usize = self.links.iter().map(|l| l.in_flight()).sum();
+        let inbox: usize = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.shards.iter().map(|s| s.inbox.len()))
+            .sum::<usize>()
+            + self.nodes.iter().map(|n| n.queued()).sum::<usize>();
+        let apps: usize = self.apps.iter().map(|a| a.inbox.len()).sum();
+        (links + inbox + apps) as u64
+    }
+}
