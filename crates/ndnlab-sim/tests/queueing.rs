@@ -71,7 +71,7 @@ fn run(n: u64, interarrival_ns: f64, service: ServiceDist, capacity: usize, seed
 
 fn within(what: &str, got: f64, want: f64, tol: f64) {
     let err = (got - want).abs() / want;
-    // The table docs/SIMULATOR-engine.md quotes (`--nocapture` shows it).
+    // The table docs/SIMULATOR.md quotes (`--nocapture` shows it).
     println!(
         "{what:<34} simulated {got:>12.4}  theory {want:>12.4}  error {:>5.2}%",
         err * 100.0

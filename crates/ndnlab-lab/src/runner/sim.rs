@@ -100,6 +100,11 @@ impl Runner for Sim {
         "sim"
     }
 
+    /// A run is one thread in virtual time: campaigns run several at once.
+    fn parallel_safe(&self) -> bool {
+        true
+    }
+
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         let mut built = build(plan)?;
         let m = run(plan, &mut built, dir)?;
