@@ -23,6 +23,7 @@
 
 pub mod consumer;
 pub mod names;
+pub mod placement;
 pub mod producer;
 pub mod transfer;
 

@@ -21,6 +21,7 @@ use ndnlab_wire::Name;
 use tokio::time::Instant;
 
 use super::{Metrics, RunPlan, Runner};
+use crate::apps::placement::Wants;
 use crate::apps::{self, ConsumerStats, Span};
 
 use crate::experiment::ForwarderSpec;
@@ -129,13 +130,6 @@ async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
     }
 }
 
-/// FNV-1a of an app group's name.
-pub(crate) fn group_hash(group: &str) -> u64 {
-    group.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
-}
-
 /// Forwarder counters summed over shards.
 #[derive(Debug, Default, Clone, Copy)]
 struct Snapshot {
@@ -239,45 +233,21 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     );
     let start = Instant::from_std(start);
     let mut consumers = Vec::new();
-    for (group, a) in &exp.apps {
-        if !a.is_consumer() {
-            continue;
-        }
-        let from = match exp.apps.get(&a.from) {
-            Some(g) => Some((
-                g,
-                plan.topology.select(&g.nodes).map_err(anyhow::Error::msg)?,
-            )),
-            None => None,
+    for c in apps::placement::consumers(plan)? {
+        let label = c.label();
+        let face = daemons[&c.node].app_face(&label);
+        let stats = Arc::new(Mutex::new(ConsumerStats::default()));
+        let (spec, st, seed) = (c.spec.clone(), stats.clone(), c.seed);
+        let thread = format!("lab-{}", c.group);
+        let task = match c.wants {
+            Wants::Object { size } => apps::dedicated(&thread, move || {
+                apps::fetch(face, spec, size, (epoch, span), st)
+            }),
+            Wants::Names(names) => apps::dedicated(&thread, move || {
+                apps::consume(face, spec, names, seed, (epoch, span), st)
+            }),
         };
-        for (k, node) in plan
-            .topology
-            .select(&a.nodes)
-            .map_err(anyhow::Error::msg)?
-            .into_iter()
-            .enumerate()
-        {
-            let face = daemons[&node].app_face(&format!("{group}@{node}"));
-            let stats = Arc::new(Mutex::new(ConsumerStats::default()));
-            // distinct per group and node: two groups on one node must not send
-            // the same names with the same Nonces (a loop, to the forwarder)
-            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64) ^ group_hash(group);
-            let (spec, st) = (a.clone(), stats.clone());
-            let task = if a.kind == "get" {
-                let size = plan.put_size(&a.prefix).ok_or_else(|| {
-                    anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
-                })?;
-                apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::fetch(face, spec, size, (epoch, span), st)
-                })
-            } else {
-                let names = apps::Names::new(a, from.as_ref().map(|(g, n)| (*g, &n[..])), seed);
-                apps::dedicated(&format!("lab-{group}"), move || {
-                    apps::consume(face, spec, names, seed, (epoch, span), st)
-                })
-            };
-            consumers.push((format!("{group}@{node}"), stats, task));
-        }
+        consumers.push((label, stats, task));
     }
     // Samples of PIT and CS sizes over the whole run; counters at the window's ends.
     let mut pit_rows = Vec::new();

@@ -28,7 +28,8 @@ use ndnlab_sim::{App, Nanos};
 use ndnlab_wire::Name;
 
 use super::{Metrics, RunPlan, Runner};
-use crate::apps::{ConsumerCore, ConsumerStats, GetCore, Names, Responder, Span};
+use crate::apps::placement::Wants;
+use crate::apps::{ConsumerCore, ConsumerStats, GetCore, Responder, Span};
 
 /// Virtual time an app face takes to hand frames to its application: with
 /// zero-cost forwarders, it keeps a window consumer on links without delay
@@ -196,39 +197,17 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
     };
     let mut consumers = Vec::new();
     let mut lifetime = 0u64;
-    for (group, a) in &exp.apps {
-        if !a.is_consumer() {
-            continue;
-        }
-        lifetime = lifetime.max(a.lifetime_ms);
-        let from = match exp.apps.get(&a.from) {
-            Some(g) => Some((
-                g,
-                plan.topology.select(&g.nodes).map_err(anyhow::Error::msg)?,
-            )),
-            None => None,
+    for c in crate::apps::placement::consumers(plan)? {
+        lifetime = lifetime.max(c.spec.lifetime_ms);
+        let label = c.label();
+        let app = match c.wants {
+            Wants::Object { size } => LabApp::Get(Box::new(GetCore::new(c.spec, size, span))),
+            Wants::Names(names) => {
+                LabApp::Consumer(Box::new(ConsumerCore::new(c.spec, names, c.seed, span, 0)))
+            }
         };
-        for (k, node) in plan
-            .topology
-            .select(&a.nodes)
-            .map_err(anyhow::Error::msg)?
-            .into_iter()
-            .enumerate()
-        {
-            let seed = plan.seed.wrapping_mul(31).wrapping_add(k as u64)
-                ^ super::inproc::group_hash(group);
-            let app = if a.kind == "get" {
-                let size = plan.put_size(&a.prefix).ok_or_else(|| {
-                    anyhow::anyhow!("apps.{group}.prefix: no put publishes '{}'", a.prefix)
-                })?;
-                LabApp::Get(Box::new(GetCore::new(a, size, span)))
-            } else {
-                let names = Names::new(a, from.as_ref().map(|(g, n)| (*g, &n[..])), seed);
-                LabApp::Consumer(Box::new(ConsumerCore::new(a, names, seed, span, 0)))
-            };
-            let (id, _) = net.add_app(index[&node], app);
-            consumers.push((format!("{group}@{node}"), id));
-        }
+        let (id, _) = net.add_app(index[&c.node], app);
+        consumers.push((label, id));
     }
     Ok(Built {
         net,
