@@ -298,12 +298,12 @@ impl<A: App> Network<A> {
             let (n, s) = self.dirty[i];
             i += 1;
             let mut tx = std::mem::take(&mut self.transmits);
-            self.nodes[n as usize].process(now, s as usize, &mut tx);
+            let next = self.nodes[n as usize].process(now, s as usize, &mut tx);
             for t in tx.drain(..) {
                 self.egress(now, n, t);
             }
             self.transmits = tx;
-            self.arm_timer(n, s);
+            self.arm_timer(n, s, next);
         }
         self.dirty.clear();
     }
@@ -349,9 +349,11 @@ impl<A: App> Network<A> {
         }
     }
 
-    fn arm_timer(&mut self, n: u32, s: u32) {
+    /// Schedules shard `s`'s timer event at `next` (its core's
+    /// `poll_timeout`) unless one is due earlier.
+    fn arm_timer(&mut self, n: u32, s: u32, next: Option<Nanos>) {
         let sh = &mut self.nodes[n as usize].shards[s as usize];
-        if let Some(t) = sh.fw.poll_timeout() {
+        if let Some(t) = next {
             if t < sh.armed {
                 sh.armed = t;
                 self.q.schedule(t, Ev::Timer(n, s));

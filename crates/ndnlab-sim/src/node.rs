@@ -175,8 +175,9 @@ impl Node {
     }
 
     /// Runs shard `i`'s inbox through its core, fires due timers, and moves
-    /// its transmits to `out`.
-    pub fn process(&mut self, now: Nanos, i: usize, out: &mut Vec<Transmit>) {
+    /// its transmits to `out`. Returns the core's next timeout (`poll_timeout`
+    /// afterwards, asked once: it is on the per-packet path).
+    pub fn process(&mut self, now: Nanos, i: usize, out: &mut Vec<Transmit>) -> Option<Nanos> {
         let s = &mut self.shards[i];
         s.dirty = false;
         if !s.inbox.is_empty() {
@@ -184,10 +185,13 @@ impl Node {
             s.fw.handle_burst(now, &mut s.inbox);
             s.inbox.clear();
         }
-        if s.fw.poll_timeout().is_some_and(|due| due <= now) {
+        let mut next = s.fw.poll_timeout();
+        if next.is_some_and(|due| due <= now) {
             s.fw.handle_timeout(now);
+            next = s.fw.poll_timeout();
         }
         s.fw.drain_transmits(out);
+        next
     }
 
     /// Makes every shard a server with an input queue of `capacity` packets
