@@ -28,11 +28,15 @@ fn rss_bytes() -> u64 {
         * 4096
 }
 
-/// `(faces, PIT entries)` as management reports them.
-fn tables(c: &mut RawFace) -> (usize, u64) {
-    let faces = decode_records(DatasetKind::Faces, &c.dataset("faces", "list").unwrap())
-        .unwrap()
-        .len();
+/// `(face IDs, PIT entries)` as management reports them.
+fn tables(c: &mut RawFace) -> (Vec<u64>, u64) {
+    let mut faces: Vec<u64> =
+        decode_records(DatasetKind::Faces, &c.dataset("faces", "list").unwrap())
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.num("faceId"))
+            .collect();
+    faces.sort_unstable();
     let g = decode_records(
         DatasetKind::General,
         &c.dataset("status", "general").unwrap(),
@@ -64,6 +68,11 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
         )
         .unwrap();
     assert_eq!(r.code, 200);
+    // The faces that stay: the forwarder's own, `mgmt` and `hole`. Every face the
+    // cycles open gets a higher ID, so "settled" means none of those is listed and
+    // no PIT entry is left, whatever the order in which a closed face's state goes.
+    let base = tables(&mut mgmt);
+    assert_eq!(base.1, 0, "no PIT entry before the first cycle");
     // Warm up once on each transport (first-use allocations), then take the baseline.
     // A cycle ends when the Interest reached the producer: the face was really
     // there, and its close leaves a pending PIT entry to clean up.
@@ -95,17 +104,17 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
     };
     cycle(&mut hole, &fwd.transport(), 0);
     cycle(&mut hole, &tcp, 1);
-    let settle = |mgmt: &mut RawFace, faces: usize| {
+    let settle = |mgmt: &mut RawFace| {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let t = tables(mgmt);
-            if (t.0 <= faces && t.1 == 0) || Instant::now() > deadline {
+            if (t.0 == base.0 && t.1 == 0) || Instant::now() > deadline {
                 return t;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     };
-    let base = settle(&mut mgmt, usize::MAX);
+    assert_eq!(settle(&mut mgmt), base, "the warm-up cycles' faces closed");
     let (fds0, rss0) = (open_fds(), rss_bytes());
     let start = Instant::now();
     for i in 0..cycles {
@@ -113,12 +122,12 @@ fn connect_disconnect_cycles_leak_no_fd_face_pit_entry_or_memory() {
         cycle(&mut hole, &tcp, 3 + 2 * i);
     }
     let elapsed = start.elapsed();
-    let after = settle(&mut mgmt, base.0);
+    let after = settle(&mut mgmt);
     let (fds1, rss1) = (open_fds(), rss_bytes());
     let report = serde_json::json!({
         "cycles_per_transport": cycles,
         "seconds": elapsed.as_secs_f64(),
-        "faces_before": base.0, "faces_after": after.0,
+        "faces_before": base.0.len(), "faces_after": after.0.len(),
         "pit_after": after.1,
         "fds_before": fds0, "fds_after": fds1,
         "rss_before_bytes": rss0, "rss_after_bytes": rss1,
