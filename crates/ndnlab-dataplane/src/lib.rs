@@ -1,0 +1,1 @@
+//! A stochastic model of a forwarder's data plane.

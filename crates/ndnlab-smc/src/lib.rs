@@ -1,0 +1,1 @@
+//! Statistical model checking (SMC) for ndnlab's stochastic models.
