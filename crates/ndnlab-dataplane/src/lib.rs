@@ -1,1 +1,43 @@
-//! A stochastic model of a forwarder's data plane.
+//! A stochastic model of a forwarder's data plane (issue: the model, its
+//! statistical model checking, design-space exploration and validation).
+//!
+//! This is seed 004's model of NDN-DPDK, and of `ndnlab fwd` itself: a
+//! consumer, input threads, the Name Dispatch Table to N forwarding threads
+//! with bounded queues, output threads and a producer, each a queueing station
+//! whose service times are drawn from fitted distributions
+//! (`ndnlab model fit`'s model files). It sits above the simulator
+//! (`ndnlab_sim`'s stations and cost strings) and the model checker
+//! (`ndnlab_smc`).
+//!
+//! - [`spec`]: the model file (`ndnlab-dataplane/1`) and its parameters;
+//! - [`engine`]: one bounded run in virtual time, seeded;
+//! - [`observe`]: the observables of a run and its trace;
+//! - [`runs`]: many seeded runs over threads, summarised, timed.
+
+pub mod engine;
+pub mod observe;
+pub mod runs;
+pub mod spec;
+
+use std::path::PathBuf;
+
+pub use engine::{simulate, Sim};
+pub use observe::{Observables, Trace, NAMES};
+pub use spec::{ModelSpec, Resolved};
+
+/// Why a model could not be read, resolved or run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A model file is unreadable or invalid.
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
+    /// A key has a bad value.
+    #[error("{key}: {message}")]
+    Spec { key: String, message: String },
+    /// An argument is wrong.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, Error>;

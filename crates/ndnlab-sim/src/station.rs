@@ -222,12 +222,14 @@ impl StationCounters {
     }
 }
 
+#[derive(Clone)]
 struct Waiting<T> {
     item: T,
     class: Class,
     arrived: Nanos,
 }
 
+#[derive(Clone)]
 struct InService<T> {
     item: T,
     class: Class,
@@ -236,6 +238,7 @@ struct InService<T> {
 }
 
 /// One forwarding thread: a server and its bounded input queue.
+#[derive(Clone)]
 pub struct Station<T> {
     capacity: usize,
     policy: DropPolicy,

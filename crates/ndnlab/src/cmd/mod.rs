@@ -12,6 +12,7 @@ pub mod get;
 pub mod key;
 pub mod merge;
 pub mod model;
+pub mod model_dp;
 pub mod packet;
 pub mod perf;
 pub mod ping;

@@ -27,6 +27,10 @@ pub enum ModelCmd {
     /// Draw values from one entry of a model file (the generator), optionally
     /// compared with measured values (QQ plot, bihistogram, two-sample KS).
     Sample(SampleArgs),
+    /// Run the stochastic data-plane model (a model file such as
+    /// models/ndnlab-fwd.toml): satisfaction, losses by cause, latency
+    /// percentiles, queue lengths and PIT size over seeded runs.
+    Simulate(super::model_dp::SimulateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -120,6 +124,7 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
     match cmd {
         ModelCmd::Fit(a) => fit(a),
         ModelCmd::Sample(a) => sample(a),
+        ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
     }
 }
 

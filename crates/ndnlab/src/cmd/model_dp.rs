@@ -1,0 +1,134 @@
+//! `ndnlab model simulate|check|explore`: the stochastic data-plane model
+//! (`ndnlab_dataplane`), its statistical model checking (`ndnlab_smc`) and
+//! design-space exploration. This file parses arguments and prints.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use ndnlab_dataplane::runs::{default_threads, runs, summarize, timed};
+use ndnlab_dataplane::{simulate, ModelSpec};
+use ndnlab_report::text::{num, TextTable};
+
+/// What every model command shares: the model file and its changes.
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// The model file (`ndnlab-dataplane/1`, e.g. models/ndnlab-fwd.toml).
+    pub model: PathBuf,
+    /// PARAMETER=VALUE changing the model (repeatable): threads, queue, rate,
+    /// interval, policy, placement, interests, a factor such as name_len...
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// The campaign's seed: run i is seeded from it and i.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl ModelArgs {
+    /// The model with `--set` applied.
+    pub fn load(&self) -> anyhow::Result<ModelSpec> {
+        let mut m = ModelSpec::load(&self.model)?;
+        for kv in &self.set {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("--set {kv:?}: write PARAMETER=VALUE"))?;
+            m.set(k.trim(), v.trim())
+                .with_context(|| format!("--set {kv}"))?;
+        }
+        Ok(m)
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(default_threads).max(1)
+    }
+}
+
+/// A progress bar of `n` runs, hidden under `--json`.
+pub fn bar(n: u64, json: bool, what: &str) -> ProgressBar {
+    let b = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(n)
+    };
+    b.set_style(
+        ProgressStyle::with_template(&format!("{{bar:30}} {what} {{pos}}/{{len}} eta {{eta}}"))
+            .expect("valid template"),
+    );
+    b
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub m: ModelArgs,
+    /// Independent runs (each a bounded run of `consumer.interests`).
+    #[arg(long, default_value_t = 10)]
+    pub runs: u64,
+    /// Write the first run's queue lengths and PIT size over time to this CSV.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// The trace's sampling interval (e.g. 10us).
+    #[arg(long, default_value = "10us")]
+    pub trace_interval: String,
+}
+
+pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
+    let m = a.m.load()?;
+    let r = m.resolve()?;
+    let threads = a.m.threads();
+    let b = bar(a.runs, a.m.json, "run");
+    let (obs, speed) = timed(threads, || runs(&r, a.m.seed, a.runs, threads, &|d| b.set_position(d)));
+    b.finish_and_clear();
+    if let Some(path) = &a.trace {
+        let every = ndnlab_sim::cost::parse_duration_ns(&a.trace_interval)
+            .map_err(|e| anyhow::anyhow!("--trace-interval: {e}"))?
+            .max(1.0) as u64;
+        let (_, trace) = simulate(&r, ndnlab_dataplane::runs::run_seed(a.m.seed, 0), every);
+        write(path, &trace.expect("traced").to_csv())?;
+    }
+    let stats = summarize(&obs);
+    if a.m.json {
+        let v = serde_json::json!({
+            "model": a.m.model, "name": m.name, "seed": a.m.seed,
+            "runs": obs, "summary": stats, "speed": speed,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("{} ({}), {} runs of {} Interests", a.m.model.display(), m.name, a.runs, m.consumer.interests);
+    let mut t = TextTable::new(&["observable", "mean", "±95%", "sd", "min", "max"], 1);
+    for s in &stats {
+        t.row(vec![
+            s.name.to_string(),
+            num(s.mean),
+            num(s.ci95),
+            num(s.sd),
+            num(s.min),
+            num(s.max),
+        ]);
+    }
+    print!("{}", t.render());
+    println!(
+        "{:.0} simulated packets in {:.3} s on {} threads: {:.2} M packets/s per core",
+        speed.packets,
+        speed.wall_s,
+        speed.threads,
+        speed.packets_per_s_per_core / 1e6
+    );
+    Ok(())
+}
+
+/// Writes a file, naming it in the error.
+pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("{}", d.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("{}", path.display()))
+}
