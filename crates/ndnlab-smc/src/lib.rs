@@ -1,1 +1,41 @@
 //! Statistical model checking (SMC) for ndnlab's stochastic models.
+//!
+//! The caller supplies runs: `run(i)` simulates run number `i`, seeded from
+//! `i`, and reports whether a Boolean property held (a probability) or the
+//! value of a numeric one (an expectation). This crate decides how many runs
+//! to make and what they show, with the confidence the user asked for:
+//!
+//! * [`spec`]: the method and its options (`--alpha`, `--delta`, `--runs`,
+//!   SPRT's `--theta`/`--indifference`/`--beta`, `--max-runs`, the Bayes prior).
+//! * [`probability`]: Chernoff-Hoeffding, Clopper-Pearson, Wilson, Bayes
+//!   (fixed or sequential) and Wald's SPRT.
+//! * [`expectation`]: Chow-Robbins sequential intervals and fixed-N Student-t.
+//! * [`splitting`]: importance splitting for rare events, with fixed or
+//!   adaptive levels, over a model implementing [`Splittable`].
+//! * [`property`]: the expression language properties are written in.
+//! * [`intervals`]: the interval formulas; [`driver`]: parallel batches
+//!   consumed in run-index order, so results do not depend on the thread count.
+//!
+//! alpha is the probability that the answer is wrong (1 - confidence) and
+//! delta the half-width of the interval, as in SBIP: alpha = delta = 0.1 gives
+//! Chernoff-Hoeffding's N = ceil(ln(2/alpha)/(2 delta²)) = 150 runs.
+//! docs/SMC.md describes every method and the language for users.
+
+pub mod driver;
+pub mod error;
+pub mod expectation;
+pub mod intervals;
+pub mod outcome;
+pub mod probability;
+pub mod property;
+pub mod spec;
+pub mod splitting;
+
+pub use error::{Result, SmcError};
+pub use expectation::{check_expectation, check_expectation_with_progress};
+pub use intervals::Interval;
+pub use outcome::{ExpectationOutcome, ProbabilityOutcome, SprtDecision};
+pub use probability::{check_probability, check_probability_with_progress};
+pub use property::{Aliases, Kind, Observables, Property};
+pub use spec::{chernoff_runs, Method, Spec};
+pub use splitting::{Splittable, SplittingLevel, SplittingOutcome, SplittingSpec};
