@@ -32,7 +32,9 @@ where
                 }
                 let last = (first + chunk).min(count);
                 let values: Vec<T> = (start + first..start + last).map(run).collect();
-                done.lock().unwrap_or_else(|e| e.into_inner()).push((first, values));
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((first, values));
             });
         }
     });
@@ -94,11 +96,17 @@ mod tests {
         for threads in 1..=3 {
             let mut seen = Vec::new();
             let mut progress = Vec::new();
-            let n = drive(&|i| i, threads, 10_000, &mut |d| progress.push(d), |i, v| {
-                assert_eq!(i, v);
-                seen.push(v);
-                Ok(v == 77)
-            })
+            let n = drive(
+                &|i| i,
+                threads,
+                10_000,
+                &mut |d| progress.push(d),
+                |i, v| {
+                    assert_eq!(i, v);
+                    seen.push(v);
+                    Ok(v == 77)
+                },
+            )
             .unwrap();
             assert_eq!(n, 78);
             assert_eq!(seen, (0..78).collect::<Vec<_>>());

@@ -53,7 +53,9 @@ pub enum SmcError {
         message: String,
     },
     /// The property names an observable the model does not produce.
-    #[error("property, column {column}: unknown identifier `{name}`{context}; known names: {known}")]
+    #[error(
+        "property, column {column}: unknown identifier `{name}`{context}; known names: {known}"
+    )]
     UnknownIdentifier {
         /// 1-based column of the identifier.
         column: usize,

@@ -80,7 +80,9 @@ where
                     reason: "an interval for an expectation needs at least 2 runs".into(),
                 });
             }
-            drive(&run, threads, n, on_progress, |i, x| push(&mut m, i, x).map(|_| false))?;
+            drive(&run, threads, n, on_progress, |i, x| {
+                push(&mut m, i, x).map(|_| false)
+            })?;
             let t = student_quantile(1.0 - spec.alpha / 2.0, (n - 1) as f64);
             let sd = m.variance().sqrt();
             let half = t * sd / (n as f64).sqrt();
@@ -112,7 +114,10 @@ where
                 return Err(SmcError::MaxRunsReached {
                     method: "chow-robbins",
                     max_runs: spec.max_runs,
-                    state: format!("z * sqrt((s^2 + 1/n)/n) = {:.6} > delta {delta}", z * ((m.variance() + 1.0 / n as f64) / n as f64).sqrt()),
+                    state: format!(
+                        "z * sqrt((s^2 + 1/n)/n) = {:.6} > delta {delta}",
+                        z * ((m.variance() + 1.0 / n as f64) / n as f64).sqrt()
+                    ),
                 });
             }
             let half = z * sd / (n as f64).sqrt();
@@ -126,7 +131,11 @@ where
                 runs: n,
                 mean: m.mean,
                 sd,
-                interval: Interval { lo: m.mean - half, hi: m.mean + half, confidence: 1.0 - spec.alpha },
+                interval: Interval {
+                    lo: m.mean - half,
+                    hi: m.mean + half,
+                    confidence: 1.0 - spec.alpha,
+                },
             })
         }
     }

@@ -31,17 +31,23 @@ impl Interval {
 
 /// The standard normal quantile z_p.
 pub fn normal_quantile(p: f64) -> f64 {
-    Normal::new(0.0, 1.0).expect("standard normal").inverse_cdf(p)
+    Normal::new(0.0, 1.0)
+        .expect("standard normal")
+        .inverse_cdf(p)
 }
 
 /// Student's t quantile with `freedom` degrees of freedom.
 pub fn student_quantile(p: f64, freedom: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, freedom).expect("freedom is positive").inverse_cdf(p)
+    StudentsT::new(0.0, 1.0, freedom)
+        .expect("freedom is positive")
+        .inverse_cdf(p)
 }
 
 /// The `p` quantile of Beta(a, b).
 pub fn beta_quantile(a: f64, b: f64, p: f64) -> f64 {
-    Beta::new(a, b).expect("Beta shapes are positive").inverse_cdf(p)
+    Beta::new(a, b)
+        .expect("Beta shapes are positive")
+        .inverse_cdf(p)
 }
 
 /// Hoeffding's half-width after `n` runs at confidence 1 - alpha:
@@ -54,9 +60,21 @@ pub fn hoeffding_half_width(n: u64, alpha: f64) -> f64 {
 /// [B(alpha/2; k, n-k+1), B(1-alpha/2; k+1, n-k)], with 0 and 1 at the edges.
 pub fn clopper_pearson(k: u64, n: u64, alpha: f64) -> Interval {
     let (kf, nf) = (k as f64, n as f64);
-    let lo = if k == 0 { 0.0 } else { beta_quantile(kf, nf - kf + 1.0, alpha / 2.0) };
-    let hi = if k == n { 1.0 } else { beta_quantile(kf + 1.0, nf - kf, 1.0 - alpha / 2.0) };
-    Interval { lo, hi, confidence: 1.0 - alpha }
+    let lo = if k == 0 {
+        0.0
+    } else {
+        beta_quantile(kf, nf - kf + 1.0, alpha / 2.0)
+    };
+    let hi = if k == n {
+        1.0
+    } else {
+        beta_quantile(kf + 1.0, nf - kf, 1.0 - alpha / 2.0)
+    };
+    Interval {
+        lo,
+        hi,
+        confidence: 1.0 - alpha,
+    }
 }
 
 /// The Wilson score interval for `k` successes in `n` runs:

@@ -82,7 +82,13 @@ impl fmt::Display for ProbabilityOutcome {
         writeln!(f, "successes  {}", self.successes)?;
         writeln!(f, "estimate   {:.6}", self.estimate)?;
         if let Some(i) = &self.interval {
-            writeln!(f, "interval   [{:.6}, {:.6}] at {}", i.lo, i.hi, percent(i.confidence))?;
+            writeln!(
+                f,
+                "interval   [{:.6}, {:.6}] at {}",
+                i.lo,
+                i.hi,
+                percent(i.confidence)
+            )?;
         }
         if let Some(s) = &self.sprt {
             writeln!(f, "decision   {}", s.decision)?;
@@ -109,6 +115,12 @@ impl fmt::Display for ExpectationOutcome {
         writeln!(f, "mean       {}", self.mean)?;
         writeln!(f, "sd         {}", self.sd)?;
         let i = &self.interval;
-        writeln!(f, "interval   [{}, {}] at {}", i.lo, i.hi, percent(i.confidence))
+        writeln!(
+            f,
+            "interval   [{}, {}] at {}",
+            i.lo,
+            i.hi,
+            percent(i.confidence)
+        )
     }
 }

@@ -70,7 +70,12 @@ where
     Ok(k)
 }
 
-fn chernoff<F>(spec: &Spec, run: &F, threads: usize, on_progress: &mut dyn FnMut(u64)) -> Result<ProbabilityOutcome>
+fn chernoff<F>(
+    spec: &Spec,
+    run: &F,
+    threads: usize,
+    on_progress: &mut dyn FnMut(u64),
+) -> Result<ProbabilityOutcome>
 where
     F: Fn(u64) -> bool + Sync,
 {
@@ -102,7 +107,11 @@ where
         runs: n,
         successes: k,
         estimate: p,
-        interval: Some(Interval { lo: (p - h).max(0.0), hi: (p + h).min(1.0), confidence: 1.0 - spec.alpha }),
+        interval: Some(Interval {
+            lo: (p - h).max(0.0),
+            hi: (p + h).min(1.0),
+            confidence: 1.0 - spec.alpha,
+        }),
         sprt: None,
     })
 }
@@ -179,10 +188,18 @@ where
         return Err(SmcError::MaxRunsReached {
             method: spec.method.name(),
             max_runs: spec.max_runs,
-            state: format!("half-width {:.6} > delta {}", interval.half_width(), spec.delta),
+            state: format!(
+                "half-width {:.6} > delta {}",
+                interval.half_width(),
+                spec.delta
+            ),
         });
     }
-    let as_uppaal = if spec.method == Method::ClopperPearson { " (as UPPAAL-SMC)" } else { "" };
+    let as_uppaal = if spec.method == Method::ClopperPearson {
+        " (as UPPAAL-SMC)"
+    } else {
+        ""
+    };
     Ok(ProbabilityOutcome {
         method: spec.method.name().into(),
         rule: format!(
@@ -198,7 +215,12 @@ where
     })
 }
 
-fn sprt<F>(spec: &Spec, run: &F, threads: usize, on_progress: &mut dyn FnMut(u64)) -> Result<ProbabilityOutcome>
+fn sprt<F>(
+    spec: &Spec,
+    run: &F,
+    threads: usize,
+    on_progress: &mut dyn FnMut(u64),
+) -> Result<ProbabilityOutcome>
 where
     F: Fn(u64) -> bool + Sync,
 {
@@ -223,7 +245,9 @@ where
         return Err(SmcError::MaxRunsReached {
             method: "sprt",
             max_runs: spec.max_runs,
-            state: format!("log-likelihood ratio {llr:.4} still inside ({accept_bound:.4}, {reject_bound:.4})"),
+            state: format!(
+                "log-likelihood ratio {llr:.4} still inside ({accept_bound:.4}, {reject_bound:.4})"
+            ),
         });
     }
     let verdict = if accepted { "accept" } else { "reject" };

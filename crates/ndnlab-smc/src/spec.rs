@@ -134,7 +134,10 @@ impl Spec {
     pub fn validate(&self) -> Result<()> {
         open_unit("--alpha", self.alpha)?;
         if !(self.delta.is_finite() && self.delta > 0.0) {
-            return Err(bad("--delta", format!("{} is not a positive number", self.delta)));
+            return Err(bad(
+                "--delta",
+                format!("{} is not a positive number", self.delta),
+            ));
         }
         if self.runs == Some(0) {
             return Err(bad("--runs", "0 runs; give at least 1".into()));
@@ -142,27 +145,35 @@ impl Spec {
         if self.max_runs == 0 {
             return Err(bad("--max-runs", "0 runs; give at least 1".into()));
         }
-        match self.method {
-            Method::Chernoff | Method::ClopperPearson | Method::Wilson | Method::Bayes => {
-                if self.delta >= 0.5 {
-                    return Err(bad(
-                        "--delta",
-                        format!("{} is a half-width of at least 0.5, which says nothing about a probability", self.delta),
-                    ));
-                }
-            }
-            _ => {}
+        let interval_method = matches!(
+            self.method,
+            Method::Chernoff | Method::ClopperPearson | Method::Wilson | Method::Bayes
+        );
+        if interval_method && self.delta >= 0.5 {
+            return Err(bad(
+                "--delta",
+                format!(
+                    "{} is a half-width of at least 0.5, which says nothing about a probability",
+                    self.delta
+                ),
+            ));
         }
         if self.method == Method::Bayes {
             let (a, b) = self.prior;
             if !(a.is_finite() && a > 0.0 && b.is_finite() && b > 0.0) {
-                return Err(bad("--prior", format!("Beta({a}, {b}) needs both parameters positive and finite")));
+                return Err(bad(
+                    "--prior",
+                    format!("Beta({a}, {b}) needs both parameters positive and finite"),
+                ));
             }
         }
         if self.method == Method::Sprt {
             self.sprt_hypotheses()?;
             if self.runs.is_some() {
-                return Err(bad("--runs", "SPRT decides its own run count; use --max-runs to cap it".into()));
+                return Err(bad(
+                    "--runs",
+                    "SPRT decides its own run count; use --max-runs to cap it".into(),
+                ));
             }
         }
         Ok(())
@@ -171,11 +182,19 @@ impl Spec {
     /// SPRT's (p0, p1) = (theta + indifference, theta - indifference), checked
     /// to lie strictly inside (0, 1).
     pub fn sprt_hypotheses(&self) -> Result<(f64, f64)> {
-        let theta = self.theta.ok_or_else(|| bad("--theta", "SPRT needs the threshold of \"P >= theta\"".into()))?;
+        let theta = self.theta.ok_or_else(|| {
+            bad(
+                "--theta",
+                "SPRT needs the threshold of \"P >= theta\"".into(),
+            )
+        })?;
         open_unit("--theta", theta)?;
         open_unit("--beta", self.beta)?;
         if !(self.indifference.is_finite() && self.indifference > 0.0) {
-            return Err(bad("--indifference", format!("{} is not a positive number", self.indifference)));
+            return Err(bad(
+                "--indifference",
+                format!("{} is not a positive number", self.indifference),
+            ));
         }
         let (p0, p1) = (theta + self.indifference, theta - self.indifference);
         if p0 >= 1.0 {

@@ -61,7 +61,14 @@ pub struct SplittingSpec {
 impl SplittingSpec {
     /// Adaptive levels, 1000 trajectories per level, keep 0.2, seed 0.
     pub fn new(target: f64) -> SplittingSpec {
-        SplittingSpec { target, levels: None, effort: 1000, keep: 0.2, max_levels: 200, seed: 0 }
+        SplittingSpec {
+            target,
+            levels: None,
+            effort: 1000,
+            keep: 0.2,
+            max_levels: 200,
+            seed: 0,
+        }
     }
 
     /// Checks the options; the error names the option.
@@ -71,10 +78,19 @@ impl SplittingSpec {
             return bad("--target", format!("{} is not a finite level", self.target));
         }
         if self.effort < 2 {
-            return bad("--runs", format!("{} trajectories per level; splitting needs at least 2", self.effort));
+            return bad(
+                "--runs",
+                format!(
+                    "{} trajectories per level; splitting needs at least 2",
+                    self.effort
+                ),
+            );
         }
         if !(self.keep > 0.0 && self.keep < 1.0) {
-            return bad("--keep", format!("{} is not strictly between 0 and 1", self.keep));
+            return bad(
+                "--keep",
+                format!("{} is not strictly between 0 and 1", self.keep),
+            );
         }
         if self.max_levels == 0 {
             return bad("--max-levels", "0 levels; give at least 1".into());
@@ -82,10 +98,24 @@ impl SplittingSpec {
         if let Some(levels) = &self.levels {
             for (i, l) in levels.iter().enumerate() {
                 if !l.is_finite() || *l >= self.target {
-                    return bad("--levels", format!("level {} = {l} is not a finite number below the target {}", i + 1, self.target));
+                    return bad(
+                        "--levels",
+                        format!(
+                            "level {} = {l} is not a finite number below the target {}",
+                            i + 1,
+                            self.target
+                        ),
+                    );
                 }
                 if i > 0 && *l <= levels[i - 1] {
-                    return bad("--levels", format!("level {} = {l} does not increase on {}", i + 1, levels[i - 1]));
+                    return bad(
+                        "--levels",
+                        format!(
+                            "level {} = {l} does not increase on {}",
+                            i + 1,
+                            levels[i - 1]
+                        ),
+                    );
                 }
             }
         }
@@ -129,17 +159,37 @@ pub struct SplittingOutcome {
 
 impl fmt::Display for SplittingOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "method          splitting ({} levels)", if self.adaptive { "adaptive" } else { "fixed" })?;
+        writeln!(
+            f,
+            "method          splitting ({} levels)",
+            if self.adaptive { "adaptive" } else { "fixed" }
+        )?;
         writeln!(f, "rule            {}", self.rule)?;
-        writeln!(f, "runs            {} (+{} replays)", self.runs, self.replays)?;
+        writeln!(
+            f,
+            "runs            {} (+{} replays)",
+            self.runs, self.replays
+        )?;
         writeln!(f, "estimate        {:.6e}", self.estimate)?;
         match self.relative_error {
             Some(re) => writeln!(f, "relative error  {re:.4}")?,
             None => writeln!(f, "relative error  undefined (estimate 0)")?,
         }
-        writeln!(f, "{:>6} {:>14} {:>8} {:>8} {:>12}", "stage", "level", "started", "reached", "p_k")?;
+        writeln!(
+            f,
+            "{:>6} {:>14} {:>8} {:>8} {:>12}",
+            "stage", "level", "started", "reached", "p_k"
+        )?;
         for (k, l) in self.levels.iter().enumerate() {
-            writeln!(f, "{:>6} {:>14} {:>8} {:>8} {:>12.6}", k + 1, l.level, l.started, l.reached, l.probability)?;
+            writeln!(
+                f,
+                "{:>6} {:>14} {:>8} {:>8} {:>12.6}",
+                k + 1,
+                l.level,
+                l.started,
+                l.reached,
+                l.probability
+            )?;
         }
         Ok(())
     }
@@ -157,7 +207,11 @@ pub fn trajectory_seed(seed: u64, stage: u64, j: u64) -> u64 {
 }
 
 /// Estimates P(score reaches `spec.target`) from the state `initial`.
-pub fn estimate<M: Splittable>(initial: &M, spec: &SplittingSpec, threads: usize) -> Result<SplittingOutcome> {
+pub fn estimate<M: Splittable>(
+    initial: &M,
+    spec: &SplittingSpec,
+    threads: usize,
+) -> Result<SplittingOutcome> {
     spec.validate()?;
     if initial.score() >= spec.target {
         return Err(SmcError::Splitting(format!(
@@ -176,11 +230,19 @@ fn relative_error(levels: &[SplittingLevel], effort: u64) -> Option<f64> {
     if levels.iter().any(|l| l.reached == 0) {
         return None;
     }
-    let s: f64 = levels.iter().map(|l| (1.0 - l.probability) / (effort as f64 * l.probability)).sum();
+    let s: f64 = levels
+        .iter()
+        .map(|l| (1.0 - l.probability) / (effort as f64 * l.probability))
+        .sum();
     Some(s.sqrt())
 }
 
-fn finish(spec: &SplittingSpec, adaptive: bool, levels: Vec<SplittingLevel>, replays: u64) -> SplittingOutcome {
+fn finish(
+    spec: &SplittingSpec,
+    adaptive: bool,
+    levels: Vec<SplittingLevel>,
+    replays: u64,
+) -> SplittingOutcome {
     let estimate = levels.iter().map(|l| l.probability).product();
     let scheme = if adaptive {
         format!(
@@ -189,11 +251,18 @@ fn finish(spec: &SplittingSpec, adaptive: bool, levels: Vec<SplittingLevel>, rep
             1.0 - spec.keep
         )
     } else {
-        format!("fixed-effort multilevel splitting: {} trajectories per level over {} levels", spec.effort, levels.len())
+        format!(
+            "fixed-effort multilevel splitting: {} trajectories per level over {} levels",
+            spec.effort,
+            levels.len()
+        )
     };
     SplittingOutcome {
         method: "splitting".into(),
-        rule: format!("{scheme}; P = product of p_k; relative error = sqrt(sum (1 - p_k)/(N p_k)), N = {}", spec.effort),
+        rule: format!(
+            "{scheme}; P = product of p_k; relative error = sqrt(sum (1 - p_k)/(N p_k)), N = {}",
+            spec.effort
+        ),
         estimate,
         relative_error: relative_error(&levels, spec.effort),
         adaptive,
@@ -203,7 +272,12 @@ fn finish(spec: &SplittingSpec, adaptive: bool, levels: Vec<SplittingLevel>, rep
     }
 }
 
-fn fixed<M: Splittable>(initial: &M, spec: &SplittingSpec, levels: &[f64], threads: usize) -> Result<SplittingOutcome> {
+fn fixed<M: Splittable>(
+    initial: &M,
+    spec: &SplittingSpec,
+    levels: &[f64],
+    threads: usize,
+) -> Result<SplittingOutcome> {
     let mut ladder = levels.to_vec();
     ladder.push(spec.target);
     let mut starts = vec![initial.clone()];
@@ -230,7 +304,11 @@ fn fixed<M: Splittable>(initial: &M, spec: &SplittingSpec, levels: &[f64], threa
     Ok(finish(spec, false, done, 0))
 }
 
-fn adaptive<M: Splittable>(initial: &M, spec: &SplittingSpec, threads: usize) -> Result<SplittingOutcome> {
+fn adaptive<M: Splittable>(
+    initial: &M,
+    spec: &SplittingSpec,
+    threads: usize,
+) -> Result<SplittingOutcome> {
     let mut starts = vec![initial.clone()];
     let mut current = initial.score();
     let mut done = Vec::new();
@@ -242,9 +320,14 @@ fn adaptive<M: Splittable>(initial: &M, spec: &SplittingSpec, threads: usize) ->
             m.reseed(trajectory_seed(spec.seed, k, j));
             m
         };
-        let maxima = evaluate_batch(0, spec.effort, threads, &|j| start_of(j).run_max(spec.target));
+        let maxima = evaluate_batch(0, spec.effort, threads, &|j| {
+            start_of(j).run_max(spec.target)
+        });
         if let Some((j, m)) = maxima.iter().enumerate().find(|(_, m)| m.is_nan()) {
-            return Err(SmcError::Splitting(format!("stage {}: trajectory {j} reported the score {m}", k + 1)));
+            return Err(SmcError::Splitting(format!(
+                "stage {}: trajectory {j} reported the score {m}",
+                k + 1
+            )));
         }
         let mut sorted = maxima.clone();
         sorted.sort_by(f64::total_cmp);
@@ -263,7 +346,9 @@ fn adaptive<M: Splittable>(initial: &M, spec: &SplittingSpec, threads: usize) ->
                 }
             }
         }
-        let passing: Vec<u64> = (0..spec.effort).filter(|&j| maxima[j as usize] >= level).collect();
+        let passing: Vec<u64> = (0..spec.effort)
+            .filter(|&j| maxima[j as usize] >= level)
+            .collect();
         done.push(SplittingLevel {
             level,
             started: spec.effort,

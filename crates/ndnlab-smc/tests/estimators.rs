@@ -5,14 +5,24 @@ mod common;
 
 use common::{bernoulli, uniform};
 use ndnlab_smc::intervals::{clopper_pearson, wilson};
-use ndnlab_smc::{chernoff_runs, check_probability, Method, SmcError, Spec};
+use ndnlab_smc::{check_probability, chernoff_runs, Method, SmcError, Spec};
 
 #[test]
 fn chernoff_counts_match_the_formula() {
     // N = ceil(ln(2/alpha) / (2 delta^2)).
-    let cases = [(0.1, 0.1, 150), (0.05, 0.05, 738), (0.01, 0.01, 26492), (0.05, 0.1, 185), (0.1, 0.01, 14979)];
+    let cases = [
+        (0.1, 0.1, 150),
+        (0.05, 0.05, 738),
+        (0.01, 0.01, 26492),
+        (0.05, 0.1, 185),
+        (0.1, 0.01, 14979),
+    ];
     for (alpha, delta, n) in cases {
-        assert_eq!(chernoff_runs(alpha, delta), n, "alpha {alpha} delta {delta}");
+        assert_eq!(
+            chernoff_runs(alpha, delta),
+            n,
+            "alpha {alpha} delta {delta}"
+        );
         let f: f64 = (2.0f64 / alpha).ln() / (2.0 * delta * delta);
         assert_eq!(n, f.ceil() as u64);
     }
@@ -24,14 +34,22 @@ fn chernoff_outcome_uses_150_runs_for_sbip_settings() {
     let out = check_probability(&spec, bernoulli(1, 0.8), 2).unwrap();
     assert_eq!(out.runs, 150);
     assert_eq!(out.method, "chernoff");
-    assert_eq!(out.rule, "Chernoff-Hoeffding: N = ceil(ln(2/0.1)/(2*0.1^2)) = 150 runs, fixed in advance");
+    assert_eq!(
+        out.rule,
+        "Chernoff-Hoeffding: N = ceil(ln(2/0.1)/(2*0.1^2)) = 150 runs, fixed in advance"
+    );
     let i = out.interval.unwrap();
     assert!((i.confidence - 0.9).abs() < 1e-12);
     assert!(i.half_width() <= 0.1 + 1e-12);
 }
 
 /// Fraction of `trials` Binomial(n, p) draws whose interval covers p.
-fn coverage(p: f64, n: u64, trials: u64, interval: fn(u64, u64, f64) -> ndnlab_smc::Interval) -> f64 {
+fn coverage(
+    p: f64,
+    n: u64,
+    trials: u64,
+    interval: fn(u64, u64, f64) -> ndnlab_smc::Interval,
+) -> f64 {
     let mut covered = 0;
     for t in 0..trials {
         let k = (0..n).filter(|&i| uniform(1000 + t, i) < p).count() as u64;
@@ -51,7 +69,10 @@ fn clopper_pearson_and_wilson_cover_at_the_nominal_rate() {
             let w = coverage(p, n, 2000, wilson);
             eprintln!("p {p} n {n}: clopper-pearson {cp:.4} wilson {w:.4}");
             assert!(cp >= 0.935, "Clopper-Pearson p {p} n {n}: coverage {cp}");
-            assert!((w - 0.95).abs() <= 0.035, "Wilson p {p} n {n}: coverage {w}");
+            assert!(
+                (w - 0.95).abs() <= 0.035,
+                "Wilson p {p} n {n}: coverage {w}"
+            );
         }
     }
 }
@@ -61,7 +82,11 @@ fn bayes_posterior_matches_the_closed_form() {
     // Uniform prior, n failures: posterior Beta(1, n+1), whose quantile q is
     // 1 - (1-q)^(1/(n+1)); n successes: Beta(n+1, 1), quantile q^(1/(n+1)).
     let n = 40u64;
-    let spec = Spec { method: Method::Bayes, runs: Some(n), ..Spec::default() };
+    let spec = Spec {
+        method: Method::Bayes,
+        runs: Some(n),
+        ..Spec::default()
+    };
     let none = check_probability(&spec, |_| false, 1).unwrap();
     let e = 1.0 / (n as f64 + 1.0);
     assert!((none.estimate - 1.0 / (n as f64 + 2.0)).abs() < 1e-12);
@@ -71,9 +96,17 @@ fn bayes_posterior_matches_the_closed_form() {
     let all = check_probability(&spec, |_| true, 1).unwrap();
     let i = all.interval.unwrap();
     assert!((all.estimate - (n as f64 + 1.0) / (n as f64 + 2.0)).abs() < 1e-12);
-    assert!((i.lo - 0.05f64.powf(e)).abs() < 1e-9 && (i.hi - 0.95f64.powf(e)).abs() < 1e-9, "{i:?}");
+    assert!(
+        (i.lo - 0.05f64.powf(e)).abs() < 1e-9 && (i.hi - 0.95f64.powf(e)).abs() < 1e-9,
+        "{i:?}"
+    );
     // A Beta(2, 3) prior and 7 of 20: posterior mean (2+7)/(2+3+20).
-    let spec = Spec { method: Method::Bayes, runs: Some(20), prior: (2.0, 3.0), ..Spec::default() };
+    let spec = Spec {
+        method: Method::Bayes,
+        runs: Some(20),
+        prior: (2.0, 3.0),
+        ..Spec::default()
+    };
     let out = check_probability(&spec, |i| i < 7, 2).unwrap();
     assert_eq!(out.successes, 7);
     assert!((out.estimate - 9.0 / 25.0).abs() < 1e-12);
@@ -83,14 +116,25 @@ fn bayes_posterior_matches_the_closed_form() {
 fn sequential_interval_methods_stop_at_the_requested_half_width() {
     for method in [Method::ClopperPearson, Method::Wilson, Method::Bayes] {
         for (stream, p) in [(7, 0.5), (8, 0.05), (9, 0.97)] {
-            let spec = Spec { method, delta: 0.05, alpha: 0.05, ..Spec::default() };
+            let spec = Spec {
+                method,
+                delta: 0.05,
+                alpha: 0.05,
+                ..Spec::default()
+            };
             let out = check_probability(&spec, bernoulli(stream, p), 2).unwrap();
             let i = out.interval.unwrap();
             assert!(i.half_width() <= 0.05, "{method} p {p}: {out}");
             // The step before stopping was still too wide: the rule stopped at the first chance.
-            let prev = Spec { runs: Some(out.runs - 1), ..spec.clone() };
+            let prev = Spec {
+                runs: Some(out.runs - 1),
+                ..spec.clone()
+            };
             let before = check_probability(&prev, bernoulli(stream, p), 1).unwrap();
-            assert!(before.interval.unwrap().half_width() > 0.05, "{method} p {p}");
+            assert!(
+                before.interval.unwrap().half_width() > 0.05,
+                "{method} p {p}"
+            );
             assert!(out.rule.contains("sequential"), "{}", out.rule);
         }
     }
@@ -98,22 +142,59 @@ fn sequential_interval_methods_stop_at_the_requested_half_width() {
 
 #[test]
 fn sequential_methods_report_the_cap() {
-    let spec = Spec { method: Method::ClopperPearson, delta: 0.01, max_runs: 100, ..Spec::default() };
+    let spec = Spec {
+        method: Method::ClopperPearson,
+        delta: 0.01,
+        max_runs: 100,
+        ..Spec::default()
+    };
     let err = check_probability(&spec, bernoulli(3, 0.5), 2).unwrap_err();
-    assert!(matches!(err, SmcError::MaxRunsReached { max_runs: 100, .. }), "{err}");
-    assert!(err.to_string().starts_with("--max-runs: clopper-pearson did not meet"), "{err}");
+    assert!(
+        matches!(err, SmcError::MaxRunsReached { max_runs: 100, .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("--max-runs: clopper-pearson did not meet"),
+        "{err}"
+    );
 }
 
 #[test]
 fn outcomes_do_not_depend_on_the_thread_count() {
     let specs = [
         Spec::default(),
-        Spec { method: Method::ClopperPearson, delta: 0.03, ..Spec::default() },
-        Spec { method: Method::Wilson, delta: 0.03, ..Spec::default() },
-        Spec { method: Method::Bayes, delta: 0.03, ..Spec::default() },
-        Spec { method: Method::Sprt, theta: Some(0.6), indifference: 0.02, ..Spec::default() },
-        Spec { method: Method::ChowRobbins, delta: 0.03, ..Spec::default() },
-        Spec { method: Method::Wilson, runs: Some(777), ..Spec::default() },
+        Spec {
+            method: Method::ClopperPearson,
+            delta: 0.03,
+            ..Spec::default()
+        },
+        Spec {
+            method: Method::Wilson,
+            delta: 0.03,
+            ..Spec::default()
+        },
+        Spec {
+            method: Method::Bayes,
+            delta: 0.03,
+            ..Spec::default()
+        },
+        Spec {
+            method: Method::Sprt,
+            theta: Some(0.6),
+            indifference: 0.02,
+            ..Spec::default()
+        },
+        Spec {
+            method: Method::ChowRobbins,
+            delta: 0.03,
+            ..Spec::default()
+        },
+        Spec {
+            method: Method::Wilson,
+            runs: Some(777),
+            ..Spec::default()
+        },
     ];
     for spec in specs {
         let one = check_probability(&spec, bernoulli(11, 0.63), 1).unwrap();
@@ -126,10 +207,16 @@ fn outcomes_do_not_depend_on_the_thread_count() {
 
 #[test]
 fn progress_reaches_the_run_count() {
-    let spec = Spec { method: Method::Wilson, delta: 0.02, ..Spec::default() };
+    let spec = Spec {
+        method: Method::Wilson,
+        delta: 0.02,
+        ..Spec::default()
+    };
     let mut seen = Vec::new();
-    let out =
-        ndnlab_smc::check_probability_with_progress(&spec, bernoulli(5, 0.4), 2, &mut |d| seen.push(d)).unwrap();
+    let out = ndnlab_smc::check_probability_with_progress(&spec, bernoulli(5, 0.4), 2, &mut |d| {
+        seen.push(d)
+    })
+    .unwrap();
     assert_eq!(seen.last(), Some(&out.runs));
     assert!(seen.windows(2).all(|w| w[0] < w[1]));
 }
@@ -140,7 +227,18 @@ fn methods_parse_exactly() {
         assert_eq!(Method::parse(m.name()).unwrap(), m);
     }
     let names: Vec<_> = Method::ALL.iter().map(|m| m.name()).collect();
-    assert_eq!(names, ["chernoff", "clopper-pearson", "wilson", "bayes", "sprt", "chow-robbins", "splitting"]);
+    assert_eq!(
+        names,
+        [
+            "chernoff",
+            "clopper-pearson",
+            "wilson",
+            "bayes",
+            "sprt",
+            "chow-robbins",
+            "splitting"
+        ]
+    );
     let err = Method::parse("Wilson").unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -174,10 +272,27 @@ fn validation_names_the_option() {
     ];
     for (spec, message) in cases {
         assert_eq!(spec.validate().unwrap_err().to_string(), message);
-        assert_eq!(check_probability(&spec, |_| true, 1).unwrap_err().to_string(), message);
+        assert_eq!(
+            check_probability(&spec, |_| true, 1)
+                .unwrap_err()
+                .to_string(),
+            message
+        );
     }
-    let err = check_probability(&Spec { method: Method::Splitting, ..Spec::default() }, |_| true, 1).unwrap_err();
-    assert!(err.to_string().starts_with("--method splitting: importance splitting drives a model"), "{err}");
+    let err = check_probability(
+        &Spec {
+            method: Method::Splitting,
+            ..Spec::default()
+        },
+        |_| true,
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("--method splitting: importance splitting drives a model"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -3,13 +3,22 @@
 
 use ndnlab_smc::{Aliases, Kind, Property};
 
-const KNOWN: [&str; 6] = ["satisfaction", "latency_p99", "max_queue", "first_loss", "unsatisfied", "duration"];
+const KNOWN: [&str; 6] = [
+    "satisfaction",
+    "latency_p99",
+    "max_queue",
+    "first_loss",
+    "unsatisfied",
+    "duration",
+];
 
 /// satisfaction 0.995, p99 1.2 ms, max_queue 900, first loss at 3 ms, 2 unsatisfied, 1 s run.
 const RUN: [f64; 6] = [0.995, 1.2e6, 900.0, 3e6, 2.0, 1e9];
 
 fn eval(text: &str) -> f64 {
-    Property::parse(text, &KNOWN).unwrap_or_else(|e| panic!("{text}: {e}")).eval_num(&RUN)
+    Property::parse(text, &KNOWN)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .eval_num(&RUN)
 }
 
 #[test]
@@ -29,7 +38,11 @@ fn evaluation_table() {
         ("all-satisfied", Kind::Boolean, 0.0),
         ("not all-satisfied", Kind::Boolean, 1.0),
         ("all-satisfied or max_queue != 900", Kind::Boolean, 0.0),
-        ("satisfaction > 0.9 and latency_p99 < 2ms && max_queue < 1000", Kind::Boolean, 1.0),
+        (
+            "satisfaction > 0.9 and latency_p99 < 2ms && max_queue < 1000",
+            Kind::Boolean,
+            1.0,
+        ),
         ("false or true and false", Kind::Boolean, 0.0),
         ("true or true and false", Kind::Boolean, 1.0),
         ("satisfaction", Kind::Numeric, 0.995),
@@ -43,7 +56,11 @@ fn evaluation_table() {
     for (text, kind, value) in cases {
         let p = Property::parse(text, &KNOWN).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(p.kind(), kind, "{text}");
-        assert!((p.eval_num(&RUN) - value).abs() < 1e-12, "{text}: {} != {value}", p.eval_num(&RUN));
+        assert!(
+            (p.eval_num(&RUN) - value).abs() < 1e-12,
+            "{text}: {} != {value}",
+            p.eval_num(&RUN)
+        );
         assert_eq!(p.eval_bool(&RUN), value != 0.0, "{text}");
         assert_eq!(p.to_string(), text);
     }
@@ -143,7 +160,10 @@ fn errors_inside_an_alias_point_at_its_use() {
     );
     let aliases = Aliases::empty().with("loop", "loop and true");
     let err = Property::parse_with("loop", &known, &aliases).unwrap_err();
-    assert!(err.to_string().contains("alias `loop` expands into itself"), "{err}");
+    assert!(
+        err.to_string().contains("alias `loop` expands into itself"),
+        "{err}"
+    );
     let aliases = Aliases::empty().with("broken", "satisfaction +");
     let err = Property::parse_with("broken", &known, &aliases).unwrap_err();
     assert_eq!(

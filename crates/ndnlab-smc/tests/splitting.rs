@@ -13,7 +13,11 @@ struct Chain {
 
 impl Chain {
     fn new(up: f64) -> Chain {
-        Chain { state: 1, up, rng: 0 }
+        Chain {
+            state: 1,
+            up,
+            rng: 0,
+        }
     }
 
     fn step(&mut self) {
@@ -53,7 +57,12 @@ fn ruin(up: f64, l: i32) -> f64 {
 }
 
 fn fixed_spec(seed: u64) -> SplittingSpec {
-    SplittingSpec { levels: Some((2..20).map(f64::from).collect()), effort: 1000, seed, ..SplittingSpec::new(20.0) }
+    SplittingSpec {
+        levels: Some((2..20).map(f64::from).collect()),
+        effort: 1000,
+        seed,
+        ..SplittingSpec::new(20.0)
+    }
 }
 
 #[test]
@@ -71,7 +80,10 @@ fn fixed_levels_estimate_the_ruin_probability_within_their_relative_error() {
     for seed in 0..10 {
         let out = estimate(&Chain::new(0.3), &fixed_spec(seed), 2).unwrap();
         let re = out.relative_error.unwrap();
-        eprintln!("fixed seed {seed}: estimate {:.3e} relative error {re:.3} truth {truth:.3e}", out.estimate);
+        eprintln!(
+            "fixed seed {seed}: estimate {:.3e} relative error {re:.3} truth {truth:.3e}",
+            out.estimate
+        );
         assert_eq!(out.levels.len(), 19);
         assert_eq!(out.runs, 19_000);
         assert!(re > 0.05 && re < 0.5, "relative error {re}");
@@ -85,7 +97,11 @@ fn adaptive_levels_estimate_the_ruin_probability_within_their_relative_error() {
     let truth = ruin(0.3, 20);
     let mut within = 0;
     for seed in 0..10 {
-        let spec = SplittingSpec { effort: 1000, seed, ..SplittingSpec::new(20.0) };
+        let spec = SplittingSpec {
+            effort: 1000,
+            seed,
+            ..SplittingSpec::new(20.0)
+        };
         let out = estimate(&Chain::new(0.3), &spec, 2).unwrap();
         let re = out.relative_error.unwrap();
         eprintln!(
@@ -110,7 +126,12 @@ fn conditional_probabilities_match_the_chain() {
     for (k, level) in out.levels.iter().enumerate() {
         let i = k as i32 + 1;
         let exact = ruin(0.3, i + 1) / ruin(0.3, i);
-        assert!((level.probability - exact).abs() < 0.06, "level {}: {} against {exact}", level.level, level.probability);
+        assert!(
+            (level.probability - exact).abs() < 0.06,
+            "level {}: {} against {exact}",
+            level.level,
+            level.probability
+        );
     }
 }
 
@@ -121,19 +142,34 @@ fn results_are_deterministic_and_independent_of_threads() {
     let c = estimate(&Chain::new(0.3), &fixed_spec(5), 3).unwrap();
     assert_eq!(a, b);
     assert_eq!(a, c);
-    let spec = SplittingSpec { effort: 500, seed: 9, ..SplittingSpec::new(20.0) };
+    let spec = SplittingSpec {
+        effort: 500,
+        seed: 9,
+        ..SplittingSpec::new(20.0)
+    };
     let a = estimate(&Chain::new(0.3), &spec, 1).unwrap();
     let b = estimate(&Chain::new(0.3), &spec, 2).unwrap();
     assert_eq!(a, b);
-    assert_ne!(a, estimate(&Chain::new(0.3), &SplittingSpec { seed: 10, ..spec }, 2).unwrap());
+    assert_ne!(
+        a,
+        estimate(&Chain::new(0.3), &SplittingSpec { seed: 10, ..spec }, 2).unwrap()
+    );
 }
 
 #[test]
 fn outcome_renders_and_serialises() {
     let out = estimate(&Chain::new(0.3), &fixed_spec(2), 2).unwrap();
     let text = out.to_string();
-    assert!(text.contains("method          splitting (fixed levels)"), "{text}");
-    assert!(out.rule.contains("relative error = sqrt(sum (1 - p_k)/(N p_k)), N = 1000"), "{}", out.rule);
+    assert!(
+        text.contains("method          splitting (fixed levels)"),
+        "{text}"
+    );
+    assert!(
+        out.rule
+            .contains("relative error = sqrt(sum (1 - p_k)/(N p_k)), N = 1000"),
+        "{}",
+        out.rule
+    );
     let json = serde_json::to_value(&out).unwrap();
     assert_eq!(json["levels"].as_array().unwrap().len(), 19);
 }
@@ -143,27 +179,62 @@ fn bad_options_and_dead_ends_are_clear_errors() {
     let chain = Chain::new(0.3);
     let bad = |spec: SplittingSpec| estimate(&chain, &spec, 1).unwrap_err().to_string();
     assert_eq!(
-        bad(SplittingSpec { effort: 1, ..SplittingSpec::new(20.0) }),
+        bad(SplittingSpec {
+            effort: 1,
+            ..SplittingSpec::new(20.0)
+        }),
         "--runs: 1 trajectories per level; splitting needs at least 2"
     );
     assert_eq!(
-        bad(SplittingSpec { levels: Some(vec![3.0, 2.0]), ..SplittingSpec::new(20.0) }),
+        bad(SplittingSpec {
+            levels: Some(vec![3.0, 2.0]),
+            ..SplittingSpec::new(20.0)
+        }),
         "--levels: level 2 = 2 does not increase on 3"
     );
     assert_eq!(
-        bad(SplittingSpec { levels: Some(vec![25.0]), ..SplittingSpec::new(20.0) }),
+        bad(SplittingSpec {
+            levels: Some(vec![25.0]),
+            ..SplittingSpec::new(20.0)
+        }),
         "--levels: level 1 = 25 is not a finite number below the target 20"
     );
-    assert_eq!(bad(SplittingSpec { keep: 1.0, ..SplittingSpec::new(20.0) }), "--keep: 1 is not strictly between 0 and 1");
+    assert_eq!(
+        bad(SplittingSpec {
+            keep: 1.0,
+            ..SplittingSpec::new(20.0)
+        }),
+        "--keep: 1 is not strictly between 0 and 1"
+    );
     assert_eq!(
         bad(SplittingSpec::new(1.0)),
         "splitting: the initial state's score 1 already reaches the target 1"
     );
     // A chain that never goes up: no trajectory rises above the start.
-    let err = estimate(&Chain::new(0.0), &SplittingSpec { effort: 10, ..SplittingSpec::new(20.0) }, 1).unwrap_err();
-    assert!(err.to_string().starts_with("splitting: stage 1: none of the 10 trajectories rose above the level 1"), "{err}");
+    let err = estimate(
+        &Chain::new(0.0),
+        &SplittingSpec {
+            effort: 10,
+            ..SplittingSpec::new(20.0)
+        },
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("splitting: stage 1: none of the 10 trajectories rose above the level 1"),
+        "{err}"
+    );
     // With fixed levels a dead end is an estimate of 0 with no relative error.
-    let out = estimate(&Chain::new(0.0), &SplittingSpec { effort: 10, ..fixed_spec(0) }, 1).unwrap();
+    let out = estimate(
+        &Chain::new(0.0),
+        &SplittingSpec {
+            effort: 10,
+            ..fixed_spec(0)
+        },
+        1,
+    )
+    .unwrap();
     assert_eq!(out.estimate, 0.0);
     assert_eq!(out.relative_error, None);
 }

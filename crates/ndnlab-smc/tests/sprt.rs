@@ -8,7 +8,14 @@ use common::bernoulli;
 use ndnlab_smc::{check_probability, Method, Spec};
 
 fn spec() -> Spec {
-    Spec { method: Method::Sprt, theta: Some(0.5), indifference: 0.05, alpha: 0.05, beta: 0.05, ..Spec::default() }
+    Spec {
+        method: Method::Sprt,
+        theta: Some(0.5),
+        indifference: 0.05,
+        alpha: 0.05,
+        beta: 0.05,
+        ..Spec::default()
+    }
 }
 
 /// (rejections of "P >= theta", mean runs) over `reps` seeded repetitions.
@@ -30,11 +37,17 @@ fn decides_clear_cases_correctly_with_few_runs() {
     let (rejected, runs) = repeat(0.75, 300);
     eprintln!("p 0.75: rejected {rejected}, mean runs {runs}, Chernoff {chernoff}");
     assert_eq!(rejected, 0.0, "p = 0.75 is well above theta = 0.5");
-    assert!(runs < chernoff / 10.0, "mean runs {runs} against Chernoff's {chernoff}");
+    assert!(
+        runs < chernoff / 10.0,
+        "mean runs {runs} against Chernoff's {chernoff}"
+    );
     let (rejected, runs) = repeat(0.25, 300);
     eprintln!("p 0.25: rejected {rejected}, mean runs {runs}");
     assert_eq!(rejected, 1.0, "p = 0.25 is well below theta = 0.5");
-    assert!(runs < chernoff / 10.0, "mean runs {runs} against Chernoff's {chernoff}");
+    assert!(
+        runs < chernoff / 10.0,
+        "mean runs {runs} against Chernoff's {chernoff}"
+    );
 }
 
 // At p = theta + indifference the type I error (rejecting) must be <= alpha,
@@ -47,7 +60,11 @@ fn error_rates_stay_within_alpha_and_beta_at_the_edges() {
     assert!(rejected <= 0.05 + 0.02, "type I error {rejected}");
     let (rejected, runs) = repeat(0.45, 1000);
     eprintln!("p 0.45: type II error {}, mean runs {runs}", 1.0 - rejected);
-    assert!(1.0 - rejected <= 0.05 + 0.02, "type II error {}", 1.0 - rejected);
+    assert!(
+        1.0 - rejected <= 0.05 + 0.02,
+        "type II error {}",
+        1.0 - rejected
+    );
 }
 
 #[test]
@@ -59,7 +76,12 @@ fn reports_the_decision_and_the_bounds() {
     assert!((d.reject_bound - (0.95f64 / 0.05).ln()).abs() < 1e-12);
     assert!((d.accept_bound - (0.05f64 / 0.95).ln()).abs() < 1e-12);
     assert!(out.interval.is_none());
-    assert!(out.rule.starts_with("Wald SPRT of H0: P >= 0.55 against H1: P <= 0.45"), "{}", out.rule);
+    assert!(
+        out.rule
+            .starts_with("Wald SPRT of H0: P >= 0.55 against H1: P <= 0.45"),
+        "{}",
+        out.rule
+    );
     let text = out.to_string();
     assert!(text.contains("decision   accept \"P >= 0.5\""), "{text}");
     let json = serde_json::to_value(&out).unwrap();
@@ -70,7 +92,15 @@ fn reports_the_decision_and_the_bounds() {
 
 #[test]
 fn the_cap_is_an_error() {
-    let spec = Spec { max_runs: 20, indifference: 0.01, ..spec() };
+    let spec = Spec {
+        max_runs: 20,
+        indifference: 0.01,
+        ..spec()
+    };
     let err = check_probability(&spec, bernoulli(4, 0.5), 1).unwrap_err();
-    assert!(err.to_string().starts_with("--max-runs: sprt did not meet its stopping rule within 20 runs"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("--max-runs: sprt did not meet its stopping rule within 20 runs"),
+        "{err}"
+    );
 }

@@ -78,7 +78,13 @@ impl Tok {
 }
 
 /// Time units and their factor to nanoseconds, and `%`.
-pub const UNITS: [(&str, f64); 5] = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9), ("%", 0.01)];
+pub const UNITS: [(&str, f64); 5] = [
+    ("ns", 1.0),
+    ("us", 1e3),
+    ("ms", 1e6),
+    ("s", 1e9),
+    ("%", 0.01),
+];
 
 fn ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
@@ -94,7 +100,10 @@ pub fn lex(text: &str, alias_names: &[&str]) -> Result<Vec<(Tok, usize)>> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    let syntax = |i: usize, message: String| SmcError::Syntax { column: i + 1, message };
+    let syntax = |i: usize, message: String| SmcError::Syntax {
+        column: i + 1,
+        message,
+    };
     while i < chars.len() {
         let c = chars[i];
         let col = i + 1;
@@ -102,7 +111,8 @@ pub fn lex(text: &str, alias_names: &[&str]) -> Result<Vec<(Tok, usize)>> {
             i += 1;
             continue;
         }
-        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let start = i;
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
                 i += 1;
@@ -161,7 +171,10 @@ pub fn lex(text: &str, alias_names: &[&str]) -> Result<Vec<(Tok, usize)>> {
                     }
                     let candidate: String = chars[start..j].iter().collect();
                     let prefix = format!("{candidate}-");
-                    if alias_names.iter().any(|a| *a == candidate || a.starts_with(&prefix)) {
+                    if alias_names
+                        .iter()
+                        .any(|a| *a == candidate || a.starts_with(&prefix))
+                    {
                         i = j;
                         continue;
                     }
@@ -197,9 +210,24 @@ pub fn lex(text: &str, alias_names: &[&str]) -> Result<Vec<(Tok, usize)>> {
             ('/', _) => (Tok::Slash, 1),
             ('(', _) => (Tok::LParen, 1),
             (')', _) => (Tok::RParen, 1),
-            ('=', _) => return Err(syntax(i, "`=` is not an operator; write `==` to compare".into())),
-            ('&', _) => return Err(syntax(i, "`&` is not an operator; write `&&` or `and`".into())),
-            ('|', _) => return Err(syntax(i, "`|` is not an operator; write `||` or `or`".into())),
+            ('=', _) => {
+                return Err(syntax(
+                    i,
+                    "`=` is not an operator; write `==` to compare".into(),
+                ))
+            }
+            ('&', _) => {
+                return Err(syntax(
+                    i,
+                    "`&` is not an operator; write `&&` or `and`".into(),
+                ))
+            }
+            ('|', _) => {
+                return Err(syntax(
+                    i,
+                    "`|` is not an operator; write `||` or `or`".into(),
+                ))
+            }
             _ => return Err(syntax(i, format!("unexpected character `{c}`"))),
         };
         out.push((tok, col));

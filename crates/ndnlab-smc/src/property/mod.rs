@@ -49,7 +49,9 @@ pub struct Aliases {
 impl Default for Aliases {
     /// The built-in aliases: `all-satisfied` = `unsatisfied == 0`.
     fn default() -> Aliases {
-        Aliases { table: vec![("all-satisfied".into(), "unsatisfied == 0".into())] }
+        Aliases {
+            table: vec![("all-satisfied".into(), "unsatisfied == 0".into())],
+        }
     }
 }
 
@@ -69,7 +71,10 @@ impl Aliases {
 
     /// The expansion of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.table.iter().find(|(n, _)| n == name).map(|(_, e)| e.as_str())
+        self.table
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, e)| e.as_str())
     }
 
     /// The alias names.
@@ -122,10 +127,18 @@ impl Property {
     /// Parses `text` with the caller's alias table.
     pub fn parse_with(text: &str, known: &[&str], aliases: &Aliases) -> Result<Property> {
         if text.trim().is_empty() {
-            return Err(SmcError::Syntax { column: 1, message: "the property is empty".into() });
+            return Err(SmcError::Syntax {
+                column: 1,
+                message: "the property is empty".into(),
+            });
         }
         let (expr, kind) = parser::parse(text, known, aliases)?;
-        Ok(Property { text: text.to_string(), known: known.iter().map(|s| s.to_string()).collect(), expr, kind })
+        Ok(Property {
+            text: text.to_string(),
+            known: known.iter().map(|s| s.to_string()).collect(),
+            expr,
+            kind,
+        })
     }
 
     /// Boolean (a probability) or Numeric (an expectation).

@@ -64,7 +64,13 @@ pub enum Expr {
 pub fn parse(text: &str, known: &[&str], aliases: &Aliases) -> Result<(Expr, Kind)> {
     let names: Vec<&str> = aliases.names().collect();
     let toks = lex(text, &names)?;
-    let mut p = Parser { toks, pos: 0, known, aliases, depth: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        known,
+        aliases,
+        depth: 0,
+    };
     let (e, k, _) = p.or()?;
     p.expect_end()?;
     Ok((e, k))
@@ -106,7 +112,10 @@ impl Parser<'_> {
     }
 
     fn syntax(&self, message: String) -> SmcError {
-        SmcError::Syntax { column: self.col(), message }
+        SmcError::Syntax {
+            column: self.col(),
+            message,
+        }
     }
 
     fn expect_end(&self) -> Result<()> {
@@ -116,7 +125,10 @@ impl Parser<'_> {
                 "unexpected unit `{u}`: write it right after the number, as in `10{u}`"
             ))),
             Tok::RParen => Err(self.syntax("`)` without a matching `(`".into())),
-            t => Err(self.syntax(format!("expected an operator or the end of the property, found {}", t.describe()))),
+            t => Err(self.syntax(format!(
+                "expected an operator or the end of the property, found {}",
+                t.describe()
+            ))),
         }
     }
 
@@ -182,13 +194,20 @@ impl Parser<'_> {
         let l = self.need(Kind::Numeric, left, &what)?;
         let right = self.sum()?;
         let r = self.need(Kind::Numeric, right, &what)?;
-        if matches!(self.peek(), Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::Eq | Tok::Ne) {
+        if matches!(
+            self.peek(),
+            Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::Eq | Tok::Ne
+        ) {
             return Err(self.syntax(format!(
                 "comparisons do not chain: {} follows a comparison; join them with `and`",
                 self.peek().describe()
             )));
         }
-        Ok((Expr::Cmp(op, Box::new(l), Box::new(r)), Kind::Boolean, start))
+        Ok((
+            Expr::Cmp(op, Box::new(l), Box::new(r)),
+            Kind::Boolean,
+            start,
+        ))
     }
 
     fn sum(&mut self) -> Result<Typed> {
@@ -215,14 +234,23 @@ impl Parser<'_> {
         }
     }
 
-    fn arith(&mut self, op: ArithOp, left: Typed, next: fn(&mut Self) -> Result<Typed>) -> Result<Typed> {
+    fn arith(
+        &mut self,
+        op: ArithOp,
+        left: Typed,
+        next: fn(&mut Self) -> Result<Typed>,
+    ) -> Result<Typed> {
         let (tok, col) = self.bump();
         let what = format!("{} at column {col}", tok.describe());
         let start = left.2;
         let l = self.need(Kind::Numeric, left, &what)?;
         let right = next(self)?;
         let r = self.need(Kind::Numeric, right, &what)?;
-        Ok((Expr::Arith(op, Box::new(l), Box::new(r)), Kind::Numeric, start))
+        Ok((
+            Expr::Arith(op, Box::new(l), Box::new(r)),
+            Kind::Numeric,
+            start,
+        ))
     }
 
     fn unary(&mut self) -> Result<Typed> {
@@ -262,7 +290,10 @@ impl Parser<'_> {
                 self.bump();
                 self.identifier(&name, col)
             }
-            t => Err(self.syntax(format!("expected a number, an identifier, `not` or `(`, found {}", t.describe()))),
+            t => Err(self.syntax(format!(
+                "expected a number, an identifier, `not` or `(`, found {}",
+                t.describe()
+            ))),
         }
     }
 
@@ -274,12 +305,21 @@ impl Parser<'_> {
             if self.depth >= 16 {
                 return Err(SmcError::Syntax {
                     column: col,
-                    message: format!("alias `{name}` expands into itself (more than 16 nested aliases)"),
+                    message: format!(
+                        "alias `{name}` expands into itself (more than 16 nested aliases)"
+                    ),
                 });
             }
             let names: Vec<&str> = self.aliases.names().collect();
-            let toks = lex(expansion, &names).map_err(|e| self.in_alias(e, name, expansion, col))?;
-            let mut inner = Parser { toks, pos: 0, known: self.known, aliases: self.aliases, depth: self.depth + 1 };
+            let toks =
+                lex(expansion, &names).map_err(|e| self.in_alias(e, name, expansion, col))?;
+            let mut inner = Parser {
+                toks,
+                pos: 0,
+                known: self.known,
+                aliases: self.aliases,
+                depth: self.depth + 1,
+            };
             let (e, k, _) = inner
                 .or()
                 .and_then(|t| inner.expect_end().map(|_| t))
@@ -300,9 +340,12 @@ impl Parser<'_> {
     fn in_alias(&self, e: SmcError, alias: &str, expansion: &str, col: usize) -> SmcError {
         let within = format!("in alias `{alias}` = `{expansion}`");
         match e {
-            SmcError::UnknownIdentifier { name, known, .. } => {
-                SmcError::UnknownIdentifier { column: col, name, context: format!(" ({within})"), known }
-            }
+            SmcError::UnknownIdentifier { name, known, .. } => SmcError::UnknownIdentifier {
+                column: col,
+                name,
+                context: format!(" ({within})"),
+                known,
+            },
             SmcError::Syntax { column, message } => SmcError::Syntax {
                 column: col,
                 message: format!("{within}, column {column}: {message}"),
