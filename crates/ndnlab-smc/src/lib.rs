@@ -20,7 +20,23 @@
 //! delta the half-width of the interval, as in SBIP: alpha = delta = 0.1 gives
 //! Chernoff-Hoeffding's N = ceil(ln(2/alpha)/(2 delta²)) = 150 runs.
 //! docs/SMC.md describes every method and the language for users.
+//!
+//! ```
+//! use ndnlab_smc::{check_property, Method, Outcome, Property, Spec};
+//!
+//! // The model's observables, in the order its runs report them.
+//! let known = ["unsatisfied", "latency_p99"];
+//! let property = Property::parse("all-satisfied and latency_p99 <= 2ms", &known).unwrap();
+//! let spec = Spec { method: Method::ClopperPearson, alpha: 0.1, delta: 0.1, ..Spec::default() };
+//! // A stand-in for a seeded simulation: run i loses an Interest when i % 10 == 0.
+//! let run = |i: u64| [if i % 10 == 0 { 1.0 } else { 0.0 }, 1.5e6];
+//! let outcome = check_property(&spec, &property, run, 2, &mut |_done| {}).unwrap();
+//! let Outcome::Probability(p) = outcome else { unreachable!() };
+//! assert!(p.interval.unwrap().half_width() <= 0.1);
+//! println!("{p}");
+//! ```
 
+pub mod check;
 pub mod driver;
 pub mod error;
 pub mod expectation;
@@ -31,6 +47,7 @@ pub mod property;
 pub mod spec;
 pub mod splitting;
 
+pub use check::{check_property, Outcome};
 pub use error::{Result, SmcError};
 pub use expectation::{check_expectation, check_expectation_with_progress};
 pub use intervals::Interval;

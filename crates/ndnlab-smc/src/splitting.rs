@@ -71,6 +71,16 @@ impl SplittingSpec {
         }
     }
 
+    /// Splitting driven by a [`Spec`](crate::Spec): `--runs` (default 1000)
+    /// becomes the effort per level; the levels are adaptive.
+    pub fn from_spec(spec: &crate::Spec, target: f64, seed: u64) -> SplittingSpec {
+        SplittingSpec {
+            effort: spec.runs.unwrap_or(1000),
+            seed,
+            ..SplittingSpec::new(target)
+        }
+    }
+
     /// Checks the options; the error names the option.
     pub fn validate(&self) -> Result<()> {
         let bad = |option, reason: String| Err(SmcError::BadOption { option, reason });
