@@ -65,6 +65,23 @@ pub struct ExpectationOutcome {
     pub interval: Interval,
 }
 
+/// Six significant digits, in scientific notation outside [1e-3, 1e6).
+fn num(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if (1e-3..1e6).contains(&v.abs()) {
+        let digits = (5 - v.abs().log10().floor() as i32).clamp(0, 9) as usize;
+        let s = format!("{v:.digits$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    } else {
+        format!("{v:.5e}")
+    }
+}
+
 fn percent(c: f64) -> String {
     let p = c * 100.0;
     if (p - p.round()).abs() < 1e-9 {
@@ -112,15 +129,33 @@ impl fmt::Display for ExpectationOutcome {
         writeln!(f, "method     {}", self.method)?;
         writeln!(f, "rule       {}", self.rule)?;
         writeln!(f, "runs       {}", self.runs)?;
-        writeln!(f, "mean       {}", self.mean)?;
-        writeln!(f, "sd         {}", self.sd)?;
+        writeln!(f, "mean       {}", num(self.mean))?;
+        writeln!(f, "sd         {}", num(self.sd))?;
         let i = &self.interval;
         writeln!(
             f,
             "interval   [{}, {}] at {}",
-            i.lo,
-            i.hi,
+            num(i.lo),
+            num(i.hi),
             percent(i.confidence)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(24.499999999999), "24.5");
+        assert_eq!(num(0.995), "0.995");
+        assert_eq!(num(-3.25), "-3.25");
+        assert_eq!(num(123456.7), "123457");
+        assert_eq!(num(1.2e6), "1.20000e6");
+        assert_eq!(num(2.5e-5), "2.50000e-5");
+        assert_eq!(percent(0.9), "90%");
+        assert_eq!(percent(0.995), "99.50%");
     }
 }

@@ -5,7 +5,10 @@ use ndnlab_smc::{check_property, Method, Outcome, Property, Spec};
 const KNOWN: [&str; 2] = ["max_queue", "unsatisfied"];
 
 fn run(i: u64) -> [f64; 2] {
-    [(i % 50) as f64 * 30.0, f64::from(u8::from(i % 7 == 0))]
+    [
+        (i % 50) as f64 * 30.0,
+        f64::from(u8::from(i.is_multiple_of(7))),
+    ]
 }
 
 #[test]
