@@ -144,7 +144,10 @@ fn sequential_interval_methods_stop_at_the_requested_half_width() {
 fn sequential_clopper_pearson_needs_14_runs_when_every_run_succeeds() {
     // k = n: the interval is [(alpha/2)^(1/n), 1]; its half-width first drops
     // to 0.1 or below at n = 14 (0.05^(1/14) = 0.807), against Chernoff's 150.
-    let spec = Spec { method: Method::ClopperPearson, ..Spec::default() };
+    let spec = Spec {
+        method: Method::ClopperPearson,
+        ..Spec::default()
+    };
     let out = check_probability(&spec, |_| true, 2).unwrap();
     assert_eq!(out.runs, 14);
     assert!((out.interval.unwrap().lo - 0.05f64.powf(1.0 / 14.0)).abs() < 1e-9);
