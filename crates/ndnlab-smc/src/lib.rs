@@ -54,5 +54,5 @@ pub use intervals::Interval;
 pub use outcome::{ExpectationOutcome, ProbabilityOutcome, SprtDecision};
 pub use probability::{check_probability, check_probability_with_progress};
 pub use property::{Aliases, Kind, Observables, Property};
-pub use spec::{chernoff_runs, Method, Spec};
+pub use spec::{chernoff_runs, parse_numbers, parse_prior, Method, Spec};
 pub use splitting::{Splittable, SplittingLevel, SplittingOutcome, SplittingSpec};

@@ -218,6 +218,34 @@ impl Spec {
     }
 }
 
+/// Parses a comma-separated list of numbers for `option` (e.g. `--prior 2,3`
+/// or `--levels 2,4,8`); the error names the option and the bad item.
+pub fn parse_numbers(option: &'static str, text: &str) -> Result<Vec<f64>> {
+    text.split(',')
+        .enumerate()
+        .map(|(i, item)| {
+            let item = item.trim();
+            item.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    bad(
+                        option,
+                        format!("item {} `{item}` of `{text}` is not a finite number", i + 1),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Parses `--prior a,b` into the Bayes prior Beta(a, b).
+pub fn parse_prior(text: &str) -> Result<(f64, f64)> {
+    match parse_numbers("--prior", text)?.as_slice() {
+        [a, b] => Ok((*a, *b)),
+        _ => Err(bad("--prior", format!("`{text}` is not two numbers a,b"))),
+    }
+}
+
 /// Chernoff-Hoeffding run count: N = ceil(ln(2/alpha) / (2 delta^2)), the
 /// number of runs after which the estimate is within delta of the true
 /// probability with probability at least 1 - alpha (alpha = delta = 0.1 → 150).

@@ -319,3 +319,22 @@ fn outcomes_serialise_and_display() {
     assert!(text.contains("runs       150"), "{text}");
     assert!(text.contains("at 90%"), "{text}");
 }
+
+#[test]
+fn option_lists_parse_with_clear_errors() {
+    assert_eq!(ndnlab_smc::parse_prior("2, 3").unwrap(), (2.0, 3.0));
+    assert_eq!(
+        ndnlab_smc::parse_numbers("--levels", "2,4.5,8").unwrap(),
+        vec![2.0, 4.5, 8.0]
+    );
+    assert_eq!(
+        ndnlab_smc::parse_prior("2").unwrap_err().to_string(),
+        "--prior: `2` is not two numbers a,b"
+    );
+    assert_eq!(
+        ndnlab_smc::parse_numbers("--levels", "2,x,8")
+            .unwrap_err()
+            .to_string(),
+        "--levels: item 2 `x` of `2,x,8` is not a finite number"
+    );
+}
