@@ -22,8 +22,8 @@
 
 use std::collections::VecDeque;
 
-use ndnlab_sim::{Class, DropReason, ServiceDist, Station};
-use rand::rngs::StdRng;
+use ndnlab_sim::{Class, DropReason, Station};
+use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp};
 
@@ -64,7 +64,7 @@ const IDLE: u64 = u64::MAX;
 #[derive(Clone)]
 pub struct Sim<'a> {
     r: &'a Resolved,
-    rng: StdRng,
+    rng: SmallRng,
     now: u64,
     st: Vec<Station<Pkt>>,
     kind: Vec<Kind>,
@@ -102,12 +102,12 @@ fn service(
     r: &Resolved,
     kind: Kind,
     node: u8,
-    rng: &mut StdRng,
+    rng: &mut SmallRng,
     class: Class,
     p: &Pkt,
 ) -> u64 {
     let d = class == Class::Data;
-    let base: &ServiceDist = match kind {
+    let base: &crate::draw::Draw = match kind {
         Kind::Input(_) => &r.input[d as usize],
         Kind::Fwd => &r.fwd[d as usize],
         Kind::Output(_) => &r.output[d as usize],
@@ -124,7 +124,12 @@ impl<'a> Sim<'a> {
     /// A run of `r` seeded by `seed`; `trace_ns` > 0 samples queue lengths
     /// and PIT size that often.
     pub fn new(r: &'a Resolved, seed: u64, trace_ns: u64) -> Sim<'a> {
-        let mut rng = StdRng::seed_from_u64(seed);
+        Sim::with_scratch(r, seed, trace_ns, Scratch::default())
+    }
+
+    /// As [`Sim::new`], reusing another run's buffers (no fresh pages to fault in).
+    fn with_scratch(r: &'a Resolved, seed: u64, trace_ns: u64, mut b: Scratch) -> Sim<'a> {
+        let mut rng = SmallRng::seed_from_u64(seed);
         let pl = &r.placement;
         let mut kind = Vec::new();
         let mut node = Vec::new();
@@ -166,14 +171,26 @@ impl<'a> Sim<'a> {
             emitted: 0,
             emit_at: 0.0,
             next_arrival: IDLE,
-            sent_at: vec![0; n],
-            state: vec![State::Sent; n],
+            sent_at: {
+                b.sent_at.clear();
+                b.sent_at.resize(n, 0);
+                b.sent_at
+            },
+            state: {
+                b.state.clear();
+                b.state.resize(n, State::Sent);
+                b.state
+            },
             to_producer: VecDeque::new(),
             from_producer: VecDeque::new(),
             pit: 0,
             pit_expiry: VecDeque::new(),
             obs: Observables::default(),
-            latencies: Vec::with_capacity(n),
+            latencies: {
+                b.latencies.clear();
+                b.latencies.reserve(n);
+                b.latencies
+            },
             trace: (trace_ns > 0).then(|| Trace::new(trace_ns, r.threads)),
             exp: Exp::new(1.0 / r.interval_ns).expect("a positive interval"),
         };
@@ -183,7 +200,7 @@ impl<'a> Sim<'a> {
 
     /// Gives the run a new random stream (a clone goes its own way).
     pub fn reseed(&mut self, seed: u64) {
-        self.rng = StdRng::seed_from_u64(seed);
+        self.rng = SmallRng::seed_from_u64(seed);
     }
 
     /// Virtual time of the last event, ns.
@@ -456,7 +473,11 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn finish(mut self) -> (Observables, Option<Trace>) {
+    fn finish(self) -> (Observables, Option<Trace>) {
+        self.finish_into(&mut Scratch::default())
+    }
+
+    fn finish_into(mut self, keep: &mut Scratch) -> (Observables, Option<Trace>) {
         let observed = f64::from(self.r.interests - self.r.warmup);
         // Little's law over the whole run: the time-average number waiting is
         // the total time waited over the run's length.
@@ -472,11 +493,34 @@ impl<'a> Sim<'a> {
             .map(|s| s.counters().busy_ns as f64 / span)
             .fold(0.0, f64::max);
         self.obs.finish(observed, &mut self.latencies);
+        keep.sent_at = self.sent_at;
+        keep.state = self.state;
+        keep.latencies = self.latencies;
         (self.obs, self.trace)
     }
 }
 
+/// Per-Interest buffers, kept from one run to the next on a thread.
+#[derive(Default)]
+struct Scratch {
+    sent_at: Vec<u64>,
+    state: Vec<State>,
+    latencies: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// One run of `r` with `seed`: its observables (and trace when `trace_ns` > 0).
 pub fn simulate(r: &Resolved, seed: u64, trace_ns: u64) -> (Observables, Option<Trace>) {
-    Sim::new(r, seed, trace_ns).run()
+    SCRATCH.with(|cell| {
+        let mut keep = cell.take();
+        let b = std::mem::take(&mut keep);
+        let mut sim = Sim::with_scratch(r, seed, trace_ns, b);
+        while sim.step() {}
+        let out = sim.finish_into(&mut keep);
+        cell.replace(keep);
+        out
+    })
 }

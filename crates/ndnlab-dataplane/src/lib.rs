@@ -10,10 +10,12 @@
 //! (`ndnlab_smc`).
 //!
 //! - [`spec`]: the model file (`ndnlab-dataplane/1`) and its parameters;
+//! - [`draw`]: a stage's service time, prepared for drawing;
 //! - [`engine`]: one bounded run in virtual time, seeded;
 //! - [`observe`]: the observables of a run and its trace;
 //! - [`runs`]: many seeded runs over threads, summarised, timed.
 
+pub mod draw;
 pub mod engine;
 pub mod observe;
 pub mod runs;

@@ -13,6 +13,7 @@ use ndnlab_sim::cost::{model_entry, parse_duration_ns, ClassCostSpec};
 use ndnlab_sim::{Class, DropPolicy, ServiceDist};
 use serde::{Deserialize, Serialize};
 
+use crate::draw::Draw;
 use crate::{Error, Result};
 
 /// The value of `format` this version reads.
@@ -247,11 +248,11 @@ pub struct Resolved {
     pub policy: DropPolicy,
     pub placement: Placement,
     /// `[interest, data]` per stage.
-    pub input: [ServiceDist; 2],
-    pub fwd: [ServiceDist; 2],
-    pub output: [ServiceDist; 2],
-    pub producer: ServiceDist,
-    pub penalty: ServiceDist,
+    pub input: [Draw; 2],
+    pub fwd: [Draw; 2],
+    pub output: [Draw; 2],
+    pub producer: Draw,
+    pub penalty: Draw,
 }
 
 /// How the consumer spaces its Interests.
@@ -527,10 +528,10 @@ impl ModelSpec {
                      name: &str,
                      c: &StageCost,
                      interest: Class|
-         -> Result<[ServiceDist; 2]> {
+         -> Result<[Draw; 2]> {
             Ok([
-                d(&format!("service.{name}.interest"), &c.interest, name, interest)?,
-                d(&format!("service.{name}.data"), &c.data, name, Class::Data)?,
+                d(&format!("service.{name}.interest"), &c.interest, name, interest)?.into(),
+                d(&format!("service.{name}.data"), &c.data, name, Class::Data)?.into(),
             ])
         };
         let input = stage(&mut dist, "input", &s.input, Class::Interest)?;
@@ -569,8 +570,8 @@ impl ModelSpec {
             input,
             fwd,
             output,
-            producer,
-            penalty,
+            producer: producer.into(),
+            penalty: penalty.into(),
         })
     }
 }
@@ -591,7 +592,7 @@ mod tests {
         let mut m = spec("[service.fwd]\ninterest = \"constant:300ns\"").unwrap();
         let r = m.resolve().unwrap();
         assert_eq!(r.threads, 1);
-        assert_eq!(r.fwd[0], ServiceDist::Constant(300));
+        assert_eq!(r.fwd[0].dist, ServiceDist::Constant(300));
         assert_eq!(r.interval_ns, 1000.0);
         m.set("threads", "4").unwrap();
         m.set("rate", "2e6").unwrap();

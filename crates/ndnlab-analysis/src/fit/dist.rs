@@ -471,35 +471,39 @@ impl Dist {
         }
     }
 
-    /// One draw.
+    /// One draw. To draw many, [`Dist::sampler`] prepares the constants once.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        match self {
-            Dist::Normal { mean, sd } => rand_distr::Normal::new(*mean, *sd)
-                .map(|d| d.sample(rng))
-                .unwrap_or(f64::NAN),
+        self.sampler().sample(rng)
+    }
+
+    /// The distribution ready to draw from: its sampling constants computed once.
+    pub fn sampler(&self) -> Sampler {
+        let s = match self {
+            Dist::Normal { mean, sd } => rand_distr::Normal::new(*mean, *sd).ok().map(Sampler::Normal),
             Dist::Lognormal { mu, sigma } => rand_distr::LogNormal::new(*mu, *sigma)
-                .map(|d| d.sample(rng))
-                .unwrap_or(f64::NAN),
+                .ok()
+                .map(Sampler::Lognormal),
             Dist::Gamma { shape, scale } => rand_distr::Gamma::new(*shape, *scale)
-                .map(|d| d.sample(rng))
-                .unwrap_or(f64::NAN),
+                .ok()
+                .map(Sampler::Gamma),
             Dist::Weibull {
                 shape,
                 scale,
                 location,
             } => rand_distr::Weibull::new(*scale, *shape)
-                .map(|d| location + d.sample(rng))
-                .unwrap_or(f64::NAN),
+                .ok()
+                .map(|d| Sampler::Weibull(d, *location)),
             Dist::Exponential { scale, location } => rand_distr::Exp::new(1.0 / scale)
-                .map(|d| location + d.sample(rng))
-                .unwrap_or(f64::NAN),
-            // The seed's steps 6-8: a N(0, 1) draw, scaled to N(mean, sd), transformed back.
-            Dist::BoxcoxNormal { lambda, mean, sd } => {
-                let zz: f64 = rng.sample(rand_distr::StandardNormal);
-                boxcox_inv(mean + sd * zz, *lambda)
-            }
-            Dist::Empirical { .. } => self.quantile(rng.gen::<f64>()),
-        }
+                .ok()
+                .map(|d| Sampler::Exponential(d, *location)),
+            Dist::BoxcoxNormal { lambda, mean, sd } => Some(Sampler::BoxcoxNormal {
+                lambda: *lambda,
+                mean: *mean,
+                sd: *sd,
+            }),
+            Dist::Empirical { .. } => Some(Sampler::Quantile(self.clone())),
+        };
+        s.unwrap_or(Sampler::Invalid)
     }
 
     /// `n` draws.
@@ -576,5 +580,41 @@ mod tests {
             r#"{"family":"weibull","shape":2.0,"scale":3.0,"location":1.0}"#
         );
         assert_eq!(d.family(), Family::Weibull3);
+    }
+}
+
+/// A [`Dist`] prepared for drawing ([`Dist::sampler`]).
+#[derive(Debug, Clone)]
+pub enum Sampler {
+    Normal(rand_distr::Normal<f64>),
+    Lognormal(rand_distr::LogNormal<f64>),
+    Gamma(rand_distr::Gamma<f64>),
+    /// Weibull, then shifted by the location.
+    Weibull(rand_distr::Weibull<f64>, f64),
+    /// Exponential, then shifted by the location.
+    Exponential(rand_distr::Exp<f64>, f64),
+    /// The seed's steps 6-8: a N(0, 1) draw, scaled to N(mean, sd), transformed back.
+    BoxcoxNormal { lambda: f64, mean: f64, sd: f64 },
+    /// By inverting the quantile function.
+    Quantile(Dist),
+    /// Parameters no distribution has: every draw is NaN.
+    Invalid,
+}
+
+impl Distribution<f64> for Sampler {
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self {
+            Sampler::Normal(d) => d.sample(rng),
+            Sampler::Lognormal(d) => d.sample(rng),
+            Sampler::Gamma(d) => d.sample(rng),
+            Sampler::Weibull(d, location) => location + d.sample(rng),
+            Sampler::Exponential(d, location) => location + d.sample(rng),
+            Sampler::BoxcoxNormal { lambda, mean, sd } => {
+                let zz: f64 = rng.sample(rand_distr::StandardNormal);
+                boxcox_inv(mean + sd * zz, *lambda)
+            }
+            Sampler::Quantile(d) => d.quantile(rng.gen::<f64>()),
+            Sampler::Invalid => f64::NAN,
+        }
     }
 }

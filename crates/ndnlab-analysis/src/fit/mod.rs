@@ -27,5 +27,5 @@ pub mod ppcc;
 pub mod select;
 pub mod solve;
 
-pub use dist::{Dist, Family};
+pub use dist::{Dist, Family, Sampler};
 pub use select::{fit_sample, Candidate, FitOptions, SampleFit};
