@@ -10,11 +10,14 @@
 //! (`ndnlab_smc`).
 //!
 //! - [`spec`]: the model file (`ndnlab-dataplane/1`) and its parameters;
+//! - [`check`]: properties checked statistically (`ndnlab_smc`), and
+//!   importance splitting for a rare queue overflow;
 //! - [`draw`]: a stage's service time, prepared for drawing;
 //! - [`engine`]: one bounded run in virtual time, seeded;
 //! - [`observe`]: the observables of a run and its trace;
 //! - [`runs`]: many seeded runs over threads, summarised, timed.
 
+pub mod check;
 pub mod draw;
 pub mod engine;
 pub mod observe;

@@ -31,6 +31,10 @@ pub enum ModelCmd {
     /// models/ndnlab-fwd.toml): satisfaction, losses by cause, latency
     /// percentiles, queue lengths and PIT size over seeded runs.
     Simulate(super::model_dp::SimulateArgs),
+    /// Statistical model checking of a property of the data-plane model:
+    /// Chernoff, Clopper-Pearson, Wilson, Bayes, SPRT, Chow-Robbins or
+    /// importance splitting (docs/SMC.md).
+    Check(super::model_dp::CheckArgs),
 }
 
 #[derive(Args, Debug)]
@@ -125,6 +129,7 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
         ModelCmd::Fit(a) => fit(a),
         ModelCmd::Sample(a) => sample(a),
         ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
+        ModelCmd::Check(a) => super::model_dp::check_cmd(a),
     }
 }
 

@@ -132,3 +132,121 @@ pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     }
     std::fs::write(path, text).with_context(|| format!("{}", path.display()))
 }
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub m: ModelArgs,
+    #[command(flatten)]
+    pub smc: SmcArgs,
+}
+
+/// The model-checking options `check` and `explore` share.
+#[derive(Args, Debug, Clone)]
+pub struct SmcArgs {
+    /// The property (docs/SMC.md): e.g. all-satisfied, 'satisfaction >= 0.99',
+    /// 'latency_p99 <= 50us', 'max_queue <= 1000', 'first_loss < 2ms', queue-loss.
+    #[arg(long)]
+    pub property: String,
+    /// chernoff, clopper-pearson, wilson, bayes, sprt, chow-robbins or splitting.
+    #[arg(long, default_value = "chernoff")]
+    pub method: String,
+    /// Probability that the answer is wrong (1 - confidence); SPRT's type I error.
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f64,
+    /// Precision: the half-width of the interval (in the property's unit, ns for times).
+    #[arg(long, default_value_t = 0.1)]
+    pub delta: f64,
+    /// A fixed number of runs instead of the method's own (splitting: trajectories per level).
+    #[arg(long)]
+    pub runs: Option<u64>,
+    /// SPRT: test "P >= THETA".
+    #[arg(long)]
+    pub theta: Option<f64>,
+    /// SPRT: half-width of the indifference region around theta.
+    #[arg(long, default_value_t = 0.01)]
+    pub indifference: f64,
+    /// SPRT: type II error.
+    #[arg(long, default_value_t = 0.1)]
+    pub beta: f64,
+    /// Bayes: the Beta prior, a,b.
+    #[arg(long, default_value = "1,1")]
+    pub prior: String,
+    /// Sequential methods stop with an error after this many runs.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_runs: u64,
+    /// Splitting: fixed levels, comma-separated (default: adaptive).
+    #[arg(long)]
+    pub levels: Option<String>,
+    /// Splitting, adaptive levels: the fraction of trajectories meant to pass each level.
+    #[arg(long)]
+    pub keep: Option<f64>,
+}
+
+impl SmcArgs {
+    pub fn spec(&self) -> anyhow::Result<ndnlab_smc::Spec> {
+        let spec = ndnlab_smc::Spec {
+            method: ndnlab_smc::Method::parse(&self.method)?,
+            alpha: self.alpha,
+            delta: self.delta,
+            runs: self.runs,
+            theta: self.theta,
+            indifference: self.indifference,
+            beta: self.beta,
+            max_runs: self.max_runs,
+            prior: ndnlab_smc::parse_prior(&self.prior)?,
+            ..ndnlab_smc::Spec::default()
+        };
+        if spec.method != ndnlab_smc::Method::Splitting {
+            spec.validate()?;
+        }
+        Ok(spec)
+    }
+}
+
+pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
+    use ndnlab_dataplane::check::{check, check_rare, parse_property, rare_target};
+    let m = a.m.load()?;
+    let r = m.resolve()?;
+    let spec = a.smc.spec()?;
+    let threads = a.m.threads();
+    let header = format!(
+        "{} ({}): P[{}]",
+        a.m.model.display(),
+        m.name,
+        a.smc.property
+    );
+    if spec.method == ndnlab_smc::Method::Splitting {
+        let target = rare_target(&a.smc.property, &r)?;
+        let levels = match &a.smc.levels {
+            Some(l) => Some(ndnlab_smc::parse_numbers("--levels", l)?),
+            None => None,
+        };
+        let o = check_rare(&r, target, &spec, levels, a.smc.keep, a.m.seed, threads)?;
+        if a.m.json {
+            println!("{}", serde_json::to_string_pretty(&serde_json::json!({
+                "model": a.m.model, "property": a.smc.property, "target": target, "outcome": o,
+            }))?);
+        } else {
+            println!("{header}, the score reaching {target}");
+            print!("{o}");
+        }
+        return Ok(());
+    }
+    let property = parse_property(&a.smc.property)?;
+    let b = bar(spec.runs.unwrap_or(0), a.m.json, "run");
+    if spec.runs.is_none() {
+        b.set_style(ProgressStyle::with_template("{spinner} run {pos} {elapsed}").expect("valid"));
+    }
+    let o = check(&r, &property, &spec, a.m.seed, threads, &mut |d| b.set_position(d))?;
+    b.finish_and_clear();
+    if a.m.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({
+            "model": a.m.model, "property": a.smc.property, "outcome": o,
+        }))?);
+    } else {
+        println!("{header}");
+        print!("{o}");
+    }
+    Ok(())
+}
