@@ -14,6 +14,7 @@
 //!   importance splitting for a rare queue overflow;
 //! - [`draw`]: a stage's service time, prepared for drawing;
 //! - [`engine`]: one bounded run in virtual time, seeded;
+//! - [`queue`]: the stations: FIFO by Lindley's recursion, or Data first;
 //! - [`observe`]: the observables of a run and its trace;
 //! - [`runs`]: many seeded runs over threads, summarised, timed.
 
@@ -21,6 +22,7 @@ pub mod check;
 pub mod draw;
 pub mod engine;
 pub mod observe;
+pub mod queue;
 pub mod runs;
 pub mod spec;
 
