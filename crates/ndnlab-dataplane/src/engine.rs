@@ -109,14 +109,7 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-fn service(
-    r: &Resolved,
-    kind: Kind,
-    node: u8,
-    rng: &mut SmallRng,
-    class: Class,
-    p: &Pkt,
-) -> u64 {
+fn service(r: &Resolved, kind: Kind, node: u8, rng: &mut SmallRng, class: Class, p: &Pkt) -> u64 {
     let d = class == Class::Data;
     let base: &crate::draw::Draw = match kind {
         Kind::Input => &r.input[d as usize],
@@ -316,7 +309,10 @@ impl<'a> Sim<'a> {
     /// longest any forwarding queue has been, plus one once a packet was lost
     /// there. A loss is `score() >= queue + 1`.
     pub fn score(&self) -> f64 {
-        self.obs.max_queue + f64::from(u8::from(self.obs.loss_queue + self.obs.loss_pushed_out > 0.0))
+        self.obs.max_queue
+            + f64::from(u8::from(
+                self.obs.loss_queue + self.obs.loss_pushed_out > 0.0,
+            ))
     }
 
     fn offer(&mut self, s: usize, mut p: Pkt) {
@@ -395,7 +391,11 @@ impl<'a> Sim<'a> {
     fn to_producer(&mut self, mut p: Pkt) {
         let (r, rng) = (self.r, &mut self.rng);
         let o = r.output_threads - 1;
-        let node = if o == 0 { r.placement.face0 } else { r.placement.face1 };
+        let node = if o == 0 {
+            r.placement.face0
+        } else {
+            r.placement.face1
+        };
         let d = service(r, Kind::Output, node, rng, Class::Interest, &p);
         let Some(out) = self.outputs[o].pass(self.now, d) else {
             self.lost(p, Cause::OutputFull);
