@@ -134,6 +134,9 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
     let mut net = Network::new();
     net.set_app_delay(APP_DELAY_NS);
     let mut index = BTreeMap::new();
+    // Each node marks congestion on its links' send queues as `ndnlab fwd`
+    // (and NFD) mark on every face whose queue they can measure.
+    let mut marking = BTreeMap::new();
     for node in &plan.topology.nodes {
         let spec = exp
             .nodes
@@ -142,6 +145,13 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .unwrap_or_else(|| exp.forwarder.clone());
         let cfg = super::inproc::fwd_config(&spec);
         let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
+        marking.insert(
+            node.clone(),
+            ndnlab_proto::lp::CongestionLimits {
+                interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
+                threshold: cfg.faces.congestion_threshold,
+            },
+        );
         if spec.cost != ndnlab_sim::CostSpec::zero() {
             let base = exp.topology.base_dir.clone().unwrap_or_default();
             let model = ndnlab_sim::CostModel::from_spec(&spec.cost, &base, "forwarder.cost")
@@ -163,6 +173,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
         params
             .validate()
             .map_err(|e| anyhow::anyhow!("link {}-{}: {e}", l.a, l.b))?;
+        let ab = net.links.len();
         let (fa, fb) = net.add_link(
             index[&l.a],
             index[&l.b],
@@ -170,6 +181,8 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             seed,
             seed ^ 0x9E37_79B9_7F4A_7C15,
         );
+        net.links[ab].set_marking(Some(marking[&l.a]));
+        net.links[ab + 1].set_marking(Some(marking[&l.b]));
         faces.insert((l.a.clone(), l.b.clone()), fa);
         faces.insert((l.b.clone(), l.a.clone()), fb);
     }

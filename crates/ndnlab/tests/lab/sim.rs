@@ -86,3 +86,46 @@ fn an_unknown_runner_is_refused_naming_the_sim_runner_too() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// An AIMD consumer (window up to 200) behind a 5 Mbit/s link: the sending
+/// node's queue grows past NFD's 64 KiB threshold for longer than 100 ms, so
+/// the node marks, and the consumer, seeing the marks, keeps the queue short
+/// enough that nothing times out.
+#[test]
+fn a_bottleneck_link_marks_congestion_and_an_aimd_consumer_sees_it() {
+    const MARKS: &str = r#"
+[experiment]
+runner = "sim"
+duration_s = 4.0
+warmup_s = 0.5
+[topology]
+kind = "line"
+n = 2
+[link]
+delay_ms = 5.0
+bandwidth_mbps = 5.0
+queue = 2000
+[forwarder]
+threads = 1
+[apps.client]
+kind = "consumer"
+nodes = ["first"]
+pattern = "window"
+window = 200
+cc = "aimd"
+catalogue = 100000000
+lifetime_ms = 4000
+[apps.server]
+kind = "producer"
+nodes = ["last"]
+payload = 4000
+"#;
+    let (d, f) = setup("sim-marks", MARKS);
+    let o = run(&f, &d.join("out"), &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = rows(&d.join("out"));
+    assert_eq!(rows[0]["status"], "ok", "{:?}", rows[0]);
+    assert!(num(&rows[0], "marks") > 0.0, "{:?}", rows[0]);
+    assert_eq!(num(&rows[0], "timeouts"), 0.0, "{:?}", rows[0]);
+    let _ = std::fs::remove_dir_all(&d);
+}
