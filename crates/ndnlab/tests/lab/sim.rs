@@ -88,9 +88,9 @@ fn an_unknown_runner_is_refused_naming_the_sim_runner_too() {
 }
 
 /// An AIMD consumer (window up to 200) behind a 5 Mbit/s link: the sending
-/// node's queue grows past NFD's 64 KiB threshold for longer than 100 ms, so
-/// the node marks, and the consumer, seeing the marks, keeps the queue short
-/// enough that nothing times out.
+/// node's queue stays past NFD's 64 KiB threshold for longer than 100 ms, so
+/// the node marks, and the consumer halves its window on the marks instead of
+/// keeping 200 Interests in flight.
 #[test]
 fn a_bottleneck_link_marks_congestion_and_an_aimd_consumer_sees_it() {
     const MARKS: &str = r#"
@@ -127,5 +127,6 @@ payload = 4000
     assert_eq!(rows[0]["status"], "ok", "{:?}", rows[0]);
     assert!(num(&rows[0], "marks") > 0.0, "{:?}", rows[0]);
     assert_eq!(num(&rows[0], "timeouts"), 0.0, "{:?}", rows[0]);
+    assert!(num(&rows[0], "pit_max") < 200.0, "{:?}", rows[0]);
     let _ = std::fs::remove_dir_all(&d);
 }
