@@ -197,7 +197,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             continue;
         }
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
-            let r = Responder::new(a.clone(), &node)
+            let r = Responder::with_full_length_signatures(a.clone(), &node)
                 .map_err(|e| anyhow::anyhow!("apps.{group} on {node}: {e:#}"))?;
             let (_, face) = net.add_app(index[&node], LabApp::Producer(Box::new(r)));
             net.add_route(index[&node], &Name::from_uri(&a.prefix_on(&node))?, face, 0);

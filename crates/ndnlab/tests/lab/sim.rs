@@ -1,5 +1,7 @@
 //! The `sim` runner: the same experiment and seed give byte-identical results
-//! and samples; a bad runner name is refused with the key named.
+//! and samples (ECDSA-signed Data over rate-limited links included: the
+//! producers sign at full length); a bad runner name is refused with the key
+//! named; nodes mark congestion.
 
 use super::netns::{num, rows, run, setup};
 
@@ -32,6 +34,7 @@ lifetime_ms = 500
 kind = "producer"
 nodes = ["last"]
 payload = 1000
+signature = "ecdsa-p256"
 [factors]
 "link.loss_pct" = [0.0, 2.0]
 "#;
