@@ -319,21 +319,20 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
             }
         }
     }
-    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let (mut hits, mut misses, mut fwd_in) = (0, 0, 0);
-    for (i, name) in b.nodes.iter().enumerate() {
-        let (x, y) = (before[i], after[i]);
-        let interests = y.in_interests - x.in_interests;
-        fwd_in += interests;
-        hits += y.cs_hits - x.cs_hits;
-        misses += y.cs_misses - x.cs_misses;
-        m.insert(
-            format!("fwd_interests_per_sec.{name}"),
-            interests as f64 / measured,
-        );
-    }
-    m.insert("fwd_interests_per_sec".into(), fwd_in as f64 / measured);
-    m.insert("cs_hit_ratio".into(), ratio(hits, hits + misses));
+    super::summary::forwarders(
+        b.nodes.iter().enumerate().map(|(i, name)| {
+            let (x, y) = (before[i], after[i]);
+            super::summary::FwdDelta {
+                name,
+                interests: (y.in_interests - x.in_interests) as f64,
+                cs_hits: (y.cs_hits - x.cs_hits) as f64,
+                cs_misses: (y.cs_misses - x.cs_misses) as f64,
+            }
+        }),
+        measured,
+        true,
+        &mut m,
+    );
     let pit_max = tables
         .iter()
         .map(|r: &(f64, usize, usize, usize)| r.2)
