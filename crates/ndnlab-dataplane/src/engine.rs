@@ -133,7 +133,7 @@ impl<'a> Sim<'a> {
 
     /// As [`Sim::new`], reusing another run's buffers (no fresh pages to fault in).
     fn with_scratch(r: &'a Resolved, seed: u64, trace_ns: u64, mut b: Scratch) -> Sim<'a> {
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let rng = SmallRng::seed_from_u64(seed);
         let pl = &r.placement;
         let mut kind = Vec::new();
         let mut node = Vec::new();
@@ -149,9 +149,10 @@ impl<'a> Sim<'a> {
             node.push(pl.fwd);
             st.push(Server::new(r.queue, r.policy));
         }
-        let salt: u64 = rng.gen();
+        // The same table in every run, as a forwarder's is fixed: prefix p
+        // goes to the thread its hash picks.
         let ndt = (0..r.prefixes)
-            .map(|p| (mix(u64::from(p) ^ salt) % r.threads as u64) as u16)
+            .map(|p| (mix(u64::from(p)) % r.threads as u64) as u16)
             .collect();
         let n = r.interests as usize;
         let mut sim = Sim {
