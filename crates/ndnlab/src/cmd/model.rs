@@ -31,6 +31,10 @@ pub enum ModelCmd {
     /// models/ndnlab-fwd.toml): satisfaction, losses by cause, latency
     /// percentiles, queue lengths and PIT size over seeded runs.
     Simulate(super::model_dp::SimulateArgs),
+    /// Validate a data-plane model against the real forwarder: the grid of an
+    /// experiment run through the laboratory and through the model, side by
+    /// side (satisfaction and delivery-time percentiles, and the model's errors).
+    Validate(super::model_validate::ValidateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -125,6 +129,7 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
         ModelCmd::Fit(a) => fit(a),
         ModelCmd::Sample(a) => sample(a),
         ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
+        ModelCmd::Validate(a) => super::model_validate::validate_cmd(a),
     }
 }
 
