@@ -129,6 +129,8 @@ pub struct Report {
     pub failed: Vec<usize>,
     /// Means of the absolute errors over the rows.
     pub mean_abs: Errors,
+    /// Medians of the absolute errors over the rows.
+    pub median_abs: Errors,
 }
 
 /// Progress of a validation, for a progress bar.
@@ -218,16 +220,27 @@ pub fn errors(measured: &Measured, model: &Predicted) -> Errors {
 
 /// Means of the absolute errors (NaN ones left out).
 pub fn mean_abs(rows: &[Row]) -> Errors {
+    abs_stat(rows, &|v| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Medians of the absolute errors (NaN ones left out).
+pub fn median_abs(rows: &[Row]) -> Errors {
+    abs_stat(rows, &|v| percentile(v, 50.0))
+}
+
+/// A statistic of the sorted absolute errors of each kind.
+fn abs_stat(rows: &[Row], stat: &dyn Fn(&[f64]) -> f64) -> Errors {
     let m = |f: &dyn Fn(&Errors) -> f64| {
-        let v: Vec<f64> = rows
+        let mut v: Vec<f64> = rows
             .iter()
             .map(|r| f(&r.errors).abs())
             .filter(|x| x.is_finite())
             .collect();
+        v.sort_by(f64::total_cmp);
         if v.is_empty() {
             f64::NAN
         } else {
-            v.iter().sum::<f64>() / v.len() as f64
+            stat(&v)
         }
     };
     Errors {
@@ -241,8 +254,8 @@ pub fn mean_abs(rows: &[Row]) -> Errors {
 /// The delivery-time percentiles (µs) of a lab run's samples file
 /// (`samples/<run>.csv`, column `delay_us`); NaN when it has none.
 pub fn delivery_percentiles(path: &Path) -> anyhow::Result<[f64; 3]> {
-    let mut r = csv::Reader::from_path(path)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut r =
+        csv::Reader::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let col = r
         .headers()?
         .iter()
@@ -266,7 +279,11 @@ pub fn check(model: &ModelSpec, c: &Campaign) -> anyhow::Result<()> {
     let e = &c.exp.experiment;
     for r in &c.runs {
         configure(model, &r.levels, 1000.0, e.warmup_s, e.duration_s).map_err(|err| {
-            anyhow::anyhow!("{}: with {}: {err}", c.file, crate::design::describe(&r.levels))
+            anyhow::anyhow!(
+                "{}: with {}: {err}",
+                c.file,
+                crate::design::describe(&r.levels)
+            )
         })?;
     }
     Ok(())
@@ -287,7 +304,8 @@ pub fn validate(
         sets: opts.sets.clone(),
         ..Default::default()
     };
-    let c = Campaign::load(Some(&opts.experiment), &lab).map_err(|e: LabError| anyhow::anyhow!(e))?;
+    let c =
+        Campaign::load(Some(&opts.experiment), &lab).map_err(|e: LabError| anyhow::anyhow!(e))?;
     check(&model, &c)?;
     let total = c.runs.len();
     let summary = c.run(&lab, &mut |p| {
@@ -307,9 +325,10 @@ pub fn validate(
     }
     for (i, r) in ok.iter().enumerate() {
         let get = |k: &str| {
-            r.metrics.get(k).copied().ok_or_else(|| {
-                anyhow::anyhow!("run {}: the lab reported no {k}", r.spec.id)
-            })
+            r.metrics
+                .get(k)
+                .copied()
+                .ok_or_else(|| anyhow::anyhow!("run {}: the lab reported no {k}", r.spec.id))
         };
         let sent_rate = get("interests")? / e.duration_s;
         let samples = lab.out.join("samples").join(format!("{}.csv", r.spec.id));
@@ -364,6 +383,7 @@ pub fn validate(
         model_runs: opts.model_runs,
         seed: opts.seed,
         mean_abs: mean_abs(&rows),
+        median_abs: median_abs(&rows),
         rows,
         failed,
     })
@@ -467,11 +487,13 @@ pub fn write(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// The series of one observable against the sent rate: measured and model,
-/// one pair per configuration other than rate (threads, queue, name length).
+/// one pair per thread count and queue capacity, each point the mean over the
+/// other factors (the name lengths) at one nominal rate.
 fn series(report: &Report, y: &dyn Fn(&Row) -> (f64, f64)) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut groups: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
+    // (threads, queue) -> nominal rate -> rows
+    let mut groups: BTreeMap<String, BTreeMap<String, Vec<&Row>>> = BTreeMap::new();
     for r in &report.rows {
-        let key = ["threads", "queue", "name_len"]
+        let key = ["threads", "queue"]
             .iter()
             .filter_map(|p| {
                 let l = r.level(p);
@@ -479,21 +501,43 @@ fn series(report: &Report, y: &dyn Fn(&Row) -> (f64, f64)) -> Vec<(String, Vec<(
             })
             .collect::<Vec<_>>()
             .join(" ");
-        groups.entry(key).or_default().push(r);
+        groups
+            .entry(key)
+            .or_default()
+            .entry(r.level("rate"))
+            .or_default()
+            .push(r);
     }
+    let mean = |v: &mut dyn Iterator<Item = f64>| {
+        let xs: Vec<f64> = v.filter(|x| x.is_finite()).collect();
+        (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+    };
     let mut out = Vec::new();
-    for (key, mut rs) in groups {
-        rs.sort_by(|a, b| a.measured.sent_rate.total_cmp(&b.measured.sent_rate));
+    for (key, by_rate) in groups {
         let pts = |model: bool| -> Vec<(f64, f64)> {
-            rs.iter()
-                .map(|r| {
-                    let (m, p) = y(r);
-                    (r.measured.sent_rate / 1000.0, if model { p } else { m })
+            let mut v: Vec<(f64, f64)> = by_rate
+                .values()
+                .filter_map(|rs| {
+                    let x = mean(&mut rs.iter().map(|r| r.measured.sent_rate / 1000.0))?;
+                    let y = mean(&mut rs.iter().map(|r| {
+                        let (m, p) = y(r);
+                        if model {
+                            p
+                        } else {
+                            m
+                        }
+                    }))?;
+                    Some((x, y))
                 })
-                .filter(|(_, v)| v.is_finite())
-                .collect()
+                .collect();
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+            v
         };
-        let name = if key.is_empty() { String::new() } else { format!("{key}, ") };
+        let name = if key.is_empty() {
+            String::new()
+        } else {
+            format!("{key}, ")
+        };
         out.push((format!("{name}measured"), pts(false)));
         out.push((format!("{name}model"), pts(true)));
     }
@@ -585,14 +629,24 @@ mod tests {
     #[test]
     fn unknown_factors_and_parameters_are_named() {
         let p = point(&[("apps.producer.payload", toml::Value::Integer(0))]);
-        let e = configure(&model(), &p, 1000.0, 0.5, 2.0).unwrap_err().to_string();
-        assert!(e.contains("apps.producer.payload") && e.contains("forwarder.threads"), "{e}");
+        let e = configure(&model(), &p, 1000.0, 0.5, 2.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("apps.producer.payload") && e.contains("forwarder.threads"),
+            "{e}"
+        );
         // a model without the name_len factor refuses that level, naming it
-        let bare = ModelSpec::from_toml("format = \"ndnlab-dataplane/1\"\n", Path::new("m.toml"))
-            .unwrap();
+        let bare =
+            ModelSpec::from_toml("format = \"ndnlab-dataplane/1\"\n", Path::new("m.toml")).unwrap();
         let p = point(&[("apps.client.name_components", toml::Value::Integer(7))]);
-        let e = configure(&bare, &p, 1000.0, 0.5, 2.0).unwrap_err().to_string();
-        assert!(e.contains("name_len") && e.contains("not a parameter"), "{e}");
+        let e = configure(&bare, &p, 1000.0, 0.5, 2.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("name_len") && e.contains("not a parameter"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -638,6 +692,10 @@ mod tests {
         assert!((a.satisfaction - 0.1).abs() < 1e-12);
         assert!((a.p50 - 0.2).abs() < 1e-12, "NaN left out");
         assert!((a.p99 - 0.5).abs() < 1e-12);
+        let rows3 = vec![rows[0].clone(), rows[1].clone(), rows[1].clone()];
+        let md = median_abs(&rows3);
+        assert!((md.satisfaction - 0.15).abs() < 1e-12);
+        assert!((md.p50 - 0.2).abs() < 1e-12);
     }
 
     #[test]
@@ -651,7 +709,9 @@ mod tests {
         }
         std::fs::write(&p, &text).unwrap();
         let [p50, p90, p99] = delivery_percentiles(&p).unwrap();
-        assert!((p50 - 50.5).abs() < 1e-9 && (p90 - 90.1).abs() < 1e-9 && (p99 - 99.01).abs() < 1e-9);
+        assert!(
+            (p50 - 50.5).abs() < 1e-9 && (p90 - 90.1).abs() < 1e-9 && (p99 - 99.01).abs() < 1e-9
+        );
         std::fs::write(&p, "t_s,delay_us\n0.1,12\n0.2,x\n").unwrap();
         let e = delivery_percentiles(&p).unwrap_err().to_string();
         assert!(e.contains("1.csv:3") && e.contains("delay_us"), "{e}");

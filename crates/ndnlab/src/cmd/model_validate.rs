@@ -100,8 +100,23 @@ pub fn table(r: &Report) -> String {
     };
     let mut t = TextTable::new(
         &[
-            "thr", "queue", "names", "rate", "sent/s", "sat meas", "sat model", "err", "p50 meas",
-            "p50 model", "err", "p90 meas", "p90 model", "err", "p99 meas", "p99 model", "err",
+            "thr",
+            "queue",
+            "names",
+            "rate",
+            "sent/s",
+            "sat meas",
+            "sat model",
+            "err",
+            "p50 meas",
+            "p50 model",
+            "err",
+            "p90 meas",
+            "p90 model",
+            "err",
+            "p99 meas",
+            "p99 model",
+            "err",
         ],
         0,
     );
@@ -127,19 +142,31 @@ pub fn table(r: &Report) -> String {
             pct(e.p99),
         ]);
     }
-    let a = &r.mean_abs;
+    let (a, md) = (&r.mean_abs, &r.median_abs);
+    let abs = |x: f64| {
+        if x.is_finite() {
+            format!("{:.0}%", x * 100.0)
+        } else {
+            "-".into()
+        }
+    };
     format!(
         "{} against {} ({}), {} model runs per configuration; latencies in µs\n{}\
-         mean |error|: satisfaction {:.4}, p50 {}, p90 {}, p99 {}{}\n",
+         |error| mean: satisfaction {:.4}, p50 {}, p90 {}, p99 {}\n\
+         |error| median: satisfaction {:.4}, p50 {}, p90 {}, p99 {}{}\n",
         r.model.display(),
         r.experiment.display(),
         r.cpu_model,
         r.model_runs,
         t.render(),
         a.satisfaction,
-        pct(a.p50),
-        pct(a.p90),
-        pct(a.p99),
+        abs(a.p50),
+        abs(a.p90),
+        abs(a.p99),
+        md.satisfaction,
+        abs(md.p50),
+        abs(md.p90),
+        abs(md.p99),
         if r.failed.is_empty() {
             String::new()
         } else {
