@@ -19,7 +19,8 @@
 //!   and report crates read.
 //!
 //! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
-//! output directories of a sharded campaign.
+//! output directories of a sharded campaign; [`validate`] sets a data-plane
+//! model (`ndnlab_dataplane`) beside the forwarder it describes.
 
 pub mod apps;
 pub mod campaign;
@@ -37,6 +38,7 @@ pub mod runner;
 pub mod shape;
 pub mod simbench;
 pub mod topology;
+pub mod validate;
 
 /// Errors in experiment files, named by file, line and key.
 #[derive(Debug, thiserror::Error)]

@@ -35,6 +35,10 @@ pub enum ModelCmd {
     /// Chernoff, Clopper-Pearson, Wilson, Bayes, SPRT, Chow-Robbins or
     /// importance splitting (docs/SMC.md).
     Check(super::model_dp::CheckArgs),
+    /// Validate a data-plane model against the real forwarder: the grid of an
+    /// experiment run through the laboratory and through the model, side by
+    /// side (satisfaction and delivery-time percentiles, and the model's errors).
+    Validate(super::model_validate::ValidateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -130,6 +134,7 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
         ModelCmd::Sample(a) => sample(a),
         ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
         ModelCmd::Check(a) => super::model_dp::check_cmd(a),
+        ModelCmd::Validate(a) => super::model_validate::validate_cmd(a),
     }
 }
 
