@@ -48,12 +48,13 @@ struct Pkt {
     data: bool,
 }
 
+/// A station's kind; the first three index `Resolved::wakeup`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Input,
-    Fwd,
-    Output,
-    Producer,
+    Input = 0,
+    Fwd = 1,
+    Output = 2,
+    Producer = 3,
 }
 
 /// Where an Interest stands.
@@ -322,7 +323,12 @@ impl<'a> Sim<'a> {
             p.from = self.node[s];
         }
         let (r, kind, node, rng) = (self.r, self.kind[s], self.node[s], &mut self.rng);
-        let mut cost = |c: Class, p: &mut Pkt| service(r, kind, node, rng, c, p);
+        // A packet that finds the thread idle waits for it to wake up.
+        let wake = (self.done[s] == IDLE).then(|| &r.wakeup[kind as usize]);
+        let mut cost = |c: Class, p: &mut Pkt| {
+            let t = service(r, kind, node, rng, c, p);
+            t + wake.map_or(0, |w| w.sample(rng))
+        };
         let dropped = match self.st[s].offer(self.now, class, p, &mut cost) {
             Offered::Queued(started) => {
                 if let Some(d) = started {
@@ -397,7 +403,10 @@ impl<'a> Sim<'a> {
         } else {
             r.placement.face1
         };
-        let d = service(r, Kind::Output, node, rng, Class::Interest, &p);
+        let mut d = service(r, Kind::Output, node, rng, Class::Interest, &p);
+        if self.outputs[o].idle_at(self.now) {
+            d += r.wakeup[Kind::Output as usize].sample(rng);
+        }
         let Some(out) = self.outputs[o].pass(self.now, d) else {
             self.lost(p, Cause::OutputFull);
             return;
@@ -416,7 +425,10 @@ impl<'a> Sim<'a> {
     fn to_consumer(&mut self, p: Pkt) {
         let (r, rng) = (self.r, &mut self.rng);
         let node = r.placement.face0;
-        let d = service(r, Kind::Output, node, rng, Class::Data, &p);
+        let mut d = service(r, Kind::Output, node, rng, Class::Data, &p);
+        if self.outputs[0].idle_at(self.now) {
+            d += r.wakeup[Kind::Output as usize].sample(rng);
+        }
         match self.outputs[0].pass(self.now, d) {
             Some(out) => self.deliver(p, out + r.consumer_link_ns),
             None => self.lost(p, Cause::OutputFull),

@@ -162,6 +162,12 @@ impl Passage {
         }
     }
 
+    /// Whether the server has nothing to do at `now` (its thread is parked).
+    #[inline]
+    pub fn idle_at(&self, now: u64) -> bool {
+        now >= self.last_done
+    }
+
     /// A packet arriving at `now` with service `d`: its departure time, or
     /// `None` when the waiting room is full.
     #[inline]

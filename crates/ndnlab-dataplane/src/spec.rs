@@ -148,6 +148,10 @@ pub struct StageCost {
     pub interest: String,
     #[serde(default = "zero")]
     pub data: String,
+    /// Added to the service of a packet that finds the stage's thread idle:
+    /// the time a parked thread takes to wake up.
+    #[serde(default = "zero")]
+    pub wakeup: String,
 }
 
 impl Default for StageCost {
@@ -155,6 +159,7 @@ impl Default for StageCost {
         StageCost {
             interest: zero(),
             data: zero(),
+            wakeup: zero(),
         }
     }
 }
@@ -205,6 +210,7 @@ pub struct LevelCost {
 pub struct PartialStage {
     pub interest: Option<String>,
     pub data: Option<String>,
+    pub wakeup: Option<String>,
 }
 
 impl Service {
@@ -226,6 +232,9 @@ impl Service {
                     }
                     if let Some(v) = &o.data {
                         stage.data = v.clone();
+                    }
+                    if let Some(v) = &o.wakeup {
+                        stage.wakeup = v.clone();
                     }
                 }
             }
@@ -307,6 +316,8 @@ pub struct Resolved {
     pub output: [Draw; 2],
     pub producer: Draw,
     pub penalty: Draw,
+    /// Wake-up of an idle thread: input, fwd, output.
+    pub wakeup: [Draw; 3],
 }
 
 /// How the consumer spaces its Interests.
@@ -458,6 +469,7 @@ impl ModelSpec {
         for (stage, c) in [("input", &s.input), ("fwd", &s.fwd), ("output", &s.output)] {
             v.push((format!("service.{stage}.interest"), c.interest.clone()));
             v.push((format!("service.{stage}.data"), c.data.clone()));
+            v.push((format!("service.{stage}.wakeup"), c.wakeup.clone()));
         }
         v.push(("service.penalty".into(), s.penalty.clone()));
         v.push(("producer.service".into(), self.producer.service.clone()));
@@ -650,6 +662,15 @@ impl ModelSpec {
             Class::Interest,
         )?;
         let penalty = dist("service.penalty", &s.penalty, "penalty", Class::Interest)?;
+        let mut wake = |name: &str, c: &StageCost| -> Result<Draw> {
+            let key = format!("service.{name}.wakeup");
+            Ok(dist(&key, &c.wakeup, &format!("{name}_wakeup"), Class::Interest)?.into())
+        };
+        let wakeup = [
+            wake("input", &s.input)?,
+            wake("fwd", &s.fwd)?,
+            wake("output", &s.output)?,
+        ];
         let f = &self.forwarder;
         let c = &self.consumer;
         Ok(Resolved {
@@ -678,6 +699,7 @@ impl ModelSpec {
             output,
             producer: producer.into(),
             penalty: penalty.into(),
+            wakeup,
         })
     }
 }
