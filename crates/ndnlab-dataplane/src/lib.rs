@@ -20,6 +20,7 @@
 pub mod check;
 pub mod draw;
 pub mod engine;
+pub mod explore;
 pub mod observe;
 pub mod runs;
 pub mod spec;

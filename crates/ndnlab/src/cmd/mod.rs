@@ -13,6 +13,7 @@ pub mod key;
 pub mod merge;
 pub mod model;
 pub mod model_dp;
+pub mod model_explore;
 pub mod packet;
 pub mod perf;
 pub mod ping;

@@ -35,6 +35,14 @@ pub enum ModelCmd {
     /// Chernoff, Clopper-Pearson, Wilson, Bayes, SPRT, Chow-Robbins or
     /// importance splitting (docs/SMC.md).
     Check(super::model_dp::CheckArgs),
+    /// Design-space exploration: a property checked at every point of a
+    /// grid of parameters (--grid threads=1..8 --grid queue=128,4096),
+    /// resumable and shardable, with figures and recommended configurations
+    /// (docs/EXPLORE.md).
+    Explore(super::model_explore::ExploreArgs),
+    /// Join the directories of a sharded exploration (`model explore --shard
+    /// I/N --out DIR`), then write its figures and recommendations.
+    Merge(super::model_explore::MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -130,6 +138,8 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
         ModelCmd::Sample(a) => sample(a),
         ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
         ModelCmd::Check(a) => super::model_dp::check_cmd(a),
+        ModelCmd::Explore(a) => super::model_explore::explore_cmd(a),
+        ModelCmd::Merge(a) => super::model_explore::merge_cmd(a),
     }
 }
 
