@@ -4,7 +4,7 @@
 //!
 //! Cost parameters (`--minimise threads,queue` by default) are compared in
 //! order: fewest threads first, then the smallest queue. Levels compare as
-//! numbers when every level of the axis is one, else in grid order. A point
+//! numbers (or durations) when every level of the axis is one, else in grid order. A point
 //! meets `--require P` (a probability or a value, `>= P` understood) when its
 //! interval's lower bound is at least P; `--require '<= X'` asks the upper
 //! bound to be at most X (a numeric property such as `latency_p99`). A method
@@ -14,6 +14,7 @@
 
 use std::cmp::Ordering;
 
+use ndnlab_sim::cost::parse_duration_ns;
 use serde::Serialize;
 
 use super::grid::Grid;
@@ -98,12 +99,12 @@ pub struct Recommendation {
     pub meeting: usize,
 }
 
-/// A sort key for each level of an axis: its number when every level is one,
-/// else its position.
+/// A sort key for each level of an axis: its number (or duration, in ns) when
+/// every level is one, else its position.
 fn level_keys(levels: &[String]) -> Vec<f64> {
     let nums: Option<Vec<f64>> = levels
         .iter()
-        .map(|l| l.trim_end_matches("ns").parse::<f64>().ok())
+        .map(|l| l.parse::<f64>().ok().or_else(|| parse_duration_ns(l).ok()))
         .collect();
     nums.unwrap_or_else(|| (0..levels.len()).map(|i| i as f64).collect())
 }
@@ -257,6 +258,8 @@ mod tests {
         assert_eq!(rec[1].row.levels, ["1", "1024", "1e6"]);
         assert!(rec[1].meets);
         assert!(!rec[2].meets);
+        assert_eq!(level_keys(&["1us".into(), "700ns".into()]), [1000.0, 700.0]);
+        assert_eq!(level_keys(&["P2".into(), "P1".into()]), [0.0, 1.0]);
         assert_eq!(Requirement::parse(">=0.9").unwrap(), Requirement::AtLeast(0.9));
         assert!(Requirement::parse("high")
             .unwrap_err()
