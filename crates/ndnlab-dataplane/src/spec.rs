@@ -182,6 +182,59 @@ pub struct Service {
     /// on another NUMA node.
     #[serde(default = "zero")]
     pub penalty: String,
+    /// Service times that hold at one level of a factor:
+    /// `[service.when.name_len.13.fwd] interest = "..."` replaces
+    /// `service.fwd.interest` while `name_len` is 13.
+    #[serde(default)]
+    pub when: BTreeMap<String, BTreeMap<String, LevelCost>>,
+}
+
+/// The service times a factor level replaces; a key left out keeps its value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelCost {
+    pub input: Option<PartialStage>,
+    pub fwd: Option<PartialStage>,
+    pub output: Option<PartialStage>,
+    pub penalty: Option<String>,
+}
+
+/// One stage's replaced service times.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialStage {
+    pub interest: Option<String>,
+    pub data: Option<String>,
+}
+
+impl Service {
+    /// The service times at the current factor levels: `when` applied.
+    pub fn effective(&self) -> Service {
+        let mut s = self.clone();
+        for (factor, level) in &self.factors {
+            let Some(c) = self.when.get(factor).and_then(|l| l.get(level)) else {
+                continue;
+            };
+            for (stage, over) in [
+                (&mut s.input, &c.input),
+                (&mut s.fwd, &c.fwd),
+                (&mut s.output, &c.output),
+            ] {
+                if let Some(o) = over {
+                    if let Some(v) = &o.interest {
+                        stage.interest = v.clone();
+                    }
+                    if let Some(v) = &o.data {
+                        stage.data = v.clone();
+                    }
+                }
+            }
+            if let Some(p) = &c.penalty {
+                s.penalty = p.clone();
+            }
+        }
+        s
+    }
 }
 
 impl Default for Service {
@@ -192,6 +245,7 @@ impl Default for Service {
             fwd: StageCost::default(),
             output: StageCost::default(),
             penalty: zero(),
+            when: BTreeMap::new(),
         }
     }
 }
@@ -355,20 +409,42 @@ impl ModelSpec {
         duration("consumer.link", &c.link)?;
         duration("producer.link", &self.producer.link)?;
         for (k, v) in self.cost_strings() {
-            ClassCostSpec::parse(v).map_err(|m| bad(&k, m))?;
+            ClassCostSpec::parse(&v).map_err(|m| bad(&k, m))?;
+        }
+        for (factor, levels) in &self.service.when {
+            if !self.service.factors.contains_key(factor) {
+                return Err(bad(
+                    &format!("service.when.{factor}"),
+                    format!("{factor} is not in service.factors"),
+                ));
+            }
+            for (level, c) in levels {
+                let key = format!("service.when.{factor}.{level}");
+                for (stage, o) in [("input", &c.input), ("fwd", &c.fwd), ("output", &c.output)] {
+                    let o = o.iter().flat_map(|o| [("interest", &o.interest), ("data", &o.data)]);
+                    for (what, v) in o {
+                        if let Some(v) = v {
+                            ClassCostSpec::parse(v).map_err(|m| bad(&format!("{key}.{stage}.{what}"), m))?;
+                        }
+                    }
+                }
+                if let Some(v) = &c.penalty {
+                    ClassCostSpec::parse(v).map_err(|m| bad(&format!("{key}.penalty"), m))?;
+                }
+            }
         }
         Ok(())
     }
 
-    fn cost_strings(&self) -> Vec<(String, &str)> {
+    fn cost_strings(&self) -> Vec<(String, String)> {
         let s = &self.service;
         let mut v = Vec::new();
         for (stage, c) in [("input", &s.input), ("fwd", &s.fwd), ("output", &s.output)] {
-            v.push((format!("service.{stage}.interest"), c.interest.as_str()));
-            v.push((format!("service.{stage}.data"), c.data.as_str()));
+            v.push((format!("service.{stage}.interest"), c.interest.clone()));
+            v.push((format!("service.{stage}.data"), c.data.clone()));
         }
-        v.push(("service.penalty".into(), s.penalty.as_str()));
-        v.push(("producer.service".into(), self.producer.service.as_str()));
+        v.push(("service.penalty".into(), s.penalty.clone()));
+        v.push(("producer.service".into(), self.producer.service.clone()));
         v
     }
 
@@ -523,7 +599,7 @@ impl ModelSpec {
                 }
             })
         };
-        let s = &self.service;
+        let s = &self.service.effective();
         let stage = |d: &mut dyn FnMut(&str, &str, &str, Class) -> Result<ServiceDist>,
                      name: &str,
                      c: &StageCost,
