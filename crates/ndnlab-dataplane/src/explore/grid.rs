@@ -39,7 +39,9 @@ pub fn parse_axis(text: &str) -> Result<Axis> {
         .ok_or_else(|| usage(format!("--grid {text:?}: write KEY=a,b,c or KEY=1..8")))?;
     let key = key.trim();
     if key.is_empty() {
-        return Err(usage(format!("--grid {text:?}: the parameter name is missing")));
+        return Err(usage(format!(
+            "--grid {text:?}: the parameter name is missing"
+        )));
     }
     let values = values.trim();
     let levels: Vec<String> = if let Some((a, b)) = values.split_once("..") {
@@ -106,7 +108,10 @@ impl Grid {
         let params = model.parameters();
         for (i, a) in self.axes.iter().enumerate() {
             if self.axes[..i].iter().any(|b| b.key == a.key) {
-                return Err(usage(format!("--grid {}: the parameter is given twice", a.key)));
+                return Err(usage(format!(
+                    "--grid {}: the parameter is given twice",
+                    a.key
+                )));
             }
             if !params.contains(&a.key) {
                 return Err(usage(format!(
@@ -266,11 +271,20 @@ mod tests {
         let m = e(&["cores=1,2"]);
         assert!(m.contains("cores") && m.contains("threads, queue"), "{m}");
         let m = e(&["threads=1,two"]);
-        assert!(m.contains("--grid threads=two") && m.contains("whole number"), "{m}");
+        assert!(
+            m.contains("--grid threads=two") && m.contains("whole number"),
+            "{m}"
+        );
         let m = e(&["threads=0..2"]);
-        assert!(m.contains("--grid threads=0") && m.contains("1..=64"), "{m}");
+        assert!(
+            m.contains("--grid threads=0") && m.contains("1..=64"),
+            "{m}"
+        );
         let m = e(&["placement=P1,P7"]);
-        assert!(m.contains("placement=P7") && m.contains("no [placement.P7]"), "{m}");
+        assert!(
+            m.contains("placement=P7") && m.contains("no [placement.P7]"),
+            "{m}"
+        );
         assert!(e(&["threads=1", "threads=2"]).contains("given twice"));
         assert!(e(&[]).contains("at least one --grid"));
         assert!(parse_shard("2/2").is_err() && parse_shard("1").is_err());

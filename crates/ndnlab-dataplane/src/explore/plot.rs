@@ -81,7 +81,10 @@ pub fn write_figures(
     property: &str,
 ) -> Result<Vec<PathBuf>> {
     let xa = &grid.axes[layout.x];
-    let sat = KEPT.iter().position(|k| *k == "satisfaction").expect("kept");
+    let sat = KEPT
+        .iter()
+        .position(|k| *k == "satisfaction")
+        .expect("kept");
     let mut paths = Vec::new();
     for (rest, rows) in panels(grid, rows, layout) {
         let context: Vec<String> = rest
@@ -92,7 +95,10 @@ pub fn write_figures(
             Some(s) => grid.axes[s].levels.iter().map(Some).collect(),
             None => vec![None],
         };
-        for (what, y_label) in [("estimate", format!("P[{property}]")), ("satisfaction", "mean satisfaction ratio".to_string())] {
+        for (what, y_label) in [
+            ("estimate", format!("P[{property}]")),
+            ("satisfaction", "mean satisfaction ratio".to_string()),
+        ] {
             let series = series_levels
                 .iter()
                 .map(|sl| LevelSeries {

@@ -57,7 +57,15 @@ pub struct Row {
 pub fn header(grid: &Grid) -> Vec<String> {
     let mut h = vec!["point".to_string()];
     h.extend(grid.keys());
-    for c in ["runs", "successes", "estimate", "lo", "hi", "confidence", "method"] {
+    for c in [
+        "runs",
+        "successes",
+        "estimate",
+        "lo",
+        "hi",
+        "confidence",
+        "method",
+    ] {
         h.push(c.to_string());
     }
     h.extend(KEPT.iter().map(|k| format!("mean_{k}")));
@@ -99,9 +107,8 @@ impl Row {
                 .map_err(|_| Error::Usage(format!("{at}: {col} {:?} is not a number", f[i])))
         };
         let whole = |i: usize, col: &str| -> Result<u64> {
-            f[i].parse::<u64>().map_err(|_| {
-                Error::Usage(format!("{at}: {col} {:?} is not a whole number", f[i]))
-            })
+            f[i].parse::<u64>()
+                .map_err(|_| Error::Usage(format!("{at}: {col} {:?} is not a whole number", f[i])))
         };
         let levels: Vec<String> = f[1..=k].iter().map(|s| s.to_string()).collect();
         let point = whole(0, "point")? as usize;
@@ -115,7 +122,11 @@ impl Row {
         let interval = if f[b + 3].is_empty() {
             None
         } else {
-            Some((num(b + 3, "lo")?, num(b + 4, "hi")?, num(b + 5, "confidence")?))
+            Some((
+                num(b + 3, "lo")?,
+                num(b + 4, "hi")?,
+                num(b + 5, "confidence")?,
+            ))
         };
         Ok(Row {
             point,
@@ -293,7 +304,10 @@ mod tests {
         text.push_str("0,2,P2,150,,1,,,,chernoff,1,1,1,1,1,1,1,1\n");
         std::fs::write(&path, text).unwrap();
         let e = read(&path, &grid()).unwrap_err().to_string();
-        assert!(e.contains("line 4") && e.contains("threads=2 placement=P2"), "{e}");
+        assert!(
+            e.contains("line 4") && e.contains("threads=2 placement=P2"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -41,12 +41,17 @@ impl Requirement {
         } else {
             (Requirement::AtLeast, t)
         };
-        let v: f64 = n.trim().parse().ok().filter(|v: &f64| v.is_finite()).ok_or_else(|| {
-            Error::Usage(format!(
-                "--require {text:?}: write a number (the lower bound to reach, e.g. 0.99) \
+        let v: f64 = n
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "--require {text:?}: write a number (the lower bound to reach, e.g. 0.99) \
                  or '<= NUMBER' (the upper bound not to exceed)"
-            ))
-        })?;
+                ))
+            })?;
         Ok(make(v))
     }
 
@@ -260,7 +265,10 @@ mod tests {
         assert!(!rec[2].meets);
         assert_eq!(level_keys(&["1us".into(), "700ns".into()]), [1000.0, 700.0]);
         assert_eq!(level_keys(&["P2".into(), "P1".into()]), [0.0, 1.0]);
-        assert_eq!(Requirement::parse(">=0.9").unwrap(), Requirement::AtLeast(0.9));
+        assert_eq!(
+            Requirement::parse(">=0.9").unwrap(),
+            Requirement::AtLeast(0.9)
+        );
         assert!(Requirement::parse("high")
             .unwrap_err()
             .to_string()

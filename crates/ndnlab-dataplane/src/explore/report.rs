@@ -75,7 +75,16 @@ pub fn write(
         message: e.to_string(),
     })?;
     let mut header: Vec<String> = m.grid.keys();
-    for c in ["meets", "estimate", "lo", "hi", "runs", "candidates", "meeting", "requirement"] {
+    for c in [
+        "meets",
+        "estimate",
+        "lo",
+        "hi",
+        "runs",
+        "candidates",
+        "meeting",
+        "requirement",
+    ] {
         header.push(c.into());
     }
     let mut rows_out = vec![header];

@@ -67,7 +67,12 @@ pub fn check_point(
 ) -> Result<Row> {
     let kept: Vec<usize> = KEPT
         .iter()
-        .map(|k| NAMES.iter().position(|n| n == k).expect("a known observable"))
+        .map(|k| {
+            NAMES
+                .iter()
+                .position(|n| n == k)
+                .expect("a known observable")
+        })
         .collect();
     // Runs beyond the check's last batch may be made; only 0..runs count.
     let seen: Mutex<BTreeMap<u64, Vec<f64>>> = Mutex::new(BTreeMap::new());
@@ -175,7 +180,7 @@ pub fn explore(m: &Manifest, opts: &Options, progress: &(dyn Fn(u64, u64) + Sync
         .grid
         .points()
         .into_iter()
-        .filter(|p| opts.shard.map_or(true, |(i, n)| p.index % n == i))
+        .filter(|p| opts.shard.is_none_or(|(i, n)| p.index % n == i))
         .collect();
     let done = match opts.out {
         Some(dir) => prepare(dir, m, opts.resume)?,

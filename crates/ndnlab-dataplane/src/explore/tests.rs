@@ -45,7 +45,13 @@ fn manifest(dir: &Path, seed: u64) -> Manifest {
     Manifest::new(&file, &model, grid, "all-satisfied", &spec, seed)
 }
 
-fn run(m: &Manifest, out: &Path, threads: usize, shard: Option<(usize, usize)>, resume: bool) -> Result<Ran> {
+fn run(
+    m: &Manifest,
+    out: &Path,
+    threads: usize,
+    shard: Option<(usize, usize)>,
+    resume: bool,
+) -> Result<Ran> {
     let opts = Options {
         threads,
         shard,
@@ -67,10 +73,15 @@ fn explore_resume_shard_and_merge_agree() {
 
     let ran = run(&m, &a, 2, None, false).unwrap();
     assert!(ran.complete);
-    assert_eq!((ran.points, ran.checked, ran.skipped, ran.runs), (4, 4, 0, 80));
+    assert_eq!(
+        (ran.points, ran.checked, ran.skipped, ran.runs),
+        (4, 4, 0, 80)
+    );
     let full = csv(&a);
     assert_eq!(full.lines().count(), 5, "{full}");
-    assert!(full.starts_with("point,threads,queue,runs,successes,estimate,lo,hi,confidence,method,mean_satisfaction"));
+    assert!(full.starts_with(
+        "point,threads,queue,runs,successes,estimate,lo,hi,confidence,method,mean_satisfaction"
+    ));
 
     // The same CSV on one thread.
     run(&m, &b, 1, None, false).unwrap();
@@ -79,7 +90,9 @@ fn explore_resume_shard_and_merge_agree() {
     // Not over existing results without --resume, nor with other options.
     let e = run(&m, &b, 1, None, false).unwrap_err().to_string();
     assert!(e.contains("--resume"), "{e}");
-    let e = run(&manifest(&base, 8), &b, 1, None, true).unwrap_err().to_string();
+    let e = run(&manifest(&base, 8), &b, 1, None, true)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("--seed"), "{e}");
 
     // Resume after losing one row: only that point runs again.
@@ -100,9 +113,14 @@ fn explore_resume_shard_and_merge_agree() {
     let r0 = run(&m, &s0, 2, Some((0, 2)), false).unwrap();
     assert_eq!((r0.points, r0.complete), (2, false));
     run(&m, &s1, 1, Some((1, 2)), false).unwrap();
-    let e = merge(&[s0.clone()], &merged).unwrap_err().to_string();
-    assert!(e.contains("2 of 4 points") && e.contains("threads=1 queue=256"), "{e}");
-    let e = merge(&[s0.clone(), s0.clone()], &merged).unwrap_err().to_string();
+    let e = merge(std::slice::from_ref(&s0), &merged).unwrap_err().to_string();
+    assert!(
+        e.contains("2 of 4 points") && e.contains("threads=1 queue=256"),
+        "{e}"
+    );
+    let e = merge(&[s0.clone(), s0.clone()], &merged)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("found twice"), "{e}");
     let mm = merge(&[s0, s1], &merged).unwrap();
     assert_eq!(mm.rows.len(), 4);
@@ -111,7 +129,11 @@ fn explore_resume_shard_and_merge_agree() {
     // The obvious answer: one thread loses Interests, four do not; the
     // smaller queue is enough.
     let rows = &ran.rows;
-    assert!(rows.iter().all(|r| (r.levels[0] == "4") == (r.successes == Some(20))), "{rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| (r.levels[0] == "4") == (r.successes == Some(20))),
+        "{rows:?}"
+    );
     let opts = ReportOptions {
         require: Requirement::AtLeast(0.8),
         ..ReportOptions::default()
@@ -126,7 +148,10 @@ fn explore_resume_shard_and_merge_agree() {
         assert!(f.exists() && f.with_extension("png").exists());
     }
     let text = std::fs::read_to_string(&w.recommended_csv).unwrap();
-    assert!(text.starts_with("threads,queue,meets,estimate") && text.contains("4,16,yes,1,"), "{text}");
+    assert!(
+        text.starts_with("threads,queue,meets,estimate") && text.contains("4,16,yes,1,"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&base).unwrap();
 }
 
@@ -147,6 +172,10 @@ fn manifests_round_trip_and_name_their_differences() {
     assert!(other.difference(&m).unwrap().contains("model"));
     let mut s = m.smc.clone();
     s.method = "splitting".into();
-    assert!(s.spec().unwrap_err().to_string().contains("model check --method splitting"));
+    assert!(s
+        .spec()
+        .unwrap_err()
+        .to_string()
+        .contains("model check --method splitting"));
     std::fs::remove_dir_all(&base).unwrap();
 }

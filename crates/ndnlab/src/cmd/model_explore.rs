@@ -11,7 +11,7 @@ use ndnlab_dataplane::explore::grid::parse_shard;
 use ndnlab_dataplane::explore::merge::merge;
 use ndnlab_dataplane::explore::points::KEPT;
 use ndnlab_dataplane::explore::report::{write, ReportOptions, Written};
-use ndnlab_dataplane::explore::run::{explore, Options, Ran};
+use ndnlab_dataplane::explore::run::{explore, Options};
 use ndnlab_dataplane::explore::{Grid, Manifest, Requirement, Row};
 use ndnlab_report::text::{num, TextTable};
 
@@ -155,7 +155,14 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
 fn print_rows(grid: &Grid, rows: &[Row]) {
     let keys = grid.keys();
     let mut h: Vec<&str> = keys.iter().map(String::as_str).collect();
-    h.extend(["runs", "estimate", "interval", "satisfaction", "p99 (ns)", "max queue"]);
+    h.extend([
+        "runs",
+        "estimate",
+        "interval",
+        "satisfaction",
+        "p99 (ns)",
+        "max queue",
+    ]);
     let mut t = TextTable::new(&h, 0);
     let col = |k: &str| KEPT.iter().position(|x| *x == k).expect("kept");
     for r in rows {
@@ -229,7 +236,8 @@ fn print_written(out: &Option<PathBuf>, w: Option<&Written>) {
             "recommended: {}; {} figures (SVG and PNG) in {}",
             w.recommended_csv.display(),
             w.figures.len(),
-            out.as_ref().map_or(String::new(), |d| d.display().to_string())
+            out.as_ref()
+                .map_or(String::new(), |d| d.display().to_string())
         );
     }
 }
