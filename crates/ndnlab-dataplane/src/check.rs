@@ -83,11 +83,9 @@ pub fn rare_target(text: &str, r: &Resolved) -> Result<f64> {
         return Ok(r.queue as f64 + 1.0);
     }
     if let Some(n) = t.strip_prefix("max_queue>=") {
-        return n
-            .parse::<f64>()
-            .ok()
-            .filter(|n| *n >= 1.0)
-            .ok_or_else(|| Error::Usage(format!("--property {text:?}: {n:?} is not a level >= 1")));
+        return n.parse::<f64>().ok().filter(|n| *n >= 1.0).ok_or_else(|| {
+            Error::Usage(format!("--property {text:?}: {n:?} is not a level >= 1"))
+        });
     }
     Err(Error::Usage(format!(
         "--property {text:?}: splitting estimates how likely a forwarding queue is to reach \

@@ -1,6 +1,6 @@
 //! One bounded run of the data-plane model, event by event in virtual time.
 //!
-//! The forwarder is a network of queueing stations ([`ndnlab_sim::Station`]):
+//! The forwarder is a network of queueing stations ([`crate::queue::Server`]):
 //!
 //! ```text
 //! consumer ─link─▶ input(face0) ─NDT─▶ fwd[k] ─▶ output(face1) ─link─▶ producer
@@ -14,20 +14,28 @@
 //! Interests). A packet that comes from a thread on another NUMA node pays the
 //! penalty distribution on top of its service time. Links are pure delays.
 //!
-//! There is no general event heap: each station has at most one service in
-//! progress, so the next event is the earliest of the stations' completion
-//! times, the consumer's next Interest and the heads of the two link lines
-//! (constant delays keep them in order). Ties go to the consumer, then the
-//! links, then the stations in index order, so a seed always gives the same run.
+//! There is no general event heap. Events are only needed where packets from
+//! different places meet in a queue: the input threads (their completions
+//! feed the forwarding threads) and the forwarding threads. Downstream of a
+//! forwarding thread nothing competes before a constant delay or the end of
+//! the path, so the output threads and the producer are [`Passage`]s: a
+//! packet's departure is computed when it arrives, and an Interest's Data is
+//! put straight on the return line with its arrival time at the producer's
+//! input thread (FIFO stations and constant delays keep that line in order).
+//! The next event is then the earliest of the stations' completion times, the
+//! consumer's next Interest and the return line's head. Ties go to the
+//! consumer, then the return line, then the stations in index order, so a
+//! seed always gives the same run.
 
 use std::collections::VecDeque;
 
-use ndnlab_sim::{Class, DropReason, Station};
+use ndnlab_sim::{Class, DropPolicy};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp};
 
 use crate::observe::{Cause, Observables, Trace};
+use crate::queue::{Offered, Passage, Server};
 use crate::spec::{Pattern, Resolved};
 
 /// A packet in flight: which Interest it belongs to, its forwarding thread,
@@ -42,9 +50,9 @@ struct Pkt {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Input(u8),
+    Input,
     Fwd,
-    Output(u8),
+    Output,
     Producer,
 }
 
@@ -66,7 +74,7 @@ pub struct Sim<'a> {
     r: &'a Resolved,
     rng: SmallRng,
     now: u64,
-    st: Vec<Station<Pkt>>,
+    st: Vec<Server<Pkt>>,
     kind: Vec<Kind>,
     node: Vec<u8>,
     /// Completion time per station, [`IDLE`] when idle.
@@ -80,8 +88,11 @@ pub struct Sim<'a> {
     next_arrival: u64,
     sent_at: Vec<u64>,
     state: Vec<State>,
-    to_producer: VecDeque<(u64, Pkt)>,
-    from_producer: VecDeque<(u64, Pkt)>,
+    /// The output threads (by face) and the producer.
+    outputs: Vec<Passage>,
+    producer: Passage,
+    /// Data on their way to the producer's input thread, in arrival order.
+    back: VecDeque<(u64, Pkt)>,
     pit: u32,
     pit_expiry: VecDeque<(u64, u32)>,
     obs: Observables,
@@ -98,19 +109,12 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-fn service(
-    r: &Resolved,
-    kind: Kind,
-    node: u8,
-    rng: &mut SmallRng,
-    class: Class,
-    p: &Pkt,
-) -> u64 {
+fn service(r: &Resolved, kind: Kind, node: u8, rng: &mut SmallRng, class: Class, p: &Pkt) -> u64 {
     let d = class == Class::Data;
     let base: &crate::draw::Draw = match kind {
-        Kind::Input(_) => &r.input[d as usize],
+        Kind::Input => &r.input[d as usize],
         Kind::Fwd => &r.fwd[d as usize],
-        Kind::Output(_) => &r.output[d as usize],
+        Kind::Output => &r.output[d as usize],
         Kind::Producer => &r.producer,
     };
     let mut t = base.sample(rng);
@@ -129,33 +133,26 @@ impl<'a> Sim<'a> {
 
     /// As [`Sim::new`], reusing another run's buffers (no fresh pages to fault in).
     fn with_scratch(r: &'a Resolved, seed: u64, trace_ns: u64, mut b: Scratch) -> Sim<'a> {
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let rng = SmallRng::seed_from_u64(seed);
         let pl = &r.placement;
         let mut kind = Vec::new();
         let mut node = Vec::new();
         let mut st = Vec::new();
         for f in 0..r.input_threads as u8 {
-            kind.push(Kind::Input(f));
+            kind.push(Kind::Input);
             node.push(if f == 0 { pl.face0 } else { pl.face1 });
-            st.push(Station::new(r.input_queue, ndnlab_sim::DropPolicy::TailDrop));
+            st.push(Server::new(r.input_queue, DropPolicy::TailDrop));
         }
         let first_fwd = kind.len();
         for _ in 0..r.threads {
             kind.push(Kind::Fwd);
             node.push(pl.fwd);
-            st.push(Station::new(r.queue, r.policy));
+            st.push(Server::new(r.queue, r.policy));
         }
-        for f in 0..r.output_threads as u8 {
-            kind.push(Kind::Output(f));
-            node.push(if f == 0 { pl.face0 } else { pl.face1 });
-            st.push(Station::new(r.output_queue, ndnlab_sim::DropPolicy::TailDrop));
-        }
-        kind.push(Kind::Producer);
-        node.push(pl.face1);
-        st.push(Station::new(0, ndnlab_sim::DropPolicy::TailDrop));
-        let salt: u64 = rng.gen();
+        // The same table in every run, as a forwarder's is fixed: prefix p
+        // goes to the thread its hash picks.
         let ndt = (0..r.prefixes)
-            .map(|p| (mix(u64::from(p) ^ salt) % r.threads as u64) as u16)
+            .map(|p| (mix(u64::from(p)) % r.threads as u64) as u16)
             .collect();
         let n = r.interests as usize;
         let mut sim = Sim {
@@ -181,10 +178,17 @@ impl<'a> Sim<'a> {
                 b.state.resize(n, State::Sent);
                 b.state
             },
-            to_producer: VecDeque::new(),
-            from_producer: VecDeque::new(),
+            outputs: vec![Passage::new(r.output_queue); r.output_threads],
+            producer: Passage::new(0),
+            back: {
+                b.back.clear();
+                b.back
+            },
             pit: 0,
-            pit_expiry: VecDeque::new(),
+            pit_expiry: {
+                b.pit_expiry.clear();
+                b.pit_expiry
+            },
             obs: Observables::default(),
             latencies: {
                 b.latencies.clear();
@@ -233,15 +237,10 @@ impl<'a> Sim<'a> {
     pub fn step(&mut self) -> bool {
         let mut best = self.next_arrival;
         let mut which = usize::MAX;
-        let to_p = self.to_producer.front().map_or(IDLE, |e| e.0);
-        if to_p < best {
-            best = to_p;
+        let back = self.back.front().map_or(IDLE, |e| e.0);
+        if back < best {
+            best = back;
             which = usize::MAX - 1;
-        }
-        let from_p = self.from_producer.front().map_or(IDLE, |e| e.0);
-        if from_p < best {
-            best = from_p;
-            which = usize::MAX - 2;
         }
         for (i, &d) in self.done.iter().enumerate() {
             if d < best {
@@ -259,39 +258,36 @@ impl<'a> Sim<'a> {
             }
         }
         match which {
-            usize::MAX => {
-                let seq = self.emitted;
-                let prefix = self.rng.gen_range(0..self.r.prefixes) as usize;
-                let p = Pkt {
-                    seq,
-                    thread: self.ndt[prefix],
-                    from: self.r.placement.face0,
-                    data: false,
-                };
-                self.sent_at[seq as usize] = best - self.r.consumer_link_ns;
-                self.emitted += 1;
-                self.next_arrival = if self.emitted < self.r.interests {
-                    self.emit_time() + self.r.consumer_link_ns
-                } else {
-                    IDLE
-                };
-                self.obs.packets += 1.0;
-                self.offer(0, p);
-            }
+            usize::MAX => self.emit(),
             w if w == usize::MAX - 1 => {
-                let (_, p) = self.to_producer.pop_front().expect("a head");
-                let prod = self.st.len() - 1;
-                self.offer(prod, p);
-            }
-            w if w == usize::MAX - 2 => {
-                let (_, p) = self.from_producer.pop_front().expect("a head");
+                let (_, p) = self.back.pop_front().expect("a head");
                 self.obs.packets += 1.0;
-                let input = self.r.input_threads - 1;
-                self.offer(input, p);
+                self.offer(self.r.input_threads - 1, p);
             }
             s => self.complete(s),
         }
         true
+    }
+
+    /// The consumer's next Interest reaches the input thread of face 0.
+    fn emit(&mut self) {
+        let seq = self.emitted;
+        let prefix = self.rng.gen_range(0..self.r.prefixes) as usize;
+        let p = Pkt {
+            seq,
+            thread: self.ndt[prefix],
+            from: self.r.placement.face0,
+            data: false,
+        };
+        self.sent_at[seq as usize] = self.now - self.r.consumer_link_ns;
+        self.emitted += 1;
+        self.next_arrival = if self.emitted < self.r.interests {
+            self.emit_time() + self.r.consumer_link_ns
+        } else {
+            IDLE
+        };
+        self.obs.packets += 1.0;
+        self.offer(0, p);
     }
 
     /// Runs to the end.
@@ -314,56 +310,58 @@ impl<'a> Sim<'a> {
     /// longest any forwarding queue has been, plus one once a packet was lost
     /// there. A loss is `score() >= queue + 1`.
     pub fn score(&self) -> f64 {
-        self.obs.max_queue + f64::from(u8::from(self.obs.loss_queue + self.obs.loss_pushed_out > 0.0))
+        self.obs.max_queue
+            + f64::from(u8::from(
+                self.obs.loss_queue + self.obs.loss_pushed_out > 0.0,
+            ))
     }
 
     fn offer(&mut self, s: usize, mut p: Pkt) {
         let class = if p.data { Class::Data } else { Class::Interest };
-        if matches!(self.kind[s], Kind::Input(_)) {
+        if self.kind[s] == Kind::Input {
             p.from = self.node[s];
         }
         let (r, kind, node, rng) = (self.r, self.kind[s], self.node[s], &mut self.rng);
         let mut cost = |c: Class, p: &mut Pkt| service(r, kind, node, rng, c, p);
-        match self.st[s].offer(self.now, class, p, &mut cost) {
-            Ok(a) => {
-                if let Some(d) = a.started {
+        let dropped = match self.st[s].offer(self.now, class, p, &mut cost) {
+            Offered::Queued(started) => {
+                if let Some(d) = started {
                     self.done[s] = d;
                 }
-                if let Some(x) = a.pushed_out {
-                    self.lost(x.item, Cause::PushedOut);
-                }
-                if kind == Kind::Fwd {
-                    let q = self.st[s].queue_len() as f64;
-                    if q > self.obs.max_queue {
-                        self.obs.max_queue = q;
-                    }
-                } else if matches!(kind, Kind::Input(_)) {
-                    let q = self.st[s].queue_len() as f64;
-                    if q > self.obs.max_input_queue {
-                        self.obs.max_input_queue = q;
-                    }
-                }
+                None
             }
-            Err(d) => {
-                let cause = match (kind, d.reason) {
-                    (Kind::Fwd, DropReason::PushedOut) => Cause::PushedOut,
-                    (Kind::Fwd, DropReason::QueueFull) => Cause::QueueFull,
-                    (Kind::Input(_), _) => Cause::InputFull,
-                    _ => Cause::OutputFull,
-                };
-                self.lost(d.item, cause);
+            Offered::PushedOut(started, x) => {
+                if let Some(d) = started {
+                    self.done[s] = d;
+                }
+                self.lost(x, Cause::PushedOut);
+                None
             }
+            Offered::Full(x) => Some(x),
+        };
+        if let Some(x) = dropped {
+            let cause = match kind {
+                Kind::Fwd => Cause::QueueFull,
+                _ => Cause::InputFull,
+            };
+            self.lost(x, cause);
+            return;
+        }
+        let q = self.st[s].queue_len() as f64;
+        match kind {
+            Kind::Fwd if q > self.obs.max_queue => self.obs.max_queue = q,
+            Kind::Input if q > self.obs.max_input_queue => self.obs.max_input_queue = q,
+            _ => {}
         }
     }
 
     fn complete(&mut self, s: usize) {
         let (r, kind, node, rng) = (self.r, self.kind[s], self.node[s], &mut self.rng);
         let mut cost = |c: Class, p: &mut Pkt| service(r, kind, node, rng, c, p);
-        let (mut p, next) = self.st[s].complete(self.now, &mut cost).expect("busy");
+        let (mut p, next) = self.st[s].complete(self.now, &mut cost);
         self.done[s] = next.unwrap_or(IDLE);
         p.from = node;
         match kind {
-            Kind::Input(_) => self.offer(self.first_fwd + p.thread as usize, p),
             Kind::Fwd if !p.data => {
                 self.expire();
                 self.state[p.seq as usize] = State::InPit;
@@ -373,47 +371,56 @@ impl<'a> Sim<'a> {
                 if f64::from(self.pit) > self.obs.max_pit {
                     self.obs.max_pit = f64::from(self.pit);
                 }
-                let out = self.output(1);
-                self.offer(out, p);
+                self.to_producer(p);
             }
             Kind::Fwd => {
                 self.expire();
                 if self.state[p.seq as usize] == State::InPit {
                     self.state[p.seq as usize] = State::Satisfied;
                     self.pit -= 1;
-                    let out = self.output(0);
-                    self.offer(out, p);
+                    self.to_consumer(p);
                 } else {
                     self.lost(p, Cause::Expired);
                 }
             }
-            Kind::Output(_) if !p.data => {
-                let at = self.now + self.r.producer_link_ns;
-                if self.r.producer_link_ns == 0 {
-                    let prod = self.st.len() - 1;
-                    self.offer(prod, p);
-                } else {
-                    self.to_producer.push_back((at, p));
-                }
-            }
-            Kind::Output(_) => self.deliver(p),
-            Kind::Producer => {
-                p.data = true;
-                let at = self.now + self.r.producer_link_ns;
-                if self.r.producer_link_ns == 0 {
-                    self.obs.packets += 1.0;
-                    let input = self.r.input_threads - 1;
-                    self.offer(input, p);
-                } else {
-                    self.from_producer.push_back((at, p));
-                }
-            }
+            _ => self.offer(self.first_fwd + p.thread as usize, p),
         }
     }
 
-    /// The output thread of `face` (0: the consumer's, 1: the producer's).
-    fn output(&self, face: usize) -> usize {
-        self.first_fwd + self.r.threads + face.min(self.r.output_threads - 1)
+    /// An Interest leaves a forwarding thread: through the output thread of
+    /// face 1 and the link to the producer, whose Data goes on the return line.
+    fn to_producer(&mut self, mut p: Pkt) {
+        let (r, rng) = (self.r, &mut self.rng);
+        let o = r.output_threads - 1;
+        let node = if o == 0 {
+            r.placement.face0
+        } else {
+            r.placement.face1
+        };
+        let d = service(r, Kind::Output, node, rng, Class::Interest, &p);
+        let Some(out) = self.outputs[o].pass(self.now, d) else {
+            self.lost(p, Cause::OutputFull);
+            return;
+        };
+        let d = service(r, Kind::Producer, node, rng, Class::Interest, &p);
+        let answered = self
+            .producer
+            .pass(out + r.producer_link_ns, d)
+            .expect("an unbounded producer");
+        p.data = true;
+        self.back.push_back((answered + r.producer_link_ns, p));
+    }
+
+    /// A Data leaves a forwarding thread: through the output thread of face 0
+    /// and the link to the consumer.
+    fn to_consumer(&mut self, p: Pkt) {
+        let (r, rng) = (self.r, &mut self.rng);
+        let node = r.placement.face0;
+        let d = service(r, Kind::Output, node, rng, Class::Data, &p);
+        match self.outputs[0].pass(self.now, d) {
+            Some(out) => self.deliver(p, out + r.consumer_link_ns),
+            None => self.lost(p, Cause::OutputFull),
+        }
     }
 
     /// PIT entries whose lifetime is over leave the PIT.
@@ -430,9 +437,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Data reaches the consumer.
-    fn deliver(&mut self, p: Pkt) {
-        let at = self.now + self.r.consumer_link_ns;
+    /// Data reaches the consumer at `at`.
+    fn deliver(&mut self, p: Pkt, at: u64) {
         let latency = at - self.sent_at[p.seq as usize];
         if latency > self.r.lifetime_ns {
             self.lost(p, Cause::Expired);
@@ -484,18 +490,20 @@ impl<'a> Sim<'a> {
         let span = self.now.max(1) as f64;
         let fwd = self.first_fwd..self.first_fwd + self.r.threads;
         let waited = |r: std::ops::Range<usize>| -> f64 {
-            self.st[r].iter().map(|s| s.counters().wait_ns as f64).sum::<f64>() / span
+            self.st[r].iter().map(Server::wait_ns).sum::<f64>() / span
         };
         self.obs.queue_mean = waited(fwd.clone());
         self.obs.input_queue_mean = waited(0..self.first_fwd);
         self.obs.utilization = self.st[fwd]
             .iter()
-            .map(|s| s.counters().busy_ns as f64 / span)
+            .map(|s| s.busy_ns() / span)
             .fold(0.0, f64::max);
         self.obs.finish(observed, &mut self.latencies);
         keep.sent_at = self.sent_at;
         keep.state = self.state;
         keep.latencies = self.latencies;
+        keep.pit_expiry = self.pit_expiry;
+        keep.back = self.back;
         (self.obs, self.trace)
     }
 }
@@ -506,6 +514,8 @@ struct Scratch {
     sent_at: Vec<u64>,
     state: Vec<State>,
     latencies: Vec<u32>,
+    pit_expiry: VecDeque<(u64, u32)>,
+    back: VecDeque<(u64, Pkt)>,
 }
 
 thread_local! {

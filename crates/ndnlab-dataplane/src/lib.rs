@@ -14,7 +14,9 @@
 //!   importance splitting for a rare queue overflow;
 //! - [`draw`]: a stage's service time, prepared for drawing;
 //! - [`engine`]: one bounded run in virtual time, seeded;
+//! - [`queue`]: the stations: FIFO by Lindley's recursion, or Data first;
 //! - [`observe`]: the observables of a run and its trace;
+//! - [`trace_plot`]: the figure of a run's queues and PIT over time;
 //! - [`runs`]: many seeded runs over threads, summarised, timed.
 
 pub mod check;
@@ -22,8 +24,10 @@ pub mod draw;
 pub mod engine;
 pub mod explore;
 pub mod observe;
+pub mod queue;
 pub mod runs;
 pub mod spec;
+pub mod trace_plot;
 
 use std::path::PathBuf;
 

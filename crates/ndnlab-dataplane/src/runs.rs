@@ -70,7 +70,12 @@ pub fn runs(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<Observables> {
-    par_map(n, threads, |i| simulate(r, run_seed(seed, i), 0).0, progress)
+    par_map(
+        n,
+        threads,
+        |i| simulate(r, run_seed(seed, i), 0).0,
+        progress,
+    )
 }
 
 /// One observable over the runs.
@@ -93,7 +98,11 @@ pub fn summarize(obs: &[Observables]) -> Vec<Stat> {
         .iter()
         .enumerate()
         .map(|(k, name)| {
-            let xs: Vec<f64> = vals.iter().map(|v| v[k]).filter(|x| x.is_finite()).collect();
+            let xs: Vec<f64> = vals
+                .iter()
+                .map(|v| v[k])
+                .filter(|x| x.is_finite())
+                .collect();
             let n = xs.len() as f64;
             let mean = if xs.is_empty() {
                 f64::INFINITY
@@ -130,10 +139,7 @@ pub struct Speed {
 }
 
 /// Times `f` and reports the speed of the runs it returns.
-pub fn timed(
-    threads: usize,
-    f: impl FnOnce() -> Vec<Observables>,
-) -> (Vec<Observables>, Speed) {
+pub fn timed(threads: usize, f: impl FnOnce() -> Vec<Observables>) -> (Vec<Observables>, Speed) {
     let t0 = Instant::now();
     let obs = f();
     let wall_s = t0.elapsed().as_secs_f64();

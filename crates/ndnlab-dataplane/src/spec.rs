@@ -370,21 +370,30 @@ impl ModelSpec {
         if c.warmup >= c.interests {
             return Err(bad(
                 "consumer.warmup",
-                format!("{} leaves no Interest of {} observed", c.warmup, c.interests),
+                format!(
+                    "{} leaves no Interest of {} observed",
+                    c.warmup, c.interests
+                ),
             ));
         }
         if c.prefixes == 0 {
             return Err(bad("consumer.prefixes", "must be at least 1"));
         }
         if !(1..=64).contains(&f.threads) {
-            return Err(bad("forwarder.threads", format!("{} is not in 1..=64", f.threads)));
+            return Err(bad(
+                "forwarder.threads",
+                format!("{} is not in 1..=64", f.threads),
+            ));
         }
         for (k, v) in [
             ("forwarder.input_threads", f.input_threads),
             ("forwarder.output_threads", f.output_threads),
         ] {
             if !(1..=2).contains(&v) {
-                return Err(bad(k, format!("{v}: 1 (shared by both faces) or 2 (one per face)")));
+                return Err(bad(
+                    k,
+                    format!("{v}: 1 (shared by both faces) or 2 (one per face)"),
+                ));
             }
         }
         if DropPolicy::parse(&f.policy).is_none() {
@@ -399,7 +408,11 @@ impl ModelSpec {
                 format!(
                     "no [placement.{}]; the file has: {}",
                     f.placement,
-                    self.placement.keys().cloned().collect::<Vec<_>>().join(", ")
+                    self.placement
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -421,10 +434,13 @@ impl ModelSpec {
             for (level, c) in levels {
                 let key = format!("service.when.{factor}.{level}");
                 for (stage, o) in [("input", &c.input), ("fwd", &c.fwd), ("output", &c.output)] {
-                    let o = o.iter().flat_map(|o| [("interest", &o.interest), ("data", &o.data)]);
+                    let o = o
+                        .iter()
+                        .flat_map(|o| [("interest", &o.interest), ("data", &o.data)]);
                     for (what, v) in o {
                         if let Some(v) = v {
-                            ClassCostSpec::parse(v).map_err(|m| bad(&format!("{key}.{stage}.{what}"), m))?;
+                            ClassCostSpec::parse(v)
+                                .map_err(|m| bad(&format!("{key}.{stage}.{what}"), m))?;
                         }
                     }
                 }
@@ -488,6 +504,8 @@ impl ModelSpec {
     }
 
     /// Sets one parameter (`threads`, `queue`, `rate`, a factor...) from text.
+    /// Only the value's form is checked here: [`ModelSpec::check`] (and
+    /// [`ModelSpec::resolve`]) check the whole once every parameter is set.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let num = |v: &str| -> Result<u32> {
             v.trim()
@@ -521,7 +539,9 @@ impl ModelSpec {
                 c.interval = Some(value.to_string());
             }
             k if self.service.factors.contains_key(k) => {
-                self.service.factors.insert(k.to_string(), value.to_string());
+                self.service
+                    .factors
+                    .insert(k.to_string(), value.to_string());
             }
             _ => {
                 return Err(bad(
@@ -533,7 +553,7 @@ impl ModelSpec {
                 ))
             }
         }
-        self.check()
+        Ok(())
     }
 
     /// The current value of a parameter, as text (for tables and CSV).
@@ -586,7 +606,11 @@ impl ModelSpec {
                     };
                     let m = &cache[i].1;
                     // `@STAGE` written: that stage; else the key's own stage.
-                    let stage = if text.contains('@') { s } else { stage.to_string() };
+                    let stage = if text.contains('@') {
+                        s
+                    } else {
+                        stage.to_string()
+                    };
                     // The model's factor levels, unless the string names its own.
                     for (k, v) in &self.service.factors {
                         let used = m.entries.iter().any(|e| e.factors.contains_key(k));
@@ -606,7 +630,13 @@ impl ModelSpec {
                      interest: Class|
          -> Result<[Draw; 2]> {
             Ok([
-                d(&format!("service.{name}.interest"), &c.interest, name, interest)?.into(),
+                d(
+                    &format!("service.{name}.interest"),
+                    &c.interest,
+                    name,
+                    interest,
+                )?
+                .into(),
                 d(&format!("service.{name}.data"), &c.data, name, Class::Data)?.into(),
             ])
         };
@@ -679,11 +709,20 @@ mod tests {
 
     #[test]
     fn errors_name_the_key() {
-        let e = spec("[forwarder]\npolicy = \"lifo\"").unwrap_err().to_string();
-        assert!(e.contains("forwarder.policy") && e.contains("m.toml"), "{e}");
-        let e = spec("[service.fwd]\ndata = \"constant:3\"").unwrap_err().to_string();
+        let e = spec("[forwarder]\npolicy = \"lifo\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("forwarder.policy") && e.contains("m.toml"),
+            "{e}"
+        );
+        let e = spec("[service.fwd]\ndata = \"constant:3\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("service.fwd.data"), "{e}");
-        let e = spec("[forwarder]\nplacement = \"P9\"").unwrap_err().to_string();
+        let e = spec("[forwarder]\nplacement = \"P9\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no [placement.P9]"), "{e}");
         let e = spec("[consumer]\nbogus = 1").unwrap_err().to_string();
         assert!(e.contains("bogus"), "{e}");

@@ -43,8 +43,18 @@ fn mm1_waiting_time_and_queue_length() {
     let (lambda, mu) = (0.8e-3, 1e-3); // per ns
     let v = run(&input_station("exp:1us"), 4);
     let w = mean(&v, |o| o.latency_mean);
-    close("M/M/1 sojourn W", w, theory::mm1_wait(lambda, mu) + 1.0 / mu, 0.05);
-    close("M/M/1 wait Wq", w - 1.0 / mu, theory::mm1_wait(lambda, mu), 0.06);
+    close(
+        "M/M/1 sojourn W",
+        w,
+        theory::mm1_wait(lambda, mu) + 1.0 / mu,
+        0.05,
+    );
+    close(
+        "M/M/1 wait Wq",
+        w - 1.0 / mu,
+        theory::mm1_wait(lambda, mu),
+        0.06,
+    );
     close(
         "M/M/1 queue length Lq",
         mean(&v, |o| o.input_queue_mean),
@@ -77,7 +87,12 @@ fn mm1k_loss_in_a_forwarding_queue() {
         );
         let p = mean(&v, |o| o.loss_queue / o.sent);
         let want = theory::mm1k_loss(rate as f64 * 1e-9, 1e-3, queue + 1);
-        close(&format!("M/M/1/K loss at {rate}/s, K={}", queue + 1), p, want, 0.06);
+        close(
+            &format!("M/M/1/K loss at {rate}/s, K={}", queue + 1),
+            p,
+            want,
+            0.06,
+        );
         assert!(v.iter().all(|o| o.unsatisfied == o.loss_queue));
     }
 }
@@ -93,7 +108,8 @@ fn a_seed_gives_the_same_run_and_another_seed_another() {
     assert_ne!(a[0], a[1]);
     // Every observed Interest is either satisfied or lost for one cause.
     for o in &a {
-        let causes = o.loss_input + o.loss_queue + o.loss_pushed_out + o.loss_output + o.loss_expired;
+        let causes =
+            o.loss_input + o.loss_queue + o.loss_pushed_out + o.loss_output + o.loss_expired;
         assert_eq!(o.satisfied + causes, o.sent);
         assert!(o.loss_queue > 0.0, "overloaded: {o:?}");
     }

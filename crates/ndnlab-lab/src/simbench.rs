@@ -26,6 +26,9 @@ pub struct SimSpeed {
     pub handlings: u64,
     pub events: u64,
     pub virtual_s: f64,
+    /// Building the network (nodes, links, routes, apps), wall-clock seconds.
+    pub build_s: f64,
+    /// Running it (and writing its results), wall-clock seconds.
     pub wall_s: f64,
     pub handlings_per_wall_s: f64,
     /// Virtual seconds per wall-clock second.
@@ -82,8 +85,10 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
     std::fs::create_dir_all(&dir)?;
     let t0 = Instant::now();
     let mut b = sim::build(plan)?;
+    let build_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
     sim::run(plan, &mut b, &dir)?;
-    let wall_s = t0.elapsed().as_secs_f64();
+    let wall_s = t1.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let virtual_s = b.net.now() as f64 / 1e9;
     let handlings = b.net.handled();
@@ -93,6 +98,7 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
         handlings,
         events: b.net.events(),
         virtual_s,
+        build_s,
         wall_s,
         handlings_per_wall_s: handlings as f64 / wall_s,
         speedup: virtual_s / wall_s,

@@ -62,7 +62,7 @@ pub use keychain::{
 pub use pool::{PoolError, PoolTotals, SigningPool, WorkerStats, MAX_THREADS};
 pub use private_key::{PrivateKey, HMAC_KEY_LEN};
 pub use public_key::{BadSignature, PublicKey};
-pub use signer::{InterestSigner, KeySigner};
+pub use signer::{FullLength, InterestSigner, KeySigner};
 pub use validator::{block_on, BoxFuture, CertFetcher, NoFetch, StaticFetcher, Validator};
 pub use verify::{verify_data, verify_interest, verify_signature, Rejection};
 

@@ -77,6 +77,39 @@ impl Signer for KeySigner {
     }
 }
 
+/// Wraps a signer so that every signature has the longest length the key
+/// gives: ECDSA's DER encoding drops leading zero bytes of `r` and `s`, so a
+/// P-256 signature is 70 to 72 bytes depending on its random nonce. This
+/// signs again until the value is [`Signer::max_signature_len`] long (about
+/// four tries for ECDSA, one for every other key type). Every value is a valid
+/// signature; only its length is fixed, so packet sizes, and the time a
+/// simulated link takes to carry them, do not depend on the nonce.
+pub struct FullLength(pub Arc<dyn Signer>);
+
+impl Signer for FullLength {
+    fn signature_info(&self) -> SignatureInfo {
+        self.0.signature_info()
+    }
+
+    fn sign(&self, signed_portion: &[u8]) -> Result<Vec<u8>, SignError> {
+        let want = self.0.max_signature_len();
+        let mut value = self.0.sign(signed_portion)?;
+        // P(a P-256 signature is shorter than 72 bytes) is 3/4: 256 tries
+        // fail with probability 1e-32.
+        for _ in 0..256 {
+            if value.len() >= want {
+                break;
+            }
+            value = self.0.sign(signed_portion)?;
+        }
+        Ok(value)
+    }
+
+    fn max_signature_len(&self) -> usize {
+        self.0.max_signature_len()
+    }
+}
+
 /// Wraps a signer for signed Interests: each `signature_info` call adds a
 /// fresh 8-byte SignatureNonce, the SignatureTime (ms since the Unix epoch,
 /// strictly increasing) and the next SignatureSeqNum, as selected.
@@ -164,5 +197,40 @@ impl Signer for InterestSigner {
 
     fn max_signature_len(&self) -> usize {
         self.inner.max_signature_len()
+    }
+}
+
+#[cfg(test)]
+mod full_length_tests {
+    use super::*;
+    use crate::{KeyType, PrivateKey};
+    use ndnlab_wire::Name;
+
+    #[test]
+    fn every_ecdsa_signature_has_the_full_length_and_verifies() {
+        for kt in [KeyType::EcdsaP256, KeyType::EcdsaP384, KeyType::Ed25519] {
+            let key = Arc::new(PrivateKey::generate(kt).unwrap());
+            let name = Name::from_uri("/k/KEY/1").unwrap();
+            let plain = KeySigner::new(key.clone(), name.clone());
+            let full = FullLength(Arc::new(KeySigner::new(key.clone(), name)));
+            let lens: Vec<usize> = (0..64u8)
+                .map(|i| full.sign(&[i; 100]).unwrap().len())
+                .collect();
+            assert!(
+                lens.iter().all(|&l| l == kt.max_signature_len()),
+                "{kt}: {lens:?}"
+            );
+            let sig = full.sign(b"signed portion").unwrap();
+            let sig_type = full.signature_info().sig_type;
+            key.public_key()
+                .unwrap()
+                .verify(sig_type, b"signed portion", &sig)
+                .unwrap();
+            if kt == KeyType::EcdsaP256 {
+                // Without the wrapper, lengths vary.
+                let short = (0..64u8).any(|i| plain.sign(&[i; 100]).unwrap().len() < 72);
+                assert!(short, "64 plain P-256 signatures all 72 bytes long");
+            }
+        }
     }
 }

@@ -24,6 +24,7 @@ use crate::app::App;
 use crate::des::{EventQueue, Nanos};
 use crate::link::{End, LinkDir};
 use crate::node::{class_of, face_index, FaceKind, Inbound, Node};
+use crate::station::Class;
 use crate::stats::Drops;
 
 const NONE: Nanos = u64::MAX;
@@ -194,14 +195,16 @@ impl<A: App> Network<A> {
                 }
                 Ev::Served(n, s) => {
                     let sh = &mut self.nodes[n as usize].shards[s as usize];
-                    if let Some((st, cost)) = &mut sh.station {
-                        if let Some((item, next)) = st.complete(now, cost) {
-                            sh.inbox.push(item);
-                            if let Some(t) = next {
-                                self.q.schedule(t, Ev::Served(n, s));
-                            }
-                            self.mark_dirty(n, s);
+                    let done = match &mut sh.station {
+                        Some((st, cost)) => st.complete(now, &mut classed(&sh.fw, cost)),
+                        None => None,
+                    };
+                    if let Some((item, next)) = done {
+                        sh.inbox.push(item);
+                        if let Some(t) = next {
+                            self.q.schedule(t, Ev::Served(n, s));
                         }
+                        self.mark_dirty(n, s);
                     }
                 }
                 Ev::ToApp(a) => {
@@ -244,7 +247,7 @@ impl<A: App> Network<A> {
             }
             Some((st, cost)) => {
                 let class = class_of(&p.1);
-                match st.offer(now, class, p, cost) {
+                match st.offer(now, class, p, &mut classed(&sh.fw, cost)) {
                     Ok(a) => {
                         if a.pushed_out.is_some() {
                             self.drops.input_queue += 1;
@@ -385,5 +388,28 @@ impl<A: App> Network<A> {
             + self.nodes.iter().map(|n| n.queued()).sum::<usize>();
         let apps: usize = self.apps.iter().map(|a| a.inbox.len()).sum();
         (links + inbox + apps) as u64
+    }
+}
+
+/// A shard's service time: an Interest is a Content Store hit or miss as the
+/// shard's CS stands when its service starts (an exact-name lookup; the
+/// forwarder itself then answers it as it would), other packets their class.
+fn classed<'a>(
+    fw: &'a ndnlab_core::Forwarder,
+    cost: &'a mut crate::cost::CostSampler,
+) -> impl FnMut(Class, &mut Inbound) -> Nanos + 'a {
+    move |class, item| {
+        let class = match (&item.1, class) {
+            (ndnlab_core::InPacket::Interest(i), Class::Interest) => {
+                let cs = fw.cs_ref();
+                if cs.serve() && cs.contains(i.name()) {
+                    Class::CsHit
+                } else {
+                    Class::CsMiss
+                }
+            }
+            _ => class,
+        };
+        cost.sample(class)
     }
 }

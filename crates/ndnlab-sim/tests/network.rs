@@ -7,7 +7,7 @@ use bytes::Bytes;
 use common::{fwd, interest, Consumer, Producer, TestApp};
 use ndnlab_proto::emu::LinkParams;
 use ndnlab_proto::lp::{LinkSender, LpFields};
-use ndnlab_sim::{CostModel, DropPolicy, Network, ServiceDist};
+use ndnlab_sim::{Class, CostModel, DropPolicy, Network, ServiceDist};
 use ndnlab_wire::{Data, Name};
 
 /// Bytes of a packet on a link: wrapped in an LpPacket with an 8-byte PIT token.
@@ -158,4 +158,38 @@ fn the_same_seed_gives_the_same_run() {
         (c.answered.clone(), net.drops, net.events())
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn an_interest_costs_its_content_store_outcome() {
+    // Two consumers on r0 both ask for /p/0, one second apart: the first
+    // misses r0's Content Store, the second hits it. r0 serves a miss in
+    // 1 ms and a hit in 10 µs; nothing else costs time.
+    let mut net: Network<TestApp> = Network::new();
+    let mut cfg = fwd(1);
+    cfg.cs.capacity = 100;
+    cfg.cs.admit = true;
+    net.add_node("r0", &cfg).unwrap();
+    net.add_node("r1", &fwd(1)).unwrap();
+    let p = Name::from_uri("/p").unwrap();
+    let (fa, _) = net.add_link(0, 1, LinkParams::default(), 1, 2);
+    net.add_route(0, &p, fa, 1);
+    let (_, pf) = net.add_app(1, TestApp::Producer(Producer::new(100)));
+    net.add_route(1, &p, pf, 0);
+    net.add_app(0, TestApp::Consumer(Consumer::new(vec![0])));
+    net.add_app(0, TestApp::Consumer(Consumer::new(vec![1_000_000_000])));
+    let cost = CostModel::zero()
+        .with(Class::CsMiss, ServiceDist::Constant(1_000_000))
+        .with(Class::CsHit, ServiceDist::Constant(10_000));
+    net.nodes[0].set_cost(&cost, 0, DropPolicy::TailDrop, 1);
+    net.run_until(2_000_000_000);
+    let delivery: Vec<u64> = net
+        .apps
+        .iter()
+        .filter_map(|a| match &a.app {
+            TestApp::Consumer(c) => Some(c.answered[&0] - c.sent[&0]),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(delivery, vec![1_000_000, 10_000], "miss, then hit");
 }

@@ -479,7 +479,9 @@ impl Dist {
     /// The distribution ready to draw from: its sampling constants computed once.
     pub fn sampler(&self) -> Sampler {
         let s = match self {
-            Dist::Normal { mean, sd } => rand_distr::Normal::new(*mean, *sd).ok().map(Sampler::Normal),
+            Dist::Normal { mean, sd } => rand_distr::Normal::new(*mean, *sd)
+                .ok()
+                .map(Sampler::Normal),
             Dist::Lognormal { mu, sigma } => rand_distr::LogNormal::new(*mu, *sigma)
                 .ok()
                 .map(Sampler::Lognormal),
@@ -594,7 +596,11 @@ pub enum Sampler {
     /// Exponential, then shifted by the location.
     Exponential(rand_distr::Exp<f64>, f64),
     /// The seed's steps 6-8: a N(0, 1) draw, scaled to N(mean, sd), transformed back.
-    BoxcoxNormal { lambda: f64, mean: f64, sd: f64 },
+    BoxcoxNormal {
+        lambda: f64,
+        mean: f64,
+        sd: f64,
+    },
     /// By inverting the quantile function.
     Quantile(Dist),
     /// Parameters no distribution has: every draw is NaN.

@@ -66,10 +66,14 @@ enum Answers {
 }
 
 impl Answers {
-    fn new(spec: &AppSpec, node: &str) -> anyhow::Result<Answers> {
+    fn new(spec: &AppSpec, node: &str, full_length: bool) -> anyhow::Result<Answers> {
         let kind: SignKind = spec.signature.parse().map_err(anyhow::Error::msg)?;
         let identity = make_identity(kind, &Name::from_uri(&format!("/lab/{node}"))?)?;
-        let signer = identity.signer;
+        let signer: Arc<dyn Signer> = if full_length {
+            Arc::new(ndnlab_security::FullLength(identity.signer))
+        } else {
+            identity.signer
+        };
         let freshness = Duration::from_millis(spec.freshness_ms);
         let prefix = Name::from_uri(&spec.prefix_on(node))?;
         let content = Bytes::from(
@@ -159,8 +163,19 @@ impl Responder {
     /// The producer of `spec` on `node` (signs a repository's or a put's
     /// contents now).
     pub fn new(spec: AppSpec, node: &str) -> anyhow::Result<Responder> {
+        Responder::build(spec, node, false)
+    }
+
+    /// As [`Responder::new`], every signature at its key type's full length
+    /// ([`ndnlab_security::FullLength`]): what the `sim` runner uses, so
+    /// that a run's packet sizes, and so its timing, depend on the seed alone.
+    pub fn with_full_length_signatures(spec: AppSpec, node: &str) -> anyhow::Result<Responder> {
+        Responder::build(spec, node, true)
+    }
+
+    fn build(spec: AppSpec, node: &str, full_length: bool) -> anyhow::Result<Responder> {
         Ok(Responder {
-            answers: Answers::new(&spec, node)?,
+            answers: Answers::new(&spec, node, full_length)?,
             spec,
             link: LinkReceiver::new(),
             sender: LinkSender::new(None, 0),

@@ -446,28 +446,24 @@ pub fn run(
     children.check_alive(&consumers, &log_dir)?;
     let mut m = Metrics::new();
     m.insert("bringup_s".into(), bringup);
-    let (mut hits, mut misses, mut fwd_in) = (0.0, 0.0, 0.0);
-    for (n, a) in &after {
-        let b = &before[n];
-        let interests = a.0 - b.0;
-        fwd_in += interests;
-        hits += a.1 - b.1;
-        misses += a.2 - b.2;
-        if after.len() > 1 {
-            m.insert(format!("fwd_interests_per_sec.{n}"), interests / measured);
-        }
+    for n in after.keys() {
         if let (Some(x), Some(y)) = (cpu0.get(n), cpu1.get(n)) {
             m.insert(format!("cpu_cores.{n}"), (y - x) / measured);
         }
     }
-    m.insert("fwd_interests_per_sec".into(), fwd_in / measured);
-    m.insert(
-        "cs_hit_ratio".into(),
-        if hits + misses > 0.0 {
-            hits / (hits + misses)
-        } else {
-            0.0
-        },
+    super::summary::forwarders(
+        after.iter().map(|(n, a)| {
+            let b = &before[n];
+            super::summary::FwdDelta {
+                name: n,
+                interests: a.0 - b.0,
+                cs_hits: a.1 - b.1,
+                cs_misses: a.2 - b.2,
+            }
+        }),
+        measured,
+        after.len() > 1,
+        &mut m,
     );
     let consumers: Vec<(String, AppSpec)> = consumers.into_iter().map(|(n, _, a)| (n, a)).collect();
     consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;

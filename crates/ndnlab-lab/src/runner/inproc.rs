@@ -299,22 +299,20 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         )
     };
     drop(stats);
-    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    // Forwarders.
-    let (mut hits, mut misses, mut fwd_in) = (0, 0, 0);
-    for (name, b) in &before {
-        let a = after[name];
-        let interests = a.in_interests - b.in_interests;
-        fwd_in += interests;
-        hits += a.cs_hits - b.cs_hits;
-        misses += a.cs_misses - b.cs_misses;
-        m.insert(
-            format!("fwd_interests_per_sec.{name}"),
-            interests as f64 / measured,
-        );
-    }
-    m.insert("fwd_interests_per_sec".into(), fwd_in as f64 / measured);
-    m.insert("cs_hit_ratio".into(), ratio(hits, hits + misses));
+    super::summary::forwarders(
+        before.iter().map(|(name, b)| {
+            let a = &after[name];
+            super::summary::FwdDelta {
+                name,
+                interests: (a.in_interests - b.in_interests) as f64,
+                cs_hits: (a.cs_hits - b.cs_hits) as f64,
+                cs_misses: (a.cs_misses - b.cs_misses) as f64,
+            }
+        }),
+        measured,
+        true,
+        &mut m,
+    );
     let pit_max = pit_rows.iter().map(|r| r.2).max().unwrap_or(0);
     m.insert("pit_max".into(), pit_max as f64);
     m.insert(

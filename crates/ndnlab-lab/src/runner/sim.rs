@@ -134,6 +134,9 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
     let mut net = Network::new();
     net.set_app_delay(APP_DELAY_NS);
     let mut index = BTreeMap::new();
+    // Each node marks congestion on its links' send queues as `ndnlab fwd`
+    // (and NFD) mark on every face whose queue they can measure.
+    let mut marking = BTreeMap::new();
     for node in &plan.topology.nodes {
         let spec = exp
             .nodes
@@ -142,6 +145,13 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .unwrap_or_else(|| exp.forwarder.clone());
         let cfg = super::inproc::fwd_config(&spec);
         let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
+        marking.insert(
+            node.clone(),
+            ndnlab_proto::lp::CongestionLimits {
+                interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
+                threshold: cfg.faces.congestion_threshold,
+            },
+        );
         if spec.cost != ndnlab_sim::CostSpec::zero() {
             let base = exp.topology.base_dir.clone().unwrap_or_default();
             let model = ndnlab_sim::CostModel::from_spec(&spec.cost, &base, "forwarder.cost")
@@ -163,6 +173,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
         params
             .validate()
             .map_err(|e| anyhow::anyhow!("link {}-{}: {e}", l.a, l.b))?;
+        let ab = net.links.len();
         let (fa, fb) = net.add_link(
             index[&l.a],
             index[&l.b],
@@ -170,6 +181,8 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             seed,
             seed ^ 0x9E37_79B9_7F4A_7C15,
         );
+        net.links[ab].set_marking(Some(marking[&l.a]));
+        net.links[ab + 1].set_marking(Some(marking[&l.b]));
         faces.insert((l.a.clone(), l.b.clone()), fa);
         faces.insert((l.b.clone(), l.a.clone()), fb);
     }
@@ -184,7 +197,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             continue;
         }
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
-            let r = Responder::new(a.clone(), &node)
+            let r = Responder::with_full_length_signatures(a.clone(), &node)
                 .map_err(|e| anyhow::anyhow!("apps.{group} on {node}: {e:#}"))?;
             let (_, face) = net.add_app(index[&node], LabApp::Producer(Box::new(r)));
             net.add_route(index[&node], &Name::from_uri(&a.prefix_on(&node))?, face, 0);
@@ -306,21 +319,20 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
             }
         }
     }
-    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let (mut hits, mut misses, mut fwd_in) = (0, 0, 0);
-    for (i, name) in b.nodes.iter().enumerate() {
-        let (x, y) = (before[i], after[i]);
-        let interests = y.in_interests - x.in_interests;
-        fwd_in += interests;
-        hits += y.cs_hits - x.cs_hits;
-        misses += y.cs_misses - x.cs_misses;
-        m.insert(
-            format!("fwd_interests_per_sec.{name}"),
-            interests as f64 / measured,
-        );
-    }
-    m.insert("fwd_interests_per_sec".into(), fwd_in as f64 / measured);
-    m.insert("cs_hit_ratio".into(), ratio(hits, hits + misses));
+    super::summary::forwarders(
+        b.nodes.iter().enumerate().map(|(i, name)| {
+            let (x, y) = (before[i], after[i]);
+            super::summary::FwdDelta {
+                name,
+                interests: (y.in_interests - x.in_interests) as f64,
+                cs_hits: (y.cs_hits - x.cs_hits) as f64,
+                cs_misses: (y.cs_misses - x.cs_misses) as f64,
+            }
+        }),
+        measured,
+        true,
+        &mut m,
+    );
     let pit_max = tables
         .iter()
         .map(|r: &(f64, usize, usize, usize)| r.2)

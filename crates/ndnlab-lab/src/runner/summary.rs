@@ -1,5 +1,6 @@
-//! What every runner reports about its consumers: the metrics of
-//! [`super::METRICS`] that come from the applications, from their stats.
+//! What every runner reports about its consumers and its forwarders: the
+//! metrics of [`super::METRICS`] that come from the applications' stats and
+//! from the forwarders' counters.
 
 use crate::apps::ConsumerStats;
 use crate::experiment::Experiment;
@@ -96,4 +97,44 @@ pub fn consumers<'a>(
         m.insert("delay_p99_us".into(), h.value_at_quantile(0.99) as f64);
     }
     delay_rows
+}
+
+/// One forwarder's counter increments over the measured window.
+pub struct FwdDelta<'a> {
+    pub name: &'a str,
+    pub interests: f64,
+    pub cs_hits: f64,
+    pub cs_misses: f64,
+}
+
+/// Adds the forwarders' metrics to `m`: `fwd_interests_per_sec` (and per node
+/// when `per_node`) and `cs_hit_ratio` over every forwarder.
+pub fn forwarders<'a>(
+    nodes: impl Iterator<Item = FwdDelta<'a>>,
+    measured: f64,
+    per_node: bool,
+    m: &mut Metrics,
+) {
+    let (mut hits, mut misses, mut fwd_in) = (0.0, 0.0, 0.0);
+    for d in nodes {
+        fwd_in += d.interests;
+        hits += d.cs_hits;
+        misses += d.cs_misses;
+        if per_node {
+            m.insert(
+                format!("fwd_interests_per_sec.{}", d.name),
+                d.interests / measured,
+            );
+        }
+    }
+    m.insert("fwd_interests_per_sec".into(), fwd_in / measured);
+    let looked_up: f64 = hits + misses;
+    m.insert(
+        "cs_hit_ratio".into(),
+        if looked_up > 0.0 {
+            hits / looked_up
+        } else {
+            0.0
+        },
+    );
 }

@@ -47,13 +47,20 @@ pub fn run(a: SimBenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:<40} {:>6} {:>12} {:>10} {:>9} {:>14} {:>9}",
-        "run", "nodes", "handlings", "virtual_s", "wall_s", "handlings/s", "speedup"
+        "{:<40} {:>6} {:>12} {:>10} {:>8} {:>9} {:>14} {:>9}",
+        "run", "nodes", "handlings", "virtual_s", "build_s", "wall_s", "handlings/s", "speedup"
     );
     for r in &rows {
         println!(
-            "{:<40} {:>6} {:>12} {:>10.1} {:>9.2} {:>14.0} {:>9.1}",
-            r.what, r.nodes, r.handlings, r.virtual_s, r.wall_s, r.handlings_per_wall_s, r.speedup
+            "{:<40} {:>6} {:>12} {:>10.1} {:>8.2} {:>9.2} {:>14.0} {:>9.1}",
+            r.what,
+            r.nodes,
+            r.handlings,
+            r.virtual_s,
+            r.build_s,
+            r.wall_s,
+            r.handlings_per_wall_s,
+            r.speedup
         );
     }
     println!(

@@ -42,6 +42,8 @@ impl ModelArgs {
             m.set(k.trim(), v.trim())
                 .with_context(|| format!("--set {kv}"))?;
         }
+        m.check()
+            .with_context(|| format!("{} with --set", self.model.display()))?;
         Ok(m)
     }
 
@@ -71,7 +73,8 @@ pub struct SimulateArgs {
     /// Independent runs (each a bounded run of `consumer.interests`).
     #[arg(long, default_value_t = 10)]
     pub runs: u64,
-    /// Write the first run's queue lengths and PIT size over time to this CSV.
+    /// Write the first run's queue lengths and PIT size over time to this CSV
+    /// (and its plot next to it, .svg and .png).
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// The trace's sampling interval (e.g. 10us).
@@ -84,14 +87,24 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
     let r = m.resolve()?;
     let threads = a.m.threads();
     let b = bar(a.runs, a.m.json, "run");
-    let (obs, speed) = timed(threads, || runs(&r, a.m.seed, a.runs, threads, &|d| b.set_position(d)));
+    let (obs, speed) = timed(threads, || {
+        runs(&r, a.m.seed, a.runs, threads, &|d| b.set_position(d))
+    });
     b.finish_and_clear();
     if let Some(path) = &a.trace {
         let every = ndnlab_sim::cost::parse_duration_ns(&a.trace_interval)
             .map_err(|e| anyhow::anyhow!("--trace-interval: {e}"))?
             .max(1.0) as u64;
         let (_, trace) = simulate(&r, ndnlab_dataplane::runs::run_seed(a.m.seed, 0), every);
-        write(path, &trace.expect("traced").to_csv())?;
+        let trace = trace.expect("traced");
+        write(path, &trace.to_csv())?;
+        let title = format!("{}: queues and PIT, run 0", m.name);
+        let fig = ndnlab_dataplane::trace_plot::trace_figure(&trace, &title)
+            .map_err(|e| anyhow::anyhow!("drawing the trace: {e}"))?;
+        for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
+            let p = path.with_extension(ext);
+            std::fs::write(&p, bytes).with_context(|| format!("{}", p.display()))?;
+        }
     }
     let stats = summarize(&obs);
     if a.m.json {
@@ -102,7 +115,13 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{} ({}), {} runs of {} Interests", a.m.model.display(), m.name, a.runs, m.consumer.interests);
+    println!(
+        "{} ({}), {} runs of {} Interests",
+        a.m.model.display(),
+        m.name,
+        a.runs,
+        m.consumer.interests
+    );
     let mut t = TextTable::new(&["observable", "mean", "±95%", "sd", "min", "max"], 1);
     for s in &stats {
         t.row(vec![
@@ -224,9 +243,12 @@ pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
         };
         let o = check_rare(&r, target, &spec, levels, a.smc.keep, a.m.seed, threads)?;
         if a.m.json {
-            println!("{}", serde_json::to_string_pretty(&serde_json::json!({
-                "model": a.m.model, "property": a.smc.property, "target": target, "outcome": o,
-            }))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "model": a.m.model, "property": a.smc.property, "target": target, "outcome": o,
+                }))?
+            );
         } else {
             println!("{header}, the score reaching {target}");
             print!("{o}");
@@ -238,12 +260,17 @@ pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
     if spec.runs.is_none() {
         b.set_style(ProgressStyle::with_template("{spinner} run {pos} {elapsed}").expect("valid"));
     }
-    let o = check(&r, &property, &spec, a.m.seed, threads, &mut |d| b.set_position(d))?;
+    let o = check(&r, &property, &spec, a.m.seed, threads, &mut |d| {
+        b.set_position(d)
+    })?;
     b.finish_and_clear();
     if a.m.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({
-            "model": a.m.model, "property": a.smc.property, "outcome": o,
-        }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "model": a.m.model, "property": a.smc.property, "outcome": o,
+            }))?
+        );
     } else {
         println!("{header}");
         print!("{o}");

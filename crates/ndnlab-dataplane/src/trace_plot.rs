@@ -1,0 +1,31 @@
+//! The figure of a run's trace: each forwarding thread's queue and the PIT
+//! size against virtual time (SVG and PNG, `ndnlab_report`'s style).
+
+use ndnlab_report::figure::{render, Figure};
+use ndnlab_report::plots::{Legend, Lines};
+
+use crate::observe::Trace;
+
+/// Queue lengths and PIT size over the run, in µs.
+pub fn trace_figure(trace: &Trace, title: &str) -> Result<Figure, String> {
+    let t: Vec<f64> = trace.at.iter().map(|&t| t as f64 / 1e3).collect();
+    let line = |v: &[u32]| -> Vec<(f64, f64)> {
+        t.iter().zip(v).map(|(&x, &y)| (x, f64::from(y))).collect()
+    };
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = trace
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(k, q)| (format!("queue of thread {k}"), line(q)))
+        .collect();
+    series.push(("PIT entries".into(), line(&trace.pit)));
+    let plot = Lines {
+        title: title.to_string(),
+        x_label: "virtual time (µs)".into(),
+        y_label: "packets / entries".into(),
+        series,
+        y_range: None,
+        legend: Legend::UpperLeft,
+    };
+    render("trace", title, &plot)
+}
