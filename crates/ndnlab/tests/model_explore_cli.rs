@@ -39,7 +39,7 @@ fn explore_shards_merge_and_recommend() {
         "--grid",
         "threads=1,4",
         "--grid",
-        "queue=16,256",
+        "queue=32,256",
         "--method",
         "clopper-pearson",
         "--runs",
@@ -65,7 +65,7 @@ fn explore_shards_merge_and_recommend() {
     assert!(
         table
             .lines()
-            .any(|l| l.split_whitespace().collect::<Vec<_>>()[..3] == ["4", "16", "1.000"]),
+            .any(|l| l.split_whitespace().take(3).eq(["4", "32", "1.000"])),
         "{table}"
     );
     for f in [
@@ -85,7 +85,7 @@ fn explore_shards_merge_and_recommend() {
     assert_eq!(v["rows"].as_array().unwrap().len(), 4);
     assert_eq!(
         v["recommendations"][0]["row"]["levels"],
-        serde_json::json!(["4", "16"])
+        serde_json::json!(["4", "32"])
     );
     assert_eq!(v["recommendations"][0]["meets"], true);
 

@@ -103,7 +103,8 @@ impl Grid {
         Ok(grid)
     }
 
-    /// Checks the keys and every level against `model`.
+    /// Checks the keys, the form of every level, and that every point makes
+    /// a valid model (without reading fitted model files).
     pub fn check(&self, model: &ModelSpec) -> Result<()> {
         let params = model.parameters();
         for (i, a) in self.axes.iter().enumerate() {
@@ -126,6 +127,12 @@ impl Grid {
                     .set(&a.key, l)
                     .map_err(|e| usage(format!("--grid {}={l}: {e}", a.key)))?;
             }
+        }
+        // The levels together: each point must make a valid model.
+        for p in self.points() {
+            self.apply(model, &p)?
+                .check()
+                .map_err(|e| usage(format!("--grid {}: {e}", self.label(&p.levels))))?;
         }
         Ok(())
     }

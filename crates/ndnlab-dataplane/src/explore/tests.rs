@@ -36,7 +36,7 @@ fn manifest(dir: &Path, seed: u64) -> Manifest {
     let file = dir.join("m.toml");
     std::fs::write(&file, MODEL).unwrap();
     let model = ModelSpec::load(&file).unwrap();
-    let grid = Grid::parse(&["threads=1,4".into(), "queue=16,256".into()], &model).unwrap();
+    let grid = Grid::parse(&["threads=1,4".into(), "queue=32,256".into()], &model).unwrap();
     let spec = Spec {
         method: Method::ClopperPearson,
         runs: Some(20),
@@ -113,7 +113,9 @@ fn explore_resume_shard_and_merge_agree() {
     let r0 = run(&m, &s0, 2, Some((0, 2)), false).unwrap();
     assert_eq!((r0.points, r0.complete), (2, false));
     run(&m, &s1, 1, Some((1, 2)), false).unwrap();
-    let e = merge(std::slice::from_ref(&s0), &merged).unwrap_err().to_string();
+    let e = merge(std::slice::from_ref(&s0), &merged)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("2 of 4 points") && e.contains("threads=1 queue=256"),
         "{e}"
@@ -142,14 +144,14 @@ fn explore_resume_shard_and_merge_agree() {
     assert_eq!(w.recommendations.len(), 1);
     let rec = &w.recommendations[0];
     assert!(rec.meets);
-    assert_eq!(rec.row.levels, ["4", "16"]);
+    assert_eq!(rec.row.levels, ["4", "32"]);
     assert_eq!(w.figures.len(), 2);
     for f in &w.figures {
         assert!(f.exists() && f.with_extension("png").exists());
     }
     let text = std::fs::read_to_string(&w.recommended_csv).unwrap();
     assert!(
-        text.starts_with("threads,queue,meets,estimate") && text.contains("4,16,yes,1,"),
+        text.starts_with("threads,queue,meets,estimate") && text.contains("4,32,yes,1,"),
         "{text}"
     );
     std::fs::remove_dir_all(&base).unwrap();
