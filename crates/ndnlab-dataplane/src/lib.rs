@@ -22,6 +22,7 @@
 pub mod check;
 pub mod draw;
 pub mod engine;
+pub mod explore;
 pub mod observe;
 pub mod queue;
 pub mod runs;

@@ -14,6 +14,7 @@ pub mod merge;
 pub mod model;
 pub mod model_dp;
 pub mod model_validate;
+pub mod model_explore;
 pub mod packet;
 pub mod perf;
 pub mod ping;

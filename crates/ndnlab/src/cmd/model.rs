@@ -39,6 +39,14 @@ pub enum ModelCmd {
     /// experiment run through the laboratory and through the model, side by
     /// side (satisfaction and delivery-time percentiles, and the model's errors).
     Validate(super::model_validate::ValidateArgs),
+    /// Design-space exploration: a property checked at every point of a
+    /// grid of parameters (--grid threads=1..8 --grid queue=128,4096),
+    /// resumable and shardable, with figures and recommended configurations
+    /// (docs/EXPLORE.md).
+    Explore(super::model_explore::ExploreArgs),
+    /// Join the directories of a sharded exploration (`model explore --shard
+    /// I/N --out DIR`), then write its figures and recommendations.
+    Merge(super::model_explore::MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -135,6 +143,8 @@ pub fn run(cmd: ModelCmd) -> anyhow::Result<()> {
         ModelCmd::Simulate(a) => super::model_dp::simulate_cmd(a),
         ModelCmd::Check(a) => super::model_dp::check_cmd(a),
         ModelCmd::Validate(a) => super::model_validate::validate_cmd(a),
+        ModelCmd::Explore(a) => super::model_explore::explore_cmd(a),
+        ModelCmd::Merge(a) => super::model_explore::merge_cmd(a),
     }
 }
 
