@@ -377,14 +377,14 @@ impl<'a> Sim<'a> {
                 if f64::from(self.pit) > self.obs.max_pit {
                     self.obs.max_pit = f64::from(self.pit);
                 }
-                self.to_producer(p);
+                self.send_to_producer(p);
             }
             Kind::Fwd => {
                 self.expire();
                 if self.state[p.seq as usize] == State::InPit {
                     self.state[p.seq as usize] = State::Satisfied;
                     self.pit -= 1;
-                    self.to_consumer(p);
+                    self.send_to_consumer(p);
                 } else {
                     self.lost(p, Cause::Expired);
                 }
@@ -395,7 +395,7 @@ impl<'a> Sim<'a> {
 
     /// An Interest leaves a forwarding thread: through the output thread of
     /// face 1 and the link to the producer, whose Data goes on the return line.
-    fn to_producer(&mut self, mut p: Pkt) {
+    fn send_to_producer(&mut self, mut p: Pkt) {
         let (r, rng) = (self.r, &mut self.rng);
         let o = r.output_threads - 1;
         let node = if o == 0 {
@@ -422,7 +422,7 @@ impl<'a> Sim<'a> {
 
     /// A Data leaves a forwarding thread: through the output thread of face 0
     /// and the link to the consumer.
-    fn to_consumer(&mut self, p: Pkt) {
+    fn send_to_consumer(&mut self, p: Pkt) {
         let (r, rng) = (self.r, &mut self.rng);
         let node = r.placement.face0;
         let mut d = service(r, Kind::Output, node, rng, Class::Data, &p);

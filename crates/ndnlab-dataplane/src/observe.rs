@@ -260,9 +260,11 @@ mod tests {
 
     #[test]
     fn names_and_values_agree() {
-        let mut o = Observables::default();
-        o.loss_queue = 3.0;
-        o.max_pit = 7.0;
+        let o = Observables {
+            loss_queue: 3.0,
+            max_pit: 7.0,
+            ..Observables::default()
+        };
         assert_eq!(NAMES.len(), o.values().len());
         assert_eq!(o.get("loss_queue"), Some(3.0));
         assert_eq!(o.get("max_pit"), Some(7.0));
@@ -271,8 +273,10 @@ mod tests {
 
     #[test]
     fn nearest_rank_percentiles() {
-        let mut o = Observables::default();
-        o.satisfied = 100.0;
+        let mut o = Observables {
+            satisfied: 100.0,
+            ..Observables::default()
+        };
         let mut l: Vec<u32> = (1..=100).rev().collect();
         o.finish(100.0, &mut l);
         assert_eq!(o.latency_p50, 50.0);

@@ -29,7 +29,7 @@ pub enum Offered<T> {
 #[derive(Clone)]
 pub enum Server<T> {
     Fifo(Fifo<T>),
-    Priority(Station<T>),
+    Priority(Box<Station<T>>),
 }
 
 /// A FIFO single server with a bounded waiting room.
@@ -54,7 +54,7 @@ impl<T> Server<T> {
                 busy_ns: 0,
                 wait_ns: 0,
             }),
-            DropPolicy::DataFirst => Server::Priority(Station::new(capacity, policy)),
+            DropPolicy::DataFirst => Server::Priority(Box::new(Station::new(capacity, policy))),
         }
     }
 
