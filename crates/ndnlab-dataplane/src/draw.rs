@@ -1,17 +1,27 @@
 //! A stage's service time ready to draw: the resolved [`ServiceDist`] with
-//! its distribution's sampling constants computed once per model, not once
-//! per packet.
+//! its sampling prepared once per model, not once per packet.
+//!
+//! A distribution is drawn by inverting its quantile function at a uniform
+//! `u`. The body, `1/K <= u < 1 - 1/K` with `K` = [`TABLE`], reads a table of
+//! the quantiles at `i/K` and interpolates linearly between the two around
+//! `u`; the two tails (`2/K` of the draws) call the exact quantile function,
+//! so extreme values keep their true law. This is several times faster than
+//! the distributions' own samplers (a gamma draw is a normal, a uniform and
+//! logarithms), and the run time of the model is mostly drawing.
 
-use ndnlab_analysis::fit::Sampler;
+use ndnlab_analysis::fit::Dist;
 use ndnlab_sim::ServiceDist;
 use rand::Rng;
-use rand_distr::Distribution;
+
+/// Quantiles tabulated per distribution.
+pub const TABLE: usize = 1024;
 
 /// One service time law, prepared.
 #[derive(Debug, Clone)]
 pub struct Draw {
     pub dist: ServiceDist,
-    sampler: Option<Sampler>,
+    /// `TABLE + 1` quantiles at `i / TABLE` (the ends unused), for a `Dist`.
+    table: Option<Box<[f64]>>,
 }
 
 impl PartialEq for Draw {
@@ -22,29 +32,45 @@ impl PartialEq for Draw {
 
 impl From<ServiceDist> for Draw {
     fn from(dist: ServiceDist) -> Draw {
-        let sampler = match &dist {
-            ServiceDist::Dist(d) => Some(d.sampler()),
+        let table = match &dist {
+            ServiceDist::Dist(d) => Some(
+                (0..=TABLE)
+                    .map(|i| d.quantile(i as f64 / TABLE as f64))
+                    .collect::<Vec<f64>>()
+                    .into_boxed_slice(),
+            ),
             _ => None,
         };
-        Draw { dist, sampler }
+        Draw { dist, table }
+    }
+}
+
+/// `x` ns as a service time: negative or non-finite values count as 0.
+#[inline]
+fn ns(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        (x + 0.5) as u64
+    } else {
+        0
     }
 }
 
 impl Draw {
-    /// One service time, ns: as [`ServiceDist::sample`] (negative or
-    /// non-finite draws count as 0, others are rounded).
-    #[inline]
+    /// One service time, ns, rounded (negative or non-finite draws count as 0).
+    #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
-        match (&self.dist, &self.sampler) {
+        match (&self.dist, &self.table) {
             (ServiceDist::Zero, _) => 0,
             (ServiceDist::Constant(ns), _) => *ns,
-            (_, Some(s)) => {
-                let x = s.sample(rng);
-                if x.is_finite() && x > 0.0 {
-                    (x + 0.5) as u64
-                } else {
-                    0
+            (ServiceDist::Dist(d), Some(q)) => {
+                let u: f64 = rng.gen();
+                let x = u * TABLE as f64;
+                let i = x as usize;
+                if i == 0 || i >= TABLE - 1 {
+                    return ns(tail(d, u));
                 }
+                let f = x - i as f64;
+                ns(q[i] + f * (q[i + 1] - q[i]))
             }
             (ServiceDist::Dist(d), None) => ServiceDist::Dist(d.clone()).sample(rng),
         }
@@ -53,5 +79,69 @@ impl Draw {
     /// The mean, ns.
     pub fn mean_ns(&self) -> f64 {
         self.dist.mean_ns()
+    }
+
+    /// Whether every draw is 0.
+    #[inline]
+    pub fn is_zero(&self) -> bool {
+        self.dist == ServiceDist::Zero
+    }
+}
+
+/// The exact quantile, for the tails.
+#[cold]
+fn tail(d: &Dist, u: f64) -> f64 {
+    d.quantile(u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+
+    /// The tabulated draws follow the law: mean within 1%, and quantiles
+    /// (body and tails) within 2% of the exact ones, for the families the
+    /// models use.
+    #[test]
+    fn tabulated_draws_follow_the_distribution() {
+        let dists = [
+            Dist::Gamma {
+                shape: 6.0,
+                scale: 35.0,
+            },
+            Dist::Lognormal {
+                mu: 2000f64.ln(),
+                sigma: 0.25,
+            },
+            Dist::Exponential {
+                scale: 1000.0,
+                location: 0.0,
+            },
+            Dist::Weibull {
+                shape: 1.5,
+                scale: 800.0,
+                location: 100.0,
+            },
+        ];
+        for d in dists {
+            let draw = Draw::from(ServiceDist::Dist(d.clone()));
+            let mut rng = SmallRng::seed_from_u64(7);
+            let mut xs: Vec<f64> = (0..400_000).map(|_| draw.sample(&mut rng) as f64).collect();
+            xs.sort_by(f64::total_cmp);
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            assert!(
+                (mean - d.mean()).abs() < 0.01 * d.mean(),
+                "{d:?}: mean {mean}"
+            );
+            for p in [0.01, 0.1, 0.5, 0.9, 0.99, 0.999] {
+                let got = xs[(p * xs.len() as f64) as usize];
+                let want = d.quantile(p);
+                assert!(
+                    (got - want).abs() <= 0.02 * want + 1.0,
+                    "{d:?}: q{p} {got} against {want}"
+                );
+            }
+        }
     }
 }

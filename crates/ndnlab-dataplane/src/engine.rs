@@ -110,6 +110,7 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+#[inline(always)]
 fn service(r: &Resolved, kind: Kind, node: u8, rng: &mut SmallRng, class: Class, p: &Pkt) -> u64 {
     let d = class == Class::Data;
     let base: &crate::draw::Draw = match kind {
@@ -119,7 +120,7 @@ fn service(r: &Resolved, kind: Kind, node: u8, rng: &mut SmallRng, class: Class,
         Kind::Producer => &r.producer,
     };
     let mut t = base.sample(rng);
-    if p.from != node && kind != Kind::Producer {
+    if p.from != node && kind != Kind::Producer && !r.penalty.is_zero() {
         t += r.penalty.sample(rng);
     }
     t
@@ -324,7 +325,9 @@ impl<'a> Sim<'a> {
         }
         let (r, kind, node, rng) = (self.r, self.kind[s], self.node[s], &mut self.rng);
         // A packet that finds the thread idle waits for it to wake up.
-        let wake = (self.done[s] == IDLE).then(|| &r.wakeup[kind as usize]);
+        let wake = (self.done[s] == IDLE)
+            .then(|| &r.wakeup[kind as usize])
+            .filter(|w| !w.is_zero());
         let mut cost = |c: Class, p: &mut Pkt| {
             let t = service(r, kind, node, rng, c, p);
             t + wake.map_or(0, |w| w.sample(rng))
@@ -404,8 +407,9 @@ impl<'a> Sim<'a> {
             r.placement.face1
         };
         let mut d = service(r, Kind::Output, node, rng, Class::Interest, &p);
-        if self.outputs[o].idle_at(self.now) {
-            d += r.wakeup[Kind::Output as usize].sample(rng);
+        let wake = &r.wakeup[Kind::Output as usize];
+        if !wake.is_zero() && self.outputs[o].idle_at(self.now) {
+            d += wake.sample(rng);
         }
         let Some(out) = self.outputs[o].pass(self.now, d) else {
             self.lost(p, Cause::OutputFull);
@@ -426,8 +430,9 @@ impl<'a> Sim<'a> {
         let (r, rng) = (self.r, &mut self.rng);
         let node = r.placement.face0;
         let mut d = service(r, Kind::Output, node, rng, Class::Data, &p);
-        if self.outputs[0].idle_at(self.now) {
-            d += r.wakeup[Kind::Output as usize].sample(rng);
+        let wake = &r.wakeup[Kind::Output as usize];
+        if !wake.is_zero() && self.outputs[0].idle_at(self.now) {
+            d += wake.sample(rng);
         }
         match self.outputs[0].pass(self.now, d) {
             Some(out) => self.deliver(p, out + r.consumer_link_ns),
