@@ -62,7 +62,7 @@
 //! | `cs_hit` | interest/hit, interest/any, any/any |
 //! | `cs_miss` | interest/miss, interest/any, any/any |
 //! | `data` | data/any, any/any |
-//! | `nack` | nack/any, any/any |
+//! | `nack` | nack/any, any/any, data/any (a Nack is matched to its PIT entry as a Data is) |
 //!
 //! Entries fitted with factors are picked only if the spec names all their
 //! levels in `{...}`; an ambiguous or missing entry is an error naming the
@@ -628,7 +628,7 @@ pub fn model_entry(
         Class::CsHit => &[("interest", "hit"), ("interest", "any"), ("any", "any")],
         Class::CsMiss => &[("interest", "miss"), ("interest", "any"), ("any", "any")],
         Class::Data => &[("data", "any"), ("any", "any")],
-        Class::Nack => &[("nack", "any"), ("any", "any")],
+        Class::Nack => &[("nack", "any"), ("any", "any"), ("data", "any")],
     };
     for (packet, cs) in tries {
         let sel = Selector {
@@ -910,5 +910,29 @@ mod tests {
         let e = CostModel::from_spec(&bad_stage, &dir, "forwarder.cost").unwrap_err();
         assert!(e.message.contains("no entry of stage \"output\""), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_nack_costs_a_data_when_the_model_has_no_nack() {
+        let m: ModelFile = toml::from_str(
+            "format = \"ndnlab-model/1\"\nunit = \"ns\"\n\
+             [[entry]]\nstage = \"fwd\"\npacket = \"interest\"\nn = 10\n\
+             dist = { family = \"exponential\", scale = 700.0 }\n\
+             fit = { ppcc = 0.99, ad = 0.1, ks = 0.01 }\n\
+             stats = { min = 0.0, mean = 700.0, median = 1.0, p99 = 2.0, max = 3.0 }\n\
+             [[entry]]\nstage = \"fwd\"\npacket = \"data\"\nn = 10\n\
+             dist = { family = \"exponential\", scale = 300.0 }\n\
+             fit = { ppcc = 0.99, ad = 0.1, ks = 0.01 }\n\
+             stats = { min = 0.0, mean = 300.0, median = 1.0, p99 = 2.0, max = 3.0 }\n",
+        )
+        .unwrap();
+        let nack = model_entry(&m, Class::Nack, "fwd", &[]).unwrap();
+        assert_eq!(nack.mean_ns(), 300.0);
+        assert_eq!(
+            model_entry(&m, Class::Interest, "fwd", &[])
+                .unwrap()
+                .mean_ns(),
+            700.0
+        );
     }
 }
