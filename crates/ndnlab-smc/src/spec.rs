@@ -4,10 +4,10 @@
 //! checked once by [`Spec::validate`].
 
 use crate::error::{Result, SmcError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A statistical model checking method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// Chernoff-Hoeffding: a run count fixed in advance from alpha and delta.
@@ -76,7 +76,8 @@ impl std::fmt::Display for Method {
 
 /// The checking request. Build it with `Spec { method, ..Spec::default() }`
 /// and call [`Spec::validate`] (the `check_*` functions call it too).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Spec {
     /// The method.
     pub method: Method,

@@ -41,70 +41,6 @@ pub const FORMAT: &str = "ndnlab-explore/1";
 /// The manifest's file name.
 pub const MANIFEST: &str = "explore.toml";
 
-/// The model-checking settings of an exploration (`ndnlab_smc::Spec`, as
-/// written in `explore.toml`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SmcSettings {
-    pub method: String,
-    pub alpha: f64,
-    pub delta: f64,
-    pub runs: Option<u64>,
-    pub theta: Option<f64>,
-    pub indifference: f64,
-    pub beta: f64,
-    pub max_runs: u64,
-    pub min_runs: u64,
-    pub prior: [f64; 2],
-}
-
-impl From<&Spec> for SmcSettings {
-    fn from(s: &Spec) -> SmcSettings {
-        SmcSettings {
-            method: s.method.name().to_string(),
-            alpha: s.alpha,
-            delta: s.delta,
-            runs: s.runs,
-            theta: s.theta,
-            indifference: s.indifference,
-            beta: s.beta,
-            max_runs: s.max_runs,
-            min_runs: s.min_runs,
-            prior: [s.prior.0, s.prior.1],
-        }
-    }
-}
-
-impl SmcSettings {
-    /// The checker's spec, validated; splitting is refused (it estimates one
-    /// rare event per model, not a property per point: use `model check`).
-    pub fn spec(&self) -> Result<Spec> {
-        let method = Method::parse(&self.method).map_err(|e| Error::Usage(e.to_string()))?;
-        if method == Method::Splitting {
-            return Err(Error::Usage(
-                "--method splitting: explore checks a property per point with chernoff, \
-                 clopper-pearson, wilson, bayes, sprt or chow-robbins; estimate a rare event \
-                 at one point with `ndnlab model check --method splitting`"
-                    .into(),
-            ));
-        }
-        let spec = Spec {
-            method,
-            alpha: self.alpha,
-            delta: self.delta,
-            runs: self.runs,
-            theta: self.theta,
-            indifference: self.indifference,
-            beta: self.beta,
-            max_runs: self.max_runs,
-            min_runs: self.min_runs,
-            prior: (self.prior[0], self.prior[1]),
-        };
-        spec.validate().map_err(|e| Error::Usage(e.to_string()))?;
-        Ok(spec)
-    }
-}
-
 /// What makes an exploration: the model, the grid, the property, the method
 /// and the seed. Written to `explore.toml`; `--resume` and merge refuse a
 /// directory whose manifest differs.
@@ -116,13 +52,32 @@ pub struct Manifest {
     pub model_file: String,
     pub seed: u64,
     pub property: String,
-    pub smc: SmcSettings,
+    /// The model checker's settings (`--method`, `--alpha`, ...).
+    pub smc: Spec,
     pub grid: Grid,
     /// The model after `--set`, before the grid's levels.
     pub model: ModelSpec,
 }
 
 impl Manifest {
+    /// The checker's spec for every point, validated; splitting is refused
+    /// (it estimates one rare event per model, not a property per point: use
+    /// `model check`).
+    pub fn spec(&self) -> Result<Spec> {
+        if self.smc.method == Method::Splitting {
+            return Err(Error::Usage(
+                "--method splitting: explore checks a property per point with chernoff, \
+                 clopper-pearson, wilson, bayes, sprt or chow-robbins; estimate a rare event \
+                 at one point with `ndnlab model check --method splitting`"
+                    .into(),
+            ));
+        }
+        self.smc
+            .validate()
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        Ok(self.smc.clone())
+    }
+
     /// A manifest for a new exploration.
     pub fn new(
         model_file: &Path,
@@ -137,7 +92,7 @@ impl Manifest {
             model_file: model_file.display().to_string(),
             seed,
             property: property.to_string(),
-            smc: SmcSettings::from(spec),
+            smc: spec.clone(),
             grid,
             model: model.clone(),
         }

@@ -174,7 +174,7 @@ fn prepare(dir: &Path, m: &Manifest, resume: bool) -> Result<Vec<Row>> {
 pub fn explore(m: &Manifest, opts: &Options, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Ran> {
     let t0 = Instant::now();
     let property = parse_property(&m.property)?;
-    let spec = m.smc.spec()?;
+    let spec = m.spec()?;
     m.grid.check(&m.model)?;
     let mine: Vec<Point> = m
         .grid

@@ -172,8 +172,8 @@ fn manifests_round_trip_and_name_their_differences() {
     let mut other = m.clone();
     other.model.set("rate", "1e6").unwrap();
     assert!(other.difference(&m).unwrap().contains("model"));
-    let mut s = m.smc.clone();
-    s.method = "splitting".into();
+    let mut s = m.clone();
+    s.smc.method = ndnlab_smc::Method::Splitting;
     assert!(s
         .spec()
         .unwrap_err()
