@@ -20,8 +20,9 @@ pub const TABLE: usize = 1024;
 #[derive(Debug, Clone)]
 pub struct Draw {
     pub dist: ServiceDist,
-    /// `TABLE + 1` quantiles at `i / TABLE` (the ends unused), for a `Dist`.
-    table: Option<Box<[f64]>>,
+    /// `TABLE + 1` quantiles at `i / TABLE` (the ends unused) for a `Dist`;
+    /// empty otherwise.
+    table: Box<[f64]>,
 }
 
 impl PartialEq for Draw {
@@ -33,13 +34,10 @@ impl PartialEq for Draw {
 impl From<ServiceDist> for Draw {
     fn from(dist: ServiceDist) -> Draw {
         let table = match &dist {
-            ServiceDist::Dist(d) => Some(
-                (0..=TABLE)
-                    .map(|i| d.quantile(i as f64 / TABLE as f64))
-                    .collect::<Vec<f64>>()
-                    .into_boxed_slice(),
-            ),
-            _ => None,
+            ServiceDist::Dist(d) => (0..=TABLE)
+                .map(|i| d.quantile(i as f64 / TABLE as f64))
+                .collect(),
+            _ => Box::default(),
         };
         Draw { dist, table }
     }
@@ -59,10 +57,11 @@ impl Draw {
     /// One service time, ns, rounded (negative or non-finite draws count as 0).
     #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
-        match (&self.dist, &self.table) {
-            (ServiceDist::Zero, _) => 0,
-            (ServiceDist::Constant(ns), _) => *ns,
-            (ServiceDist::Dist(d), Some(q)) => {
+        match &self.dist {
+            ServiceDist::Zero => 0,
+            ServiceDist::Constant(ns) => *ns,
+            ServiceDist::Dist(d) => {
+                let q = &self.table;
                 let u: f64 = rng.gen();
                 let x = u * TABLE as f64;
                 let i = x as usize;
@@ -72,7 +71,6 @@ impl Draw {
                 let f = x - i as f64;
                 ns(q[i] + f * (q[i + 1] - q[i]))
             }
-            (ServiceDist::Dist(d), None) => ServiceDist::Dist(d.clone()).sample(rng),
         }
     }
 
