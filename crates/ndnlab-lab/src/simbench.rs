@@ -31,6 +31,16 @@ pub struct SimSpeed {
     /// Running it (and writing its results), wall-clock seconds.
     pub wall_s: f64,
     pub handlings_per_wall_s: f64,
+    /// CPU time of the run (this thread's), seconds: the figure to read on a
+    /// shared machine, where `wall_s` counts other processes' time too.
+    pub cpu_s: f64,
+    pub handlings_per_cpu_s: f64,
+    /// The share of the run spent inside forwarder cores (the daemon's own
+    /// code), the rest being the simulator: links, events and applications.
+    pub core_share: f64,
+    /// Handlings per CPU second inside the cores alone: the rate a simulator
+    /// that took no time at all would reach.
+    pub core_only_per_s: f64,
     /// Virtual seconds per wall-clock second.
     pub speedup: f64,
 }
@@ -85,12 +95,17 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
     std::fs::create_dir_all(&dir)?;
     let t0 = Instant::now();
     let mut b = sim::build(plan)?;
+    b.net.set_profile(true);
     let build_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
+    let c1 = ndnlab_testkit::cpu::thread_time();
     sim::run(plan, &mut b, &dir)?;
     let wall_s = t1.elapsed().as_secs_f64();
+    let cpu_s = (ndnlab_testkit::cpu::thread_time() - c1).as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let virtual_s = b.net.now() as f64 / 1e9;
+    // both wall-clock: a share that holds whoever else shares the cores
+    let core_share = b.net.core_wall().unwrap_or_default().as_secs_f64() / wall_s;
     let handlings = b.net.handled();
     Ok(SimSpeed {
         what: what.to_string(),
@@ -101,6 +116,10 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
         build_s,
         wall_s,
         handlings_per_wall_s: handlings as f64 / wall_s,
+        cpu_s,
+        handlings_per_cpu_s: handlings as f64 / cpu_s,
+        core_share,
+        core_only_per_s: handlings as f64 / (cpu_s * core_share),
         speedup: virtual_s / wall_s,
     })
 }

@@ -66,6 +66,9 @@ pub struct Network<A: App> {
     clock: Nanos,
     /// Virtual time an app face takes to hand a frame to its application.
     app_delay: Nanos,
+    /// Wall-clock time spent inside forwarder cores, when profiling
+    /// ([`Network::set_profile`]); it never feeds back into the run.
+    core_wall: Option<std::time::Duration>,
 }
 
 impl<A: App> Default for Network<A> {
@@ -89,6 +92,7 @@ impl<A: App> Network<A> {
             events: 0,
             clock: 0,
             app_delay: 0,
+            core_wall: None,
         }
     }
 
@@ -97,6 +101,18 @@ impl<A: App> Network<A> {
     /// a window consumer would otherwise loop forever at one instant.
     pub fn set_app_delay(&mut self, ns: Nanos) {
         self.app_delay = ns;
+    }
+
+    /// Measures the wall-clock time spent inside forwarder cores (for
+    /// `ndnlab bench sim`: the share of a run the simulator itself takes).
+    /// Reading the wall clock here changes nothing in the run.
+    pub fn set_profile(&mut self, on: bool) {
+        self.core_wall = on.then_some(std::time::Duration::ZERO);
+    }
+
+    /// Wall-clock time spent inside forwarder cores so far, if profiling.
+    pub fn core_wall(&self) -> Option<std::time::Duration> {
+        self.core_wall
     }
 
     /// The virtual time of the last event.
@@ -301,7 +317,11 @@ impl<A: App> Network<A> {
             let (n, s) = self.dirty[i];
             i += 1;
             let mut tx = std::mem::take(&mut self.transmits);
+            let started = self.core_wall.map(|_| std::time::Instant::now());
             let next = self.nodes[n as usize].process(now, s as usize, &mut tx);
+            if let (Some(total), Some(t0)) = (&mut self.core_wall, started) {
+                *total += t0.elapsed();
+            }
             for t in tx.drain(..) {
                 self.egress(now, n, t);
             }

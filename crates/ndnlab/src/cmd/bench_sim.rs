@@ -47,12 +47,23 @@ pub fn run(a: SimBenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:<40} {:>6} {:>12} {:>10} {:>8} {:>9} {:>14} {:>9}",
-        "run", "nodes", "handlings", "virtual_s", "build_s", "wall_s", "handlings/s", "speedup"
+        "{:<40} {:>6} {:>12} {:>10} {:>8} {:>9} {:>14} {:>8} {:>16} {:>6} {:>13} {:>9}",
+        "run",
+        "nodes",
+        "handlings",
+        "virtual_s",
+        "build_s",
+        "wall_s",
+        "handlings/s",
+        "cpu_s",
+        "handlings/cpu_s",
+        "core%",
+        "core_only/s",
+        "speedup"
     );
     for r in &rows {
         println!(
-            "{:<40} {:>6} {:>12} {:>10.1} {:>8.2} {:>9.2} {:>14.0} {:>9.1}",
+            "{:<40} {:>6} {:>12} {:>10.1} {:>8.2} {:>9.2} {:>14.0} {:>8.2} {:>16.0} {:>6.1} {:>13.0} {:>9.1}",
             r.what,
             r.nodes,
             r.handlings,
@@ -60,6 +71,10 @@ pub fn run(a: SimBenchArgs) -> anyhow::Result<()> {
             r.build_s,
             r.wall_s,
             r.handlings_per_wall_s,
+            r.cpu_s,
+            r.handlings_per_cpu_s,
+            r.core_share * 100.0,
+            r.core_only_per_s,
             r.speedup
         );
     }
