@@ -3,7 +3,8 @@
 # of 64 Interests in flight, against `ndnlab perf server` through `ndnlab fwd`, a new
 # name every Interest, the CS on and bounded to 64 MiB), with the forwarder's
 # resident memory and open file descriptors sampled every second into
-# OUT/soak.csv and drawn in OUT/soak.svg (scripts/soak_plot.py).
+# OUT/soak.csv and drawn in OUT/soak-rss.{svg,png} and OUT/soak-fds.{svg,png}
+# (`ndnlab analyze plot`).
 #
 #   scripts/soak.sh [BIN] [SECS] [OUT]
 set -euo pipefail
@@ -39,7 +40,12 @@ while kill -0 "$client" 2>/dev/null; do
     t=$((t + 1))
 done
 wait "$client" || { cat "$dir/client.log"; exit 1; }
-python3 "$(dirname "$0")/soak_plot.py" "$OUT/soak.csv" "$OUT/soak.svg"
+"$BIN" analyze plot "$OUT/soak.csv" --x t_s --y rss_kib --scale 0.0009765625 \
+    --title "Resident memory of ndnlab fwd at full load" --x-label "time (s)" \
+    --y-label "resident memory (MiB)" --out "$OUT/soak-rss"
+"$BIN" analyze plot "$OUT/soak.csv" --x t_s --y fds \
+    --title "Open file descriptors of ndnlab fwd at full load" --x-label "time (s)" \
+    --y-label "file descriptors" --out "$OUT/soak-fds"
 echo "CPU: $cpu"
 tail -n +2 "$OUT/soak.csv" | awk -F, 'NR==1{r0=$2;f0=$3} {if($2>rm)rm=$2; if($3>fm)fm=$3; r=$2; f=$3}
   END {printf "rss first %d KiB, last %d KiB, max %d KiB; fds first %d, last %d, max %d\n", r0, r, rm, f0, f, fm}'

@@ -477,11 +477,9 @@ pub fn write(report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = vec![csv_path, json_path];
     for (id, caption, plot) in figures(report) {
         let fig = render(id, caption, &plot).map_err(anyhow::Error::msg)?;
-        for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
-            let p = dir.join(format!("{id}.{ext}"));
-            std::fs::write(&p, bytes)?;
-            written.push(p);
-        }
+        let svg = fig.save(dir)?;
+        written.push(svg.with_extension("png"));
+        written.insert(written.len() - 1, svg);
     }
     Ok(written)
 }

@@ -20,19 +20,10 @@ use crate::{ModelError, Result};
 
 /// Writes `DIR/<id>.svg` and `DIR/<id>.png`; returns the SVG's path.
 pub fn write(dir: &Path, fig: &Figure) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let svg = dir.join(format!("{}.svg", fig.id));
-    let png = dir.join(format!("{}.png", fig.id));
-    for (p, bytes) in [(&svg, fig.svg.as_bytes()), (&png, fig.png.as_slice())] {
-        std::fs::write(p, bytes).map_err(|source| ModelError::Io {
-            path: p.clone(),
-            source,
-        })?;
-    }
-    Ok(svg)
+    fig.save(dir).map_err(|e| ModelError::Io {
+        path: e.path,
+        source: e.error,
+    })
 }
 
 fn fig(id: &str, caption: &str, plot: &impl ndnlab_report::figure::Plot) -> Result<Figure> {

@@ -197,7 +197,10 @@ mod tests {
         for len in [0, 1, 250, 251, 252, 600, 20_000] {
             let p = super::data_packet(len);
             let body = &p[p.len() - len..];
-            assert!(body.iter().enumerate().all(|(i, &b)| b == (i * 31 % 251) as u8));
+            assert!(body
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i * 31 % 251) as u8));
             assert_eq!(p[0], 6, "a Data type");
         }
     }

@@ -2,6 +2,7 @@
 //! report) and as PNG. Text is measured, and rasterised in the PNG, with DejaVu
 //! Sans embedded in the binary, so figures look the same on a bare machine.
 
+use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::coord::Shift;
@@ -40,6 +41,31 @@ pub struct Figure {
     pub caption: String,
     pub svg: String,
     pub png: Vec<u8>,
+}
+
+/// A figure file that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {error}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
+impl Figure {
+    /// Writes `DIR/<id>.svg` and `DIR/<id>.png` (creating `DIR`); returns the
+    /// SVG's path.
+    pub fn save(&self, dir: &Path) -> Result<PathBuf, WriteError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |error| WriteError { path, error }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let svg = dir.join(format!("{}.svg", self.id));
+        std::fs::write(&svg, &self.svg).map_err(io(&svg))?;
+        let png = dir.join(format!("{}.png", self.id));
+        std::fs::write(&png, &self.png).map_err(io(&png))?;
+        Ok(svg)
+    }
 }
 
 /// Formats a drawing error.

@@ -7,6 +7,7 @@
 //! themselves live in `ndnlab-analysis`.
 
 pub mod charts;
+pub mod csvplot;
 pub mod experiment;
 pub mod figure;
 pub mod html;

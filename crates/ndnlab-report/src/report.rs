@@ -736,10 +736,10 @@ pub fn write_report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf, ReportE
     let fig_dir = dir.join("figures");
     std::fs::create_dir_all(&fig_dir).map_err(io(fig_dir.clone()))?;
     for f in &report.figures {
-        let svg = fig_dir.join(format!("{}.svg", f.id));
-        std::fs::write(&svg, &f.svg).map_err(io(svg.clone()))?;
-        let png = fig_dir.join(format!("{}.png", f.id));
-        std::fs::write(&png, &f.png).map_err(io(png.clone()))?;
+        f.save(&fig_dir).map_err(|e| ReportError::Io {
+            path: e.path,
+            source: e.error,
+        })?;
     }
     let index = dir.join("index.html");
     std::fs::write(&index, &report.html).map_err(io(index.clone()))?;

@@ -147,14 +147,10 @@ pub fn write_figures(
             };
             let caption = format!("{y_label} against {}", xa.key);
             let fig = render(&id, &caption, &chart).map_err(Error::Usage)?;
-            let svg = dir.join(format!("{id}.svg"));
-            let png = dir.join(format!("{id}.png"));
-            for (p, bytes) in [(&svg, fig.svg.as_bytes()), (&png, fig.png.as_slice())] {
-                std::fs::write(p, bytes).map_err(|e| Error::File {
-                    path: p.clone(),
-                    message: e.to_string(),
-                })?;
-            }
+            let svg = fig.save(dir).map_err(|e| Error::File {
+                path: e.path,
+                message: e.error.to_string(),
+            })?;
             paths.push(svg);
         }
     }

@@ -18,6 +18,35 @@ pub enum AnalyzeCmd {
     Anova(AnovaArgs),
     /// Means with confidence intervals, medians and percentiles per group.
     Summary(SummaryArgs),
+    /// Line plot of columns against a column (e.g. a time series), as SVG and PNG.
+    Plot(PlotArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// The CSV file.
+    file: PathBuf,
+    /// The horizontal axis's column.
+    #[arg(long)]
+    x: String,
+    /// Columns to draw, one line each (repeat or separate with commas).
+    #[arg(long, value_delimiter = ',', required = true)]
+    y: Vec<String>,
+    /// Multiply every y value by this (e.g. 0.0009765625 for KiB to MiB).
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+    #[arg(long, default_value = "")]
+    title: String,
+    #[arg(long)]
+    x_label: Option<String>,
+    #[arg(long)]
+    y_label: Option<String>,
+    /// Output path without extension: writes OUT.svg and OUT.png.
+    #[arg(long)]
+    out: PathBuf,
+    /// Print the files written as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -103,6 +132,7 @@ pub fn run(cmd: AnalyzeCmd) -> anyhow::Result<()> {
         AnalyzeCmd::Factorial(a) => factorial(a),
         AnalyzeCmd::Anova(a) => anova(a),
         AnalyzeCmd::Summary(a) => summary(a),
+        AnalyzeCmd::Plot(a) => plot(a),
     }
 }
 
@@ -179,6 +209,36 @@ fn summary(a: SummaryArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&groups)?);
     } else {
         print!("{}", text::summaries(&groups, a.alpha));
+    }
+    Ok(())
+}
+
+fn plot(a: PlotArgs) -> anyhow::Result<()> {
+    let t = load(&a.file)?;
+    let id = a
+        .out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("--out {}: no file name", a.out.display()))?;
+    let dir = match a.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let spec = ndnlab_report::csvplot::LinePlot {
+        x: a.x,
+        ys: a.y,
+        scale: a.scale,
+        title: a.title,
+        x_label: a.x_label,
+        y_label: a.y_label,
+    };
+    let fig = ndnlab_report::csvplot::line_figure(&t, &a.file, &spec, id)?;
+    let svg = fig.save(dir)?;
+    let png = svg.with_extension("png");
+    if a.json {
+        println!("{}", serde_json::json!({ "svg": svg, "png": png }));
+    } else {
+        println!("wrote {} and {}", svg.display(), png.display());
     }
     Ok(())
 }
