@@ -207,3 +207,42 @@ fn report_writes_the_page() {
     assert!(d.join("figures/rate-per-sec-allocation.png").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn plot_draws_svg_and_png_and_names_a_bad_column() {
+    let d = tmp("plot");
+    let csv = d.join("soak.csv");
+    std::fs::write(
+        &csv,
+        "t_s,rss_kib,fds\n0,20480,13\n1,122880,14\n2,131072,14\n",
+    )
+    .unwrap();
+    let c = csv.to_str().unwrap();
+    let out = d.join("soak-rss");
+    let o = out.to_str().unwrap();
+    let printed = ok(ndnlab(&[
+        "analyze",
+        "plot",
+        c,
+        "--x",
+        "t_s",
+        "--y",
+        "rss_kib",
+        "--scale",
+        "0.0009765625",
+        "--out",
+        o,
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&printed).unwrap();
+    assert!(v["svg"].as_str().unwrap().ends_with("soak-rss.svg"));
+    let svg = std::fs::read_to_string(d.join("soak-rss.svg")).unwrap();
+    assert!(svg.contains("rss_kib"));
+    assert!(std::fs::read(d.join("soak-rss.png"))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
+    fails(
+        ndnlab(&["analyze", "plot", c, "--x", "t_s", "--y", "rss", "--out", o]),
+        &["soak.csv", "no column named \"rss\""],
+    );
+}
