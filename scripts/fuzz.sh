@@ -35,8 +35,9 @@ for t in $TARGETS; do
   cargo +nightly fuzz run "$t" -O --debug-assertions "${SAN[@]}" </dev/null -- "${args[@]}" >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
+  # (a failed run prints no final stats: its count is the last status line's)
+  execs=$( (grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" || grep -o '^#[0-9]*' "$log" || true) | grep -o '[0-9]*$' | tail -1)
+  secs=$( (grep -o 'Done [0-9]* runs in [0-9]* second' "$log" || true) | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
   [ -z "$secs" ] && secs=$SECONDS_EACH
   rate=$(( ${execs:-0} / (secs > 0 ? secs : 1) ))
   files=$(find "corpus/$t" -type f | wc -l)

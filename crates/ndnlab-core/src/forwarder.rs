@@ -377,10 +377,15 @@ impl Forwarder {
             let Some(e) = self.pcct.pit_mut(p) else {
                 continue;
             };
+            let before = e.expiry();
             e.in_records.retain(|r| r.face != id);
             e.out_records.retain(|r| r.face != id);
             if e.in_records.is_empty() {
                 self.finalize(now, p);
+            } else if !e.flags.satisfied && e.expiry() < before {
+                // (as in `outgoing_nack`: the armed timer is at the old expiry)
+                let (after, generation) = (e.expiry(), self.pcct.generation_of(p));
+                self.timers.push(after, p, generation);
             }
         }
         self.out.retain(|t| t.face != id);

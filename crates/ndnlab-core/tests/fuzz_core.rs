@@ -20,3 +20,15 @@ fn a_shortened_lifetime_expires_on_time() {
     );
     fuzz::core_events(&std::fs::read(input).expect("the regression input"));
 }
+
+/// A fuzz finding: a Nack to one downstream erased the in-record that held the
+/// entry's expiry, and the entry outlived its remaining downstream's lifetime until
+/// the timer armed for the erased one.
+#[test]
+fn an_entry_nacked_to_one_downstream_expires_with_the_others() {
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/core/regress-asf-expiry-at-now"
+    );
+    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+}

@@ -19,7 +19,14 @@ impl Forwarder {
         let Some(i) = e.in_records.iter().position(|r| r.face == to) else {
             return;
         };
+        let before = e.expiry();
         let mut rec = e.in_records.swap_remove(i);
+        // The entry now lives as long as its other downstreams: the armed timer is
+        // at the old expiry, so an earlier one needs a timer of its own.
+        if !e.in_records.is_empty() && !e.flags.satisfied && e.expiry() < before {
+            let (after, generation) = (e.expiry(), self.pcct.generation_of(p));
+            self.timers.push(after, p, generation);
+        }
         let Some(mut interest) = self.stored_interest(p) else {
             return;
         };
