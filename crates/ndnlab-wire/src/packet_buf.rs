@@ -73,9 +73,69 @@ pub fn packet_bytes(src: &[u8]) -> Bytes {
     classes!(32 48 64 80 96 112 128 160 192 224 256 320 384 448 512 640 768 896 1024 1280 1536 1792 2048)
 }
 
+/// The bytes a general-purpose allocator sets aside for an allocation of `n` bytes:
+/// mimalloc's size classes (bins), which jemalloc's resemble: whole 8-byte words, an
+/// even number of them up to 64 bytes, then four classes per doubling (80, 96, 112,
+/// 128, 160, ...). An 8,258-byte packet takes 10,240 bytes. Checked against
+/// mimalloc's `mi_usable_size` by `ndnlab-core`'s test `cs_memory`.
+pub const fn alloc_class(n: usize) -> usize {
+    let w = n.div_ceil(8);
+    let words = if w <= 1 {
+        1
+    } else if w <= 8 {
+        (w + 1) & !1
+    } else {
+        // Round w up to a quarter of the power of two just below w - 1.
+        let b = usize::BITS - 1 - (w - 1).leading_zeros();
+        let step = 1usize << (b - 2);
+        w.div_ceil(step) * step
+    };
+    words * 8
+}
+
+/// What a [`packet_bytes`] copy of `len` bytes holds in the allocator: one block of
+/// its class (count, bytes and length together) up to [`INLINE_MAX`]; beyond, the
+/// bytes' own block plus the 24-byte header `Bytes` allocates at its first clone.
+pub const fn packet_bytes_footprint(len: usize) -> usize {
+    if len <= INLINE_MAX {
+        let c = alloc_class(len + 16);
+        if c < 32 {
+            32
+        } else {
+            c
+        }
+    } else {
+        alloc_class(len) + alloc_class(24)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allocator_classes_are_four_per_doubling() {
+        let pairs = [
+            (1, 8),
+            (9, 16),
+            (17, 32),
+            (64, 64),
+            (65, 80),
+            (129, 160),
+            (2048, 2048),
+            (2049, 2560),
+            (8192, 8192),
+            (8258, 10240),
+            (10241, 12288),
+        ];
+        for (n, class) in pairs {
+            assert_eq!(alloc_class(n), class, "{n}");
+        }
+        assert_eq!(packet_bytes_footprint(0), 32);
+        assert_eq!(packet_bytes_footprint(100), 128);
+        assert_eq!(packet_bytes_footprint(INLINE_MAX), 2048);
+        assert_eq!(packet_bytes_footprint(8258), 10240 + 32);
+    }
 
     #[test]
     fn copies_every_size_class_exactly() {
