@@ -8,15 +8,18 @@
 #
 #   CS bytes + PIT bound + Dead Nonce List bound + fixed overhead
 #
-# where the PIT bound is `pit_max_entries` (PIT=16384) x 512 bytes (256 of table, the
+# where the PIT bound is `pit_max_entries` (PIT=4096) x 512 bytes (256 of table, the
 # rest for the Interest's share of its read buffer), the Dead Nonce List's is
-# `dead_nonce_max_entries` (DNL=262144) x 72 bytes, and the fixed overhead FIXED_MIB
-# (24: the idle process and the faces' buffers, docs/RELIABILITY.md). The CS charges
-# each entry its copy's allocator block plus 128 bytes of table, so `capacity_bytes`
-# is what the CS occupies. Memory, not speed: the machine's load does not matter.
-# FRESH=MS sets the Data's FreshnessPeriod (default 0), PAYLOAD=BYTES (8192).
+# `dead_nonce_max_entries` (DNL=65536) x 72 bytes (neither bites here: the client
+# keeps 128 Interests pending), and the fixed overhead FIXED_MIB (40: the idle
+# process, 17.5 MiB, and what the load holds beyond the tables, docs/RELIABILITY.md).
+# The CS charges each entry what it occupies (a slice its share of its read buffer,
+# a copy its allocator block, each plus 128 bytes of table), so `capacity_bytes` is
+# the CS's memory. Memory, not speed: the machine's load does not matter.
+# FRESH=MS sets the Data's FreshnessPeriod (default 0), PAYLOAD=BYTES (8192),
+# POLICY the CS policy (lru, the default; priority-fifo copies fresh Data).
 #
-#   [FRESH=MS] [PAYLOAD=BYTES] [PIT=N] [DNL=N] [FIXED_MIB=M] scripts/mem-bound.sh [BIN] [SECS] [MIB...]
+#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [DNL=N] [FIXED_MIB=M] scripts/mem-bound.sh [BIN] [SECS] [MIB...]
 set -euo pipefail
 BIN=${1:-target/release/ndnlab}
 SECS=${2:-15}
@@ -28,10 +31,10 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
 lscpu | grep 'Model name' || true
-PIT=${PIT:-16384}
-DNL=${DNL:-262144}
-FIXED_MIB=${FIXED_MIB:-24}
-echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B;" \
+PIT=${PIT:-4096}
+DNL=${DNL:-65536}
+FIXED_MIB=${FIXED_MIB:-40}
+echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B, CS policy ${POLICY:-lru};" \
     "pit_max_entries $PIT, dead_nonce_max_entries $DNL, fixed overhead $FIXED_MIB MiB"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 printf "%7s %10s %10s %9s %9s %9s %9s %9s %9s\n" cs_MiB cs_entries dnl_entries \
@@ -44,6 +47,7 @@ path = "$dir/nfd.sock"
 [cs]
 capacity = 4194304
 capacity_bytes = $((mib << 20))
+policy = "${POLICY:-lru}"
 [limits]
 pit_max_entries = $PIT
 pit_max_entries_per_face = $PIT
