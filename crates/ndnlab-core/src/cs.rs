@@ -224,7 +224,6 @@ impl CsState {
         }
     }
 
-
     /// The next victim (`fresh_until` comes from the entries, not a policy copy).
     #[inline]
     fn victim(&mut self, now: Time) -> Option<u32> {

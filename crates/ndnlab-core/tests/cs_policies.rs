@@ -254,7 +254,10 @@ fn own_buffers_charge_what_the_entry_occupies() {
     let stale_slice = charge(stale, false);
     assert_eq!(slice, len + len / 16 + SLICE_FRAME_HEADER + ENTRY_OVERHEAD);
     assert_eq!(copy, packet_bytes_footprint(len) + ENTRY_OVERHEAD);
-    assert!(copy > slice, "{len} bytes round up to the allocator's class");
+    assert!(
+        copy > slice,
+        "{len} bytes round up to the allocator's class"
+    );
 
     // LRU, five slices of one read buffer, room for three and a half.
     let mut lab = lab(CsPolicyKind::Lru, 100);

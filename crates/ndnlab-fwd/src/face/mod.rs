@@ -542,7 +542,11 @@ mod tests {
         );
         assert_eq!(f.send_batch(vec![item(10), item(10), item(10)]), 1);
         assert_eq!(f.queued_bytes(), 20);
-        assert_eq!(f.send_batch(vec![item(5), item(1)]), 1, "5 fits, 1 more does not");
+        assert_eq!(
+            f.send_batch(vec![item(5), item(1)]),
+            1,
+            "5 fits, 1 more does not"
+        );
         assert_eq!(f.queued_bytes(), 25);
         assert_eq!(f.stats.queue_byte_drops.load(Relaxed), 2);
         assert_eq!(f.stats.queue_drops.load(Relaxed), 0);

@@ -191,11 +191,9 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
             if json {
                 let mut v = to_json(&recs[0]);
                 if let serde_json::Value::Object(m) = &mut v {
-                    for (section, prefix) in [
-                        ("limits", "limit."),
-                        ("drops", "drop."),
-                        ("used", "used."),
-                    ] {
+                    for (section, prefix) in
+                        [("limits", "limit."), ("drops", "drop."), ("used", "used.")]
+                    {
                         let o: serde_json::Map<_, _> = limits
                             .iter()
                             .filter_map(|(k, n)| {
