@@ -691,7 +691,7 @@ impl Pcct {
     /// would not be bounded by its capacity. Entries that leave in arrival order
     /// release their buffers in order and keep their slices; the others are copied:
     /// under LRU and TinyLFU at their first hit, under priority-FIFO fresh Data when
-    /// cached. One allocation and copy per such entry (copying every entry cost 28% of
+    /// cached. One allocation and copy per such entry (copying every entry cost 29% of
     /// `ndnlab bench fwd`'s exchanges/s at 100 bytes, docs/RELIABILITY.md). Entries
     /// cached before a change keep the charge they were cached with.
     pub fn set_own_buffers(&mut self, on: bool) {
