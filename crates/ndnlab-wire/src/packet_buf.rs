@@ -93,20 +93,53 @@ pub const fn alloc_class(n: usize) -> usize {
     words * 8
 }
 
-/// What a [`packet_bytes`] copy of `len` bytes holds in the allocator: one block of
-/// its class (count, bytes and length together) up to [`INLINE_MAX`]; beyond, the
-/// bytes' own block plus the 24-byte header `Bytes` allocates at its first clone.
+/// The block each class of [`packet_bytes`]' inline buffers takes: the buffer is
+/// allocated 8-byte aligned (its count), and mimalloc's aligned allocation puts some
+/// classes in the next one (measured through `mi_usable_size` by `ndnlab-core`'s test
+/// `cs_memory`).
+const INLINE_BLOCKS: [(usize, usize); 23] = [
+    (32, 32),
+    (48, 64),
+    (64, 64),
+    (80, 96),
+    (96, 96),
+    (112, 128),
+    (128, 128),
+    (160, 192),
+    (192, 192),
+    (224, 256),
+    (256, 256),
+    (320, 384),
+    (384, 384),
+    (448, 512),
+    (512, 512),
+    (640, 768),
+    (768, 768),
+    (896, 1024),
+    (1024, 1024),
+    (1280, 1536),
+    (1536, 1792),
+    (1792, 2048),
+    (2048, 2048),
+];
+
+/// What a [`packet_bytes`] copy of `len` bytes holds in the allocator: one block
+/// (count, bytes and length together) up to [`INLINE_MAX`]; beyond, the bytes' own
+/// block plus the 24-byte header `Bytes` allocates at its first clone.
 pub const fn packet_bytes_footprint(len: usize) -> usize {
-    if len <= INLINE_MAX {
-        let c = alloc_class(len + 16);
-        if c < 32 {
-            32
-        } else {
-            c
-        }
-    } else {
-        alloc_class(len) + alloc_class(24)
+    if len > INLINE_MAX {
+        return alloc_class(len) + alloc_class(24);
     }
+    let mut i = 0;
+    while INLINE_BLOCKS[i].0 < len + 16 {
+        i += 1;
+    }
+    INLINE_BLOCKS[i].1
+}
+
+/// The inline classes and the blocks they take (for the allocator test).
+pub fn inline_blocks() -> &'static [(usize, usize)] {
+    &INLINE_BLOCKS
 }
 
 #[cfg(test)]
@@ -133,6 +166,7 @@ mod tests {
         }
         assert_eq!(packet_bytes_footprint(0), 32);
         assert_eq!(packet_bytes_footprint(100), 128);
+        assert_eq!(packet_bytes_footprint(140), 192, "class 160 takes 192");
         assert_eq!(packet_bytes_footprint(INLINE_MAX), 2048);
         assert_eq!(packet_bytes_footprint(8258), 10240 + 32);
     }
