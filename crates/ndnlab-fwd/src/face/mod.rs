@@ -166,9 +166,9 @@ impl Default for FaceLimits {
     }
 }
 
-/// The default bound of a face's send queue in bytes: 8 MiB, about a thousand 8 KiB
-/// Data, far above a consumer's window.
-pub const DEFAULT_QUEUE_CAPACITY_BYTES: usize = 8 << 20;
+/// The default bound of a face's send queue in bytes: 32 MiB, the default 4,096
+/// packets of 8 KiB (a consumer may ask for thousands of 8 KB Data at once).
+pub const DEFAULT_QUEUE_CAPACITY_BYTES: usize = 32 << 20;
 
 /// A face's send queue: bounded by atomic packet and byte counts (drops are counted).
 pub struct SendQueue {
