@@ -64,9 +64,9 @@ fn tune_allocator() {
 }
 
 /// The allocator's purge delay in ms.
-fn purge_delay_ms() -> i64 {
+fn purge_delay_ms() -> std::ffi::c_long {
     // SAFETY: as above.
-    unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) as i64 }
+    unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }
 }
 
 fn init_tracing(level: &str) {
@@ -161,6 +161,6 @@ mod tests {
         }
         assert_eq!(super::purge_delay_ms(), 1000);
         super::tune_allocator();
-        assert_eq!(super::purge_delay_ms(), super::PURGE_DELAY_MS as i64);
+        assert_eq!(super::purge_delay_ms(), super::PURGE_DELAY_MS);
     }
 }
