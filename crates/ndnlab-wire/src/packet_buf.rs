@@ -13,7 +13,9 @@
 //! [`Bytes::from_owner`]. A prefetch of the packet's first line (or of the address
 //! that many bytes earlier) then also brings in its count. The allocation sizes
 //! follow the allocator's size classes (four per doubling from 64 bytes), so a buffer
-//! wastes at most a quarter of its size (16 bytes below 64).
+//! wastes at most a quarter of its size (16 bytes below 64); through Rust's global
+//! allocator, whose requests carry the buffer's 8-byte alignment, mimalloc puts some
+//! classes in the next one ([`packet_bytes_footprint`] says which).
 //!
 //! The copy goes through a zeroed stack buffer of the class's size, so it costs more
 //! than `Bytes::copy_from_slice` as packets grow (`cargo bench -p ndnlab-wire --bench
