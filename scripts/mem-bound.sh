@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Resident memory against the CS byte bound: for each CS size, one `ndnlab fwd`
-# with `[cs] capacity_bytes` = that size (and a packet bound high enough not to bite)
-# is filled by `ndnlab perf client` (a new name every Interest, 8192-byte Data from
+# Resident memory against its bound: for each CS size, one `ndnlab fwd` with
+# `[cs] capacity_bytes` = that size (and a packet bound high enough not to bite) is
+# filled by `ndnlab perf client` (a new name every Interest, 8192-byte Data from
 # `ndnlab perf server`, 2 flows of 64 in flight) for SECS seconds, well past the
 # time the CS takes to fill. The forwarder's VmRSS is sampled every 0.2 s; the
-# table gives it idle, at the end and at its largest, beside the CS entries and the
-# bytes the CS bound allows. Memory, not speed: the machine's load does not matter.
-# FRESH=MS sets the Data's FreshnessPeriod (default 0: stale at once, so the CS keeps
-# each Data as a slice of the read buffer it arrived in; fresh Data under the default
-# priority-FIFO policy is copied into a buffer of its own). PAYLOAD=BYTES (8192).
+# table gives it idle, at the end and at its largest, beside the bound
 #
-#   [FRESH=MS] [PAYLOAD=BYTES] scripts/mem-bound.sh [BIN] [SECS] [MIB...]
+#   CS bytes + PIT bound + Dead Nonce List bound + fixed overhead
+#
+# where the PIT bound is `pit_max_entries` (PIT=4096) x 512 bytes (256 of table, the
+# rest for the Interest's share of its read buffer), the Dead Nonce List's is
+# `dead_nonce_max_entries` (DNL=65536) x 72 bytes (neither bites here: the client
+# keeps 128 Interests pending), and the fixed overhead FIXED_MIB (40: the idle
+# process, 17.5 MiB, and what the load holds beyond the tables, docs/RELIABILITY.md).
+# The CS charges each entry what it occupies (a slice its share of its read buffer,
+# a copy its allocator block, each plus 128 bytes of table), so `capacity_bytes` is
+# the CS's memory. Memory, not speed: the machine's load does not matter.
+# FRESH=MS sets the Data's FreshnessPeriod (default 0), PAYLOAD=BYTES (8192),
+# POLICY the CS policy (lru, the default; priority-fifo copies fresh Data).
+#
+#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [DNL=N] [FIXED_MIB=M] scripts/mem-bound.sh [BIN] [SECS] [MIB...]
 set -euo pipefail
 BIN=${1:-target/release/ndnlab}
 SECS=${2:-15}
@@ -22,9 +31,14 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
 lscpu | grep 'Model name' || true
-echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B"
+PIT=${PIT:-4096}
+DNL=${DNL:-65536}
+FIXED_MIB=${FIXED_MIB:-40}
+echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B, CS policy ${POLICY:-lru};" \
+    "pit_max_entries $PIT, dead_nonce_max_entries $DNL, fixed overhead $FIXED_MIB MiB"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-printf "%8s %10s %10s %10s %10s %12s %10s\n" cs_MiB cs_entries rss_idle rss_end rss_max "max-cs" "max/cs"
+printf "%7s %10s %10s %9s %9s %9s %9s %9s %9s\n" cs_MiB cs_entries dnl_entries \
+    rss_idle rss_end rss_max bound max/bound max/cs
 for mib in "${SIZES[@]}"; do
     rm -f "$dir/nfd.sock"
     cat > "$dir/fwd.toml" <<TOML
@@ -33,6 +47,11 @@ path = "$dir/nfd.sock"
 [cs]
 capacity = 4194304
 capacity_bytes = $((mib << 20))
+policy = "${POLICY:-lru}"
+[limits]
+pit_max_entries = $PIT
+pit_max_entries_per_face = $PIT
+dead_nonce_max_entries = $DNL
 TOML
     "$BIN" fwd --config "$dir/fwd.toml" > "$dir/fwd.log" 2>&1 &
     fwd=$!
@@ -58,13 +77,17 @@ TOML
         sleep 0.2
     done
     end=$(rss "$fwd")
-    entries=$("$BIN" ctl --socket "$dir/nfd.sock" cs info --json 2>/dev/null \
-        | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d[0] if isinstance(d,list) else d; print(d.get("n_entries", d.get("nEntries", "?")))' || echo "?")
+    used=$("$BIN" ctl --socket "$dir/nfd.sock" status --json 2>/dev/null \
+        | python3 -c 'import json,sys; u=json.load(sys.stdin).get("used",{}); print(u.get("cs_entries","?"), u.get("dead_nonce_entries","?"))' \
+        || echo "? ?")
+    read -r entries dnl_used <<< "$used"
     python3 -c "
-mib, idle, end, mx = $mib, $idle, $end, $max
-print('%8d %10s %10.1f %10.1f %10.1f %12.1f %10.2f' % (mib, '$entries', idle/1024, end/1024, mx/1024, mx/1024 - mib, mx/1024/mib))"
+mib, idle, end, mx = $mib, $idle / 1024, $end / 1024, $max / 1024
+bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB
+print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
+    mib, '$entries', '$dnl_used', idle, end, mx, bound, mx / bound, mx / mib))"
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     pids=()
 done
-echo "(rss in MiB; max-cs: the largest resident memory beyond the CS byte bound)"
+echo "(rss and bound in MiB; max/bound: the largest resident memory over the bound)"

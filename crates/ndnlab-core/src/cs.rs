@@ -32,8 +32,9 @@ struct RemovedEntry {
 pub(crate) struct CsEntry {
     pub(crate) wire: Bytes,
     /// Freshness deadline ([`CsEntry::fresh_until`]); the top bit marks a `wire`
-    /// copied into a buffer of its own ([`ContentStore::set_own_buffers`]), which
-    /// keeps the entry at 48 bytes.
+    /// copied into a buffer of its own ([`ContentStore::set_own_buffers`]), the next
+    /// one an entry charged what it occupies ([`charge`]) rather than its length,
+    /// which keeps the entry at 48 bytes.
     fresh: Time,
     pub(crate) slot: u32,
     /// Slot holding an indirect (CanBePrefix) reference to this entry.
@@ -42,11 +43,15 @@ pub(crate) struct CsEntry {
 
 impl CsEntry {
     const OWN: Time = 1 << 63;
+    const CHARGED: Time = 1 << 62;
+    const FLAGS: Time = Self::OWN | Self::CHARGED;
 
-    fn new(wire: Bytes, fresh_until: Time, own: bool, slot: u32) -> Self {
+    fn new(wire: Bytes, fresh_until: Time, own: bool, charged: bool, slot: u32) -> Self {
         CsEntry {
             wire,
-            fresh: fresh_until.min(Self::OWN - 1) | if own { Self::OWN } else { 0 },
+            fresh: fresh_until.min(Self::CHARGED - 1)
+                | if own { Self::OWN } else { 0 }
+                | if charged { Self::CHARGED } else { 0 },
             slot,
             indirect_from: NONE,
         }
@@ -55,11 +60,53 @@ impl CsEntry {
     /// Until when the Data is fresh.
     #[inline]
     pub(crate) fn fresh_until(&self) -> Time {
-        self.fresh & !Self::OWN
+        self.fresh & !Self::FLAGS
     }
 
     fn owns_buffer(&self) -> bool {
         self.fresh & Self::OWN != 0
+    }
+
+    /// What this entry counts against `capacity_bytes`: [`charge`], or its length
+    /// when cached without own buffers.
+    #[inline]
+    fn charge(&self) -> usize {
+        if self.fresh & Self::CHARGED != 0 {
+            charge(self.wire.len(), self.owns_buffer())
+        } else {
+            self.wire.len()
+        }
+    }
+}
+
+/// Table memory of one CS entry beyond its packet buffer: the entry cell, its name
+/// slot, index cell and policy links (126.5 B measured by
+/// `cargo bench -p ndnlab-core --bench memory`).
+pub const ENTRY_OVERHEAD: usize = 128;
+
+/// The NDNLPv2 header a slice's frame may carry in its read buffer beyond the Data
+/// (LpPacket and Fragment headers, an 8-byte PIT token, CongestionMark): charged to
+/// a slice, whose buffer keeps it alive.
+pub const SLICE_FRAME_HEADER: usize = 32;
+
+/// What an entry of `len` wire bytes counts against `capacity_bytes` (with
+/// [`ContentStore::set_own_buffers`]; without, the wire bytes), so that the bound
+/// holds for the memory the CS occupies:
+///
+/// * a copy in a buffer of its own (`own`): the allocator block of that buffer
+///   ([`ndnlab_wire::packet_buf::packet_bytes_footprint`], e.g. 10,272 bytes for an
+///   8,258-byte Data) plus [`ENTRY_OVERHEAD`];
+/// * a slice of the buffer it arrived in: its share of that buffer, which it keeps
+///   alive with the slices cached before and after it: its bytes, its frame's
+///   header ([`SLICE_FRAME_HEADER`]) and 1/16 of its length for the part of the
+///   buffer no packet used (a stream face leaves at most 1/16 of each 256 KiB read
+///   buffer unused), plus [`ENTRY_OVERHEAD`].
+#[inline]
+pub const fn charge(len: usize, own: bool) -> usize {
+    if own {
+        ndnlab_wire::packet_buf::packet_bytes_footprint(len) + ENTRY_OVERHEAD
+    } else {
+        len + len / 16 + SLICE_FRAME_HEADER + ENTRY_OVERHEAD
     }
 }
 
@@ -76,7 +123,8 @@ pub struct CsInfo {
     pub serve: bool,
     /// Entries.
     pub n_entries: usize,
-    /// Bytes of cached packets.
+    /// Bytes charged for the cached packets: their wire bytes, or with own buffers
+    /// the memory they and their table entries occupy ([`charge`]).
     pub n_bytes: usize,
     /// Lookups that found a match.
     pub n_hits: u64,
@@ -105,7 +153,8 @@ pub(crate) struct CsState {
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
-    /// Copy entries that may outlive arrival order ([`Pcct::set_own_buffers`]).
+    /// Copy entries that may outlive arrival order and charge every entry what it
+    /// occupies ([`Pcct::set_own_buffers`]).
     own_buffers: bool,
 }
 
@@ -407,12 +456,19 @@ impl Pcct {
         if !self.cs.admit || self.cs.capacity == 0 {
             return None;
         }
-        let size = data.wire().len();
+        let fresh_until =
+            now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
+        let copy = self.cs.own_buffers
+            && fresh_until > now
+            && self.cs.policy.kind() == CsPolicyKind::PriorityFifo;
+        let size = if self.cs.own_buffers {
+            charge(data.wire().len(), copy)
+        } else {
+            data.wire().len()
+        };
         if size > self.cs.capacity_bytes {
             return None;
         }
-        let fresh_until =
-            now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
         let existing = self.slots[s as usize].cs;
         if existing != NONE {
             // Refresh in place: new copy, new freshness.
@@ -420,11 +476,11 @@ impl Pcct {
             let e = self.cs.entries[existing as usize]
                 .as_mut()
                 .expect("live CS entry");
-            self.cs.bytes = self.cs.bytes - e.wire.len() + size;
+            self.cs.bytes = self.cs.bytes - e.charge() + size;
             self.slots[s as usize].name.repoint(|| name_in(&wire, data));
             *e = CsEntry {
                 indirect_from: e.indirect_from,
-                ..CsEntry::new(wire, fresh_until, own, s)
+                ..CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s)
             };
             let entries = &self.cs.entries;
             self.cs
@@ -451,7 +507,7 @@ impl Pcct {
         let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
         // Keep the cached buffer alive rather than the Interest's.
         self.slots[s as usize].name.repoint(|| name_in(&wire, data));
-        let entry = CsEntry::new(wire, fresh_until, own, s);
+        let entry = CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s);
         let i = match self.cs.free.pop() {
             Some(i) => {
                 self.cs.entries[i as usize] = Some(entry);
@@ -476,7 +532,9 @@ impl Pcct {
     }
 
     /// Under LRU and TinyLFU a hit moves entry `i` behind every entry cached after it:
-    /// from now on it may outlive them, so it gets a buffer of its own (once).
+    /// from now on it may outlive them, so it gets a buffer of its own (once), and is
+    /// charged that buffer. The CS may then exceed `capacity_bytes` by the difference
+    /// until the next insertion evicts.
     #[cold]
     fn cs_own_on_hit(&mut self, i: u32) {
         if self.cs.policy.kind() == CsPolicyKind::PriorityFifo {
@@ -486,9 +544,11 @@ impl Pcct {
         if e.owns_buffer() {
             return;
         }
+        let before = e.charge();
         let copy = ndnlab_wire::packet_bytes(&e.wire);
         let old = std::mem::replace(&mut e.wire, copy.clone());
         e.fresh |= CsEntry::OWN;
+        self.cs.bytes = self.cs.bytes - before + e.charge();
         // The slot's name, if kept out of line, points into the old buffer too.
         let name = &mut self.slots[e.slot as usize].name;
         if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
@@ -539,7 +599,7 @@ impl Pcct {
         let Some(e) = slot.as_ref() else {
             return;
         };
-        let (size, indirect_from, e_slot) = (e.wire.len(), e.indirect_from, e.slot);
+        let (size, indirect_from, e_slot) = (e.charge(), e.indirect_from, e.slot);
         if let Some(index) = self.cs.prefix_index.as_mut() {
             index.remove(self.slots[e_slot as usize].name.as_bytes());
         }
@@ -572,7 +632,7 @@ impl Pcct {
         self.cs.count == 0
     }
 
-    /// Bytes of cached packets.
+    /// Bytes charged for the cached packets ([`charge`]).
     pub fn bytes(&self) -> usize {
         self.cs.bytes
     }
@@ -588,7 +648,8 @@ impl Pcct {
         self.cs_enforce_limits(now, NONE);
     }
 
-    /// Set the capacity in bytes of wire encoding; evicts as needed.
+    /// Set the capacity in bytes ([`charge`]: wire bytes, or with own buffers the
+    /// memory the entries occupy); evicts as needed.
     pub fn set_capacity_bytes(&mut self, bytes: usize, now: Time) {
         self.cs.capacity_bytes = bytes;
         self.cs_enforce_limits(now, NONE);
@@ -620,14 +681,19 @@ impl Pcct {
     }
 
     /// Whether the CS copies an entry into a buffer of its own once it may outlive the
-    /// entries cached after it (off by default: entries keep the Data's bytes). A
-    /// runtime that reads many packets into one large buffer and hands the core slices
-    /// of it turns this on: a cached slice keeps its whole read buffer alive (a
-    /// 100-byte Data pinned a 256 KiB stream read buffer in `ndnlab fwd`), so the CS's
-    /// real memory would not be bounded by its capacity. Entries that leave in arrival
-    /// order release their buffers in order and keep their slices; the others are
-    /// copied: under LRU and TinyLFU at their first hit, under priority-FIFO fresh
-    /// Data when cached. One allocation and copy per such entry.
+    /// entries cached after it, and charges every entry what it occupies ([`charge`]:
+    /// a copy its allocator block, a slice its share of the buffer it arrived in, each
+    /// plus its table entry), so that `capacity_bytes` bounds the CS's memory (off by
+    /// default: entries keep the Data's bytes and are charged their length). A runtime
+    /// that reads many packets into one large buffer and hands the core slices of it
+    /// turns this on: a cached slice keeps its whole read buffer alive (a 100-byte Data
+    /// pinned a 256 KiB stream read buffer in `ndnlab fwd`), so the CS's real memory
+    /// would not be bounded by its capacity. Entries that leave in arrival order
+    /// release their buffers in order and keep their slices; the others are copied:
+    /// under LRU and TinyLFU at their first hit, under priority-FIFO fresh Data when
+    /// cached. One allocation and copy per such entry (copying every entry cost 29% of
+    /// `ndnlab bench fwd`'s exchanges/s at 100 bytes, docs/RELIABILITY.md). Entries
+    /// cached before a change keep the charge they were cached with.
     pub fn set_own_buffers(&mut self, on: bool) {
         self.cs.own_buffers = on;
     }

@@ -19,7 +19,15 @@ pub struct DeadNonceList {
     capacity: usize,
     queue: VecDeque<(Time, u64)>,
     set: HashMapU64<u32>,
+    /// Entries dropped before their lifetime because the list was full.
+    overflows: u64,
 }
+
+/// Heap bytes one entry of a full list takes at most: 16 in the FIFO (a `VecDeque`,
+/// up to twice the capacity in use after it grew) and a 16-byte bucket (key and count,
+/// aligned) plus a control byte in the hash map, at up to 8/7 buckets per entry, twice
+/// that after it grew: `2 * 16 + 2 * 8 / 7 * 17` < 72.
+pub const BYTES_PER_ENTRY_MAX: usize = 72;
 
 impl DeadNonceList {
     /// A list keeping entries for `lifetime`, at most `capacity` of them (oldest dropped first).
@@ -29,6 +37,7 @@ impl DeadNonceList {
             capacity: capacity.max(1),
             queue: VecDeque::new(),
             set: HashMapU64::default(),
+            overflows: 0,
         }
     }
 
@@ -63,6 +72,7 @@ impl DeadNonceList {
         self.expire(now);
         if self.queue.len() >= self.capacity {
             self.pop_front();
+            self.overflows += 1;
         }
         let k = Self::entry_key(name_hash, nonce);
         self.queue.push_back((now, k));
@@ -87,6 +97,11 @@ impl DeadNonceList {
     /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
+    }
+
+    /// Entries dropped before their lifetime because the list held `capacity`.
+    pub fn overflows(&self) -> u64 {
+        self.overflows
     }
 }
 
@@ -113,5 +128,6 @@ mod tests {
         d.add(2, 3, 3);
         assert!(!d.has(3, 1, 1));
         assert!(d.has(3, 2, 2) && d.has(3, 3, 3));
+        assert_eq!((d.len(), d.overflows()), (2, 1));
     }
 }

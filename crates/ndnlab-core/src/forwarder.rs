@@ -442,6 +442,12 @@ impl Forwarder {
         self.dnl.len()
     }
 
+    /// Dead Nonce List entries dropped before their lifetime because the list held
+    /// `dead_nonce_capacity` entries.
+    pub fn dead_nonce_overflows(&self) -> u64 {
+        self.dnl.overflows()
+    }
+
     /// Global counters.
     pub fn counters(&self) -> &ForwarderCounters {
         &self.counters

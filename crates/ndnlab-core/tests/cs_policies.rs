@@ -228,3 +228,82 @@ fn own_buffers_priority_fifo_copies_fresh_data() {
     hit_with_bytes(&mut lab, LONG, 2, &fresh_bytes[1]);
     hit_with_bytes(&mut lab, "/s", 3, &stale_bytes[0]);
 }
+
+/// With own buffers an entry is charged what it occupies: a slice its share of the
+/// read buffer it came from (its bytes, a frame header and 1/16 for the buffer's
+/// unused tail), a copy its allocator block, each plus the table overhead. The byte
+/// bound counts entries by that charge; a hit that copies an LRU slice charges the
+/// copy, and removal gives the charge back.
+#[test]
+fn own_buffers_charge_what_the_entry_occupies() {
+    use ndnlab_core::cs::{charge, ENTRY_OVERHEAD, SLICE_FRAME_HEADER};
+    use ndnlab_wire::packet_buf::packet_bytes_footprint;
+    let big = |uri: &str, fresh: Option<u64>| {
+        let b = ndnlab_wire::Data::builder(name(uri)).content(vec![7u8; 8192]);
+        let b = match fresh {
+            Some(ms) => b.freshness_ms(ms),
+            None => b,
+        };
+        ndnlab_wire::Data::decode(b.sign_digest()).unwrap()
+    };
+    // Names of one length: fresh Data are all `len` bytes long, stale ones `stale`.
+    let len = big("/big/0", Some(10_000)).wire().len();
+    let stale = big("/big/0", None).wire().len();
+    let slice = charge(len, false);
+    let copy = charge(len, true);
+    let stale_slice = charge(stale, false);
+    assert_eq!(slice, len + len / 16 + SLICE_FRAME_HEADER + ENTRY_OVERHEAD);
+    assert_eq!(copy, packet_bytes_footprint(len) + ENTRY_OVERHEAD);
+    assert!(
+        copy > slice,
+        "{len} bytes round up to the allocator's class"
+    );
+
+    // LRU, five slices of one read buffer, room for three and a half.
+    let mut lab = lab(CsPolicyKind::Lru, 100);
+    lab.fw.cs().set_own_buffers(true);
+    let now = lab.now;
+    let cap = 3 * slice + slice / 2;
+    lab.fw.cs().set_capacity_bytes(cap, now);
+    let packets: Vec<_> = (0..5)
+        .map(|k| big(&format!("/big/{k}"), Some(10_000)))
+        .collect();
+    let (buf, bytes) = cache_from_one_buffer(&mut lab, &packets);
+    assert!(!buf.is_unique(), "slices keep their read buffer");
+    assert_eq!(cached(&mut lab), vec!["/big/2", "/big/3", "/big/4"]);
+    assert_eq!(lab.fw.cs_ref().bytes(), 3 * slice);
+    assert_eq!(lab.fw.cs_ref().info().n_bytes, 3 * slice);
+    // A hit copies /big/2 out of the buffer and charges the copy; the next
+    // insertion evicts back under the bound.
+    hit_with_bytes(&mut lab, "/big/2", 1, &bytes[2]);
+    assert_eq!(lab.fw.cs_ref().bytes(), 2 * slice + copy);
+    lab.send_data(A, big("/big/5", Some(10_000)), None);
+    assert_eq!(cached(&mut lab), vec!["/big/4", "/big/2", "/big/5"]);
+    assert_eq!(lab.fw.cs_ref().bytes(), 2 * slice + copy);
+    assert!(lab.fw.cs_ref().bytes() <= cap);
+    assert_eq!(lab.fw.cs().erase(&name("/big"), 10), 3);
+    assert_eq!(lab.fw.cs_ref().bytes(), 0);
+
+    // Priority-FIFO copies fresh Data when cached (charged the copy), keeps stale
+    // Data as a slice; refreshing an entry recharges it.
+    let mut lab = self::lab(CsPolicyKind::PriorityFifo, 100);
+    lab.fw.cs().set_own_buffers(true);
+    let (buf, _) = cache_from_one_buffer(&mut lab, &[big("/big/f", Some(10_000))]);
+    assert!(buf.is_unique(), "fresh Data copied");
+    lab.send_data(A, big("/big/s", None), None);
+    assert_eq!(lab.fw.cs_ref().bytes(), copy + stale_slice);
+    lab.send_data(A, big("/big/f", None), None);
+    assert_eq!(
+        lab.fw.cs_ref().bytes(),
+        2 * stale_slice,
+        "refreshed as stale"
+    );
+    // Entries cached without own buffers are charged their length, and keep that.
+    lab.fw.cs().set_own_buffers(false);
+    lab.send_data(A, big("/big/p", None), None);
+    assert_eq!(lab.fw.cs_ref().bytes(), 2 * stale_slice + stale);
+    lab.fw.cs().set_own_buffers(true);
+    let now = lab.now;
+    lab.fw.cs().set_capacity(0, now);
+    assert_eq!(lab.fw.cs_ref().bytes(), 0);
+}

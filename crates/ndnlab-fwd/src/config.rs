@@ -269,6 +269,10 @@ pub struct FacesSection {
     pub lp_reliability: LpReliabilitySection,
     /// Send queue limit of each face, in packets; beyond it packets are dropped and counted.
     pub queue_capacity: usize,
+    /// Send queue limit of each face, in bytes of packets (a packet alone in the
+    /// queue passes whatever its size); beyond it packets are dropped and counted
+    /// (`drop.send-queue-bytes` in `status/limits`).
+    pub queue_capacity_bytes: usize,
     /// CoDel-style congestion marking: base interval in milliseconds (NFD: 100).
     pub congestion_interval_ms: u64,
     /// Congestion marking threshold in bytes queued (NFD: 65536).
@@ -288,6 +292,7 @@ impl Default for FacesSection {
             ether: None,
             lp_reliability: LpReliabilitySection::default(),
             queue_capacity: 4096,
+            queue_capacity_bytes: crate::face::DEFAULT_QUEUE_CAPACITY_BYTES,
             congestion_interval_ms: 100,
             congestion_threshold: 65536,
             emulation: Vec::new(),

@@ -193,6 +193,7 @@ pub async fn render(shared: &Shared) -> String {
         for (reason, v) in [
             ("malformed", st.in_drops.load(Relaxed)),
             ("send-queue-full", st.queue_drops.load(Relaxed)),
+            ("send-queue-bytes", st.queue_byte_drops.load(Relaxed)),
             ("shard-queue-full", st.shard_drops.load(Relaxed)),
             ("reassembly-timeout", st.reassembly_timeouts.load(Relaxed)),
         ] {

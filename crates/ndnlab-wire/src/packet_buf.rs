@@ -13,7 +13,9 @@
 //! [`Bytes::from_owner`]. A prefetch of the packet's first line (or of the address
 //! that many bytes earlier) then also brings in its count. The allocation sizes
 //! follow the allocator's size classes (four per doubling from 64 bytes), so a buffer
-//! wastes at most a quarter of its size (16 bytes below 64).
+//! wastes at most a quarter of its size (16 bytes below 64); through Rust's global
+//! allocator, whose requests carry the buffer's 8-byte alignment, mimalloc puts some
+//! classes in the next one ([`packet_bytes_footprint`] says which).
 //!
 //! The copy goes through a zeroed stack buffer of the class's size, so it costs more
 //! than `Bytes::copy_from_slice` as packets grow (`cargo bench -p ndnlab-wire --bench
@@ -73,9 +75,103 @@ pub fn packet_bytes(src: &[u8]) -> Bytes {
     classes!(32 48 64 80 96 112 128 160 192 224 256 320 384 448 512 640 768 896 1024 1280 1536 1792 2048)
 }
 
+/// The bytes a general-purpose allocator sets aside for an allocation of `n` bytes:
+/// mimalloc's size classes (bins), which jemalloc's resemble: whole 8-byte words, an
+/// even number of them up to 64 bytes, then four classes per doubling (80, 96, 112,
+/// 128, 160, ...). An 8,258-byte packet takes 10,240 bytes. Checked against
+/// mimalloc's `mi_usable_size` by `ndnlab-core`'s test `cs_memory`.
+pub const fn alloc_class(n: usize) -> usize {
+    let w = n.div_ceil(8);
+    let words = if w <= 1 {
+        1
+    } else if w <= 8 {
+        (w + 1) & !1
+    } else {
+        // Round w up to a quarter of the power of two just below w - 1.
+        let b = usize::BITS - 1 - (w - 1).leading_zeros();
+        let step = 1usize << (b - 2);
+        w.div_ceil(step) * step
+    };
+    words * 8
+}
+
+/// The block each class of [`packet_bytes`]' inline buffers takes: the buffer is
+/// allocated 8-byte aligned (its count), and mimalloc's aligned allocation puts some
+/// classes in the next one (measured through `mi_usable_size` by `ndnlab-core`'s test
+/// `cs_memory`).
+const INLINE_BLOCKS: [(usize, usize); 23] = [
+    (32, 32),
+    (48, 64),
+    (64, 64),
+    (80, 96),
+    (96, 96),
+    (112, 128),
+    (128, 128),
+    (160, 192),
+    (192, 192),
+    (224, 256),
+    (256, 256),
+    (320, 384),
+    (384, 384),
+    (448, 512),
+    (512, 512),
+    (640, 768),
+    (768, 768),
+    (896, 1024),
+    (1024, 1024),
+    (1280, 1536),
+    (1536, 1792),
+    (1792, 2048),
+    (2048, 2048),
+];
+
+/// What a [`packet_bytes`] copy of `len` bytes holds in the allocator: one block
+/// (count, bytes and length together) up to [`INLINE_MAX`]; beyond, the bytes' own
+/// block plus the 24-byte header `Bytes` allocates at its first clone.
+pub const fn packet_bytes_footprint(len: usize) -> usize {
+    if len > INLINE_MAX {
+        return alloc_class(len) + alloc_class(24);
+    }
+    let mut i = 0;
+    while INLINE_BLOCKS[i].0 < len + 16 {
+        i += 1;
+    }
+    INLINE_BLOCKS[i].1
+}
+
+/// The inline classes and the blocks they take (for the allocator test).
+pub fn inline_blocks() -> &'static [(usize, usize)] {
+    &INLINE_BLOCKS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allocator_classes_are_four_per_doubling() {
+        let pairs = [
+            (1, 8),
+            (9, 16),
+            (17, 32),
+            (64, 64),
+            (65, 80),
+            (129, 160),
+            (2048, 2048),
+            (2049, 2560),
+            (8192, 8192),
+            (8258, 10240),
+            (10241, 12288),
+        ];
+        for (n, class) in pairs {
+            assert_eq!(alloc_class(n), class, "{n}");
+        }
+        assert_eq!(packet_bytes_footprint(0), 32);
+        assert_eq!(packet_bytes_footprint(100), 128);
+        assert_eq!(packet_bytes_footprint(140), 192, "class 160 takes 192");
+        assert_eq!(packet_bytes_footprint(INLINE_MAX), 2048);
+        assert_eq!(packet_bytes_footprint(8258), 10240 + 32);
+    }
 
     #[test]
     fn copies_every_size_class_exactly() {

@@ -1,10 +1,11 @@
 //! `[limits]`: the daemon's resource bounds (PIT size in total and per face, the
-//! Interest rate of each face, the NDNLPv2 reassembly buffer of each face), their
-//! checks, and how the forwarder-wide values are split between the shards.
+//! Interest rate of each face, the NDNLPv2 reassembly buffer of each face, the Dead
+//! Nonce List), their checks, and how the forwarder-wide values are split between
+//! the shards.
 //!
 //! The bounds of the Content Store are `[cs] capacity` (packets) and
 //! `[cs] capacity_bytes`; the queues are `[forwarder] queue_capacity` and
-//! `[faces] queue_capacity`. Every bound counts when it bites (`ndnlab ctl status`,
+//! `[faces] queue_capacity` (packets) and `queue_capacity_bytes`. Every bound counts when it bites (`ndnlab ctl status`,
 //! `/metrics`).
 
 use ndnlab_proto::lp::ReassemblyLimits;
@@ -33,6 +34,10 @@ pub struct LimitsSection {
     pub reassembly_max_partials: usize,
     /// Fragment bytes held per face for partial packets.
     pub reassembly_max_bytes: usize,
+    /// Entries of the Dead Nonce List (Interests that left the PIT, kept 6 s for
+    /// loop detection) in the whole forwarder; when full, the oldest entry goes first
+    /// (counted: `drop.dead-nonce-overflow`). At most 72 bytes each.
+    pub dead_nonce_max_entries: usize,
 }
 
 impl Default for LimitsSection {
@@ -45,6 +50,7 @@ impl Default for LimitsSection {
             interest_burst_per_face: 0,
             reassembly_max_partials: r.max_partials,
             reassembly_max_bytes: r.max_bytes,
+            dead_nonce_max_entries: 1 << 20,
         }
     }
 }
@@ -52,7 +58,14 @@ impl Default for LimitsSection {
 impl LimitsSection {
     /// The checks serde cannot make, naming the key.
     pub fn check(&self) -> Result<(), ConfigError> {
+        if self.dead_nonce_max_entries == 0 {
+            return Err(invalid(
+                "limits.dead_nonce_max_entries",
+                "must be > 0 (the Dead Nonce List detects looping Interests)",
+            ));
+        }
         for (key, v) in [
+            ("limits.dead_nonce_max_entries", self.dead_nonce_max_entries),
             ("limits.pit_max_entries", self.pit_max_entries),
             (
                 "limits.pit_max_entries_per_face",
@@ -91,6 +104,11 @@ impl LimitsSection {
             ));
         }
         Ok(())
+    }
+
+    /// The Dead Nonce List bound of shard `index` of `count` (at least 1).
+    pub fn dead_nonce_for_shard(&self, index: usize, count: usize) -> usize {
+        shard_cs_capacity(self.dead_nonce_max_entries, index, count).max(1)
     }
 
     /// The reassembly bounds of each face.
@@ -170,6 +188,14 @@ mod tests {
                 "[limits]\nreassembly_max_partials = 0\n",
                 "limits.reassembly_max_partials",
             ),
+            (
+                "[limits]\ndead_nonce_max_entries = 0\n",
+                "limits.dead_nonce_max_entries",
+            ),
+            (
+                "[limits]\ndead_nonce_max_entries = 999999999999\n",
+                "limits.dead_nonce_max_entries",
+            ),
         ] {
             assert_eq!(key_of(parse(toml).check().unwrap_err()), key, "{toml}");
         }
@@ -194,6 +220,9 @@ mod tests {
         assert_eq!(shares[0].pit_max_per_face, 34);
         assert_eq!(shares[0].interest_rate, 1000);
         assert_eq!(shares[0].interest_burst, 100);
+        let dnl = parse("[limits]\ndead_nonce_max_entries = 1001\n");
+        let dnl: Vec<_> = (0..2).map(|i| dnl.dead_nonce_for_shard(i, 2)).collect();
+        assert_eq!(dnl, [501, 500]);
         let off = parse("[limits]\npit_max_entries = 0\npit_max_entries_per_face = 0\n");
         off.check().unwrap();
         assert_eq!(off.for_shard(1, 4), ndnlab_core::Limits::default());

@@ -11,6 +11,7 @@ use ndnlab_wire::Name;
 use super::{invalid, ConfigError, Emulate, FwdConfig};
 use crate::face::emu::{EmuMatch, EmuSpec, EmulationTable};
 use crate::face::uri::FaceUri;
+use crate::mgmt::internal::MAX_NDN_PACKET_SIZE;
 use crate::mgmt::{MAX_PREFIX, MTU_RANGE};
 
 /// Most forwarding threads.
@@ -271,6 +272,12 @@ impl FwdConfig {
         }
         if f.queue_capacity == 0 {
             return Err(invalid("faces.queue_capacity", "must be > 0"));
+        }
+        if (f.queue_capacity_bytes as u64) < MAX_NDN_PACKET_SIZE {
+            return Err(invalid(
+                "faces.queue_capacity_bytes",
+                format!("must be >= {MAX_NDN_PACKET_SIZE} (one packet of NDN's maximum size)"),
+            ));
         }
         if f.congestion_interval_ms == 0 || f.congestion_interval_ms > MAX_CONGESTION_INTERVAL_MS {
             return Err(invalid(
@@ -610,6 +617,17 @@ mod tests {
     #[test]
     fn face_limits() {
         refused("[faces]\nqueue_capacity = 0\n", "faces.queue_capacity");
+        let e = refused(
+            "[faces]\nqueue_capacity_bytes = 8000\n",
+            "faces.queue_capacity_bytes",
+        );
+        assert!(e.contains("8800"), "{e}");
+        accepted("[faces]\nqueue_capacity_bytes = 8800\n");
+        // A misspelt key is refused by name, with its line.
+        let e = FwdConfig::from_toml("[faces]\n\nqueue_bytes = 1\n", Path::new("t.toml"))
+            .expect_err("unknown key")
+            .to_string();
+        assert!(e.contains("queue_bytes") && e.contains("line 3"), "{e}");
         refused(
             "[faces]\ncongestion_interval_ms = 0\n",
             "faces.congestion_interval_ms",

@@ -207,6 +207,7 @@ impl LinkState {
     pub fn marking_limits(&self, base: &FaceLimits) -> FaceLimits {
         FaceLimits {
             queue_capacity: base.queue_capacity,
+            queue_capacity_bytes: base.queue_capacity_bytes,
             congestion_interval_ns: self.congestion_interval_ns.load(Relaxed),
             congestion_threshold: self.congestion_threshold.load(Relaxed),
             reassembly: base.reassembly,

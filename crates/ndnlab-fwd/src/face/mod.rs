@@ -96,8 +96,10 @@ pub struct FaceStats {
     pub out_bytes: AtomicU64,
     /// Frames dropped on receive (malformed, LP errors, unknown types).
     pub in_drops: AtomicU64,
-    /// Packets dropped because the send queue was full.
+    /// Packets dropped because the send queue was full (in packets).
     pub queue_drops: AtomicU64,
+    /// Packets dropped because the send queue held its bound in bytes.
+    pub queue_byte_drops: AtomicU64,
     /// Packets dropped because a shard's input queue was full.
     pub shard_drops: AtomicU64,
     /// Congestion marks added on send.
@@ -143,6 +145,9 @@ impl FaceStats {
 #[derive(Debug, Clone, Copy)]
 pub struct FaceLimits {
     pub queue_capacity: usize,
+    /// Bytes the send queue may hold (`[faces] queue_capacity_bytes`); a packet that
+    /// would take it beyond is dropped (counted), unless the queue is empty.
+    pub queue_capacity_bytes: usize,
     pub congestion_interval_ns: u64,
     pub congestion_threshold: usize,
     /// Bounds of the face's NDNLPv2 reassembly buffer (`[limits]`).
@@ -153,6 +158,7 @@ impl Default for FaceLimits {
     fn default() -> Self {
         FaceLimits {
             queue_capacity: 4096,
+            queue_capacity_bytes: DEFAULT_QUEUE_CAPACITY_BYTES,
             congestion_interval_ns: 100_000_000,
             congestion_threshold: 65536,
             reassembly: Default::default(),
@@ -160,7 +166,11 @@ impl Default for FaceLimits {
     }
 }
 
-/// A face's send queue: bounded by an atomic packet count (drops are counted).
+/// The default bound of a face's send queue in bytes: 32 MiB, the default 4,096
+/// packets of 8 KiB (a consumer may ask for thousands of 8 KB Data at once).
+pub const DEFAULT_QUEUE_CAPACITY_BYTES: usize = 32 << 20;
+
+/// A face's send queue: bounded by atomic packet and byte counts (drops are counted).
 pub struct SendQueue {
     tx: mpsc::UnboundedSender<Vec<OutItem>>,
     pub queued_pkts: AtomicUsize,
@@ -246,8 +256,8 @@ impl FaceEntry {
         (Arc::new(f), rx)
     }
 
-    /// Queues a burst; packets beyond the queue limit are dropped and counted.
-    /// Returns the number dropped.
+    /// Queues a burst; packets beyond the queue's bounds (in packets, then in bytes)
+    /// are dropped and counted. Returns the number dropped.
     pub fn send_batch(&self, mut items: Vec<OutItem>) -> usize {
         if self.is_closed() {
             return items.len();
@@ -260,6 +270,22 @@ impl FaceEntry {
             dropped = items.len() - room;
             items.truncate(room);
             self.stats.queue_drops.fetch_add(dropped as u64, Relaxed);
+        }
+        let mut bytes = self.queue.queued_bytes.load(Relaxed);
+        let cap_bytes = self.limits.queue_capacity_bytes;
+        let fit = items
+            .iter()
+            .take_while(|i| {
+                let fits = bytes == 0 || bytes + i.pkt.len() <= cap_bytes;
+                bytes += i.pkt.len();
+                fits
+            })
+            .count();
+        if fit < items.len() {
+            let over = items.len() - fit;
+            items.truncate(fit);
+            self.stats.queue_byte_drops.fetch_add(over as u64, Relaxed);
+            dropped += over;
         }
         if items.is_empty() {
             return dropped;
@@ -496,6 +522,42 @@ mod tests {
         let b = rx.try_recv().unwrap();
         f.dequeued(&b);
         assert_eq!(f.queued_bytes(), 10);
+    }
+
+    #[test]
+    fn queue_byte_bound_drops_and_counts_but_lets_one_packet_into_an_empty_queue() {
+        let limits = FaceLimits {
+            queue_capacity_bytes: 25,
+            ..Default::default()
+        };
+        let (f, mut rx) = FaceEntry::new(
+            256,
+            FaceUri::Fd(1),
+            FaceUri::Internal,
+            true,
+            Persistency::OnDemand,
+            false,
+            None,
+            limits,
+        );
+        assert_eq!(f.send_batch(vec![item(10), item(10), item(10)]), 1);
+        assert_eq!(f.queued_bytes(), 20);
+        assert_eq!(
+            f.send_batch(vec![item(5), item(1)]),
+            1,
+            "5 fits, 1 more does not"
+        );
+        assert_eq!(f.queued_bytes(), 25);
+        assert_eq!(f.stats.queue_byte_drops.load(Relaxed), 2);
+        assert_eq!(f.stats.queue_drops.load(Relaxed), 0);
+        for _ in 0..2 {
+            let b = rx.try_recv().unwrap();
+            f.dequeued(&b);
+        }
+        assert_eq!(f.queued_bytes(), 0);
+        // A packet larger than the bound still goes out through an empty queue.
+        assert_eq!(f.send_batch(vec![item(100), item(1)]), 1);
+        assert_eq!(f.queued_bytes(), 100);
     }
 
     #[test]

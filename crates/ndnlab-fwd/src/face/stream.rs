@@ -43,6 +43,12 @@ pub trait Ingress: Send + Sync + 'static {
 }
 
 const READ_CHUNK: usize = 256 * 1024;
+/// A read buffer takes reads until less than this is free; then the partial frame at
+/// its end moves to a new buffer. A buffer thus leaves at most this plus one frame
+/// (8,800 bytes and its header) unused, under 1/16 of it, which the CS charges the
+/// slices it keeps ([`ndnlab_core::cs::charge`]).
+const REFILL_MIN: usize = 2 * 1024;
+const _: () = assert!(REFILL_MIN + 8800 + 64 <= READ_CHUNK / 16);
 /// Packets handed to the forwarder at a time while a read is parsed, each hand-off
 /// followed by a yield so the egress writers (other tasks) send them at once. A 256 KB
 /// read holds thousands of Interests; handed over whole, the consumer's window moved
@@ -101,7 +107,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     let mut link = LinkReceiver::with_limits(face.limits.reassembly);
     let mut burst = Vec::with_capacity(64);
     loop {
-        if buf.capacity() - buf.len() < 16 * 1024 {
+        if buf.capacity() - buf.len() < REFILL_MIN {
             buf.reserve(READ_CHUNK);
         }
         let n = reader.read_buf(&mut buf).await?;

@@ -298,6 +298,17 @@ impl Manager {
                 // line each (UTF-8 text).
                 let reports = self.shared.query_shards().await;
                 let mut text = limits_text(&self.shared.cfg, &reports);
+                // The faces' send queue bounds, summed over the faces.
+                let (full, bytes) = self.shared.faces.list().iter().fold((0, 0), |(a, b), f| {
+                    let st = &f.stats;
+                    (
+                        a + st.queue_drops.load(Relaxed),
+                        b + st.queue_byte_drops.load(Relaxed),
+                    )
+                });
+                text.push_str(&format!(
+                    "drop.send-queue-full {full}\ndrop.send-queue-bytes {bytes}\n"
+                ));
                 // Commands refused by `[[management.authorize]]`, when configured.
                 for (reason, n) in self.auth.iter().flat_map(|a| a.refused()) {
                     text.push_str(&format!("drop.{reason} {n}\n"));
@@ -413,7 +424,8 @@ fn segment_payload(
 
 /// The `status/limits` dataset: `limit.<key> <value>` for each configured bound,
 /// then `drop.<reason> <count>` for each drop reason of the forwarder (summed over
-/// the shards), one per line.
+/// the shards), then `used.<table> <value>` for what the bounded tables hold, one
+/// per line.
 pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> String {
     use std::fmt::Write as _;
     let l = &cfg.limits;
@@ -428,10 +440,15 @@ pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> S
         ("interest_burst_per_face", l.interest_burst_per_face),
         ("reassembly_max_partials", l.reassembly_max_partials as u64),
         ("reassembly_max_bytes", l.reassembly_max_bytes as u64),
+        ("dead_nonce_max_entries", l.dead_nonce_max_entries as u64),
         ("cs_capacity", cfg.cs.capacity as u64),
         ("cs_capacity_bytes", cfg.cs.capacity_bytes as u64),
         ("shard_queue_capacity", cfg.forwarder.queue_capacity as u64),
         ("face_queue_capacity", cfg.faces.queue_capacity as u64),
+        (
+            "face_queue_capacity_bytes",
+            cfg.faces.queue_capacity_bytes as u64,
+        ),
     ] {
         let _ = writeln!(s, "limit.{k} {v}");
     }
@@ -442,5 +459,17 @@ pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> S
     // The CS bounds bite by evicting, not by dropping.
     let ev: u64 = reports.iter().map(|r| r.cs.n_evictions).sum();
     let _ = writeln!(s, "drop.cs-evictions {ev}");
+    let dnl: u64 = reports.iter().map(|r| r.dead_nonce_overflows).sum();
+    let _ = writeln!(s, "drop.dead-nonce-overflow {dnl}");
+    // What the bounded tables hold now.
+    let used = |f: fn(&ShardReport) -> usize| -> usize { reports.iter().map(f).sum() };
+    for (k, v) in [
+        ("pit_entries", used(|r| r.n_pit)),
+        ("cs_entries", used(|r| r.cs.n_entries)),
+        ("cs_bytes", used(|r| r.cs.n_bytes)),
+        ("dead_nonce_entries", used(|r| r.n_dead_nonces)),
+    ] {
+        let _ = writeln!(s, "used.{k} {v}");
+    }
     s
 }

@@ -546,6 +546,7 @@ impl Daemon {
         let latency = Latency::start(&cfg.latency, nshards)?;
         let limits = FaceLimits {
             queue_capacity: cfg.faces.queue_capacity,
+            queue_capacity_bytes: cfg.faces.queue_capacity_bytes,
             congestion_interval_ns: cfg.faces.congestion_interval_ms * 1_000_000,
             congestion_threshold: cfg.faces.congestion_threshold,
             reassembly: cfg.limits.reassembly(),

@@ -43,6 +43,9 @@ pub struct ShardReport {
     pub counters: ForwarderCounters,
     pub n_pit: usize,
     pub cs: CsInfo,
+    /// Dead Nonce List entries, and those dropped early because it was full.
+    pub n_dead_nonces: usize,
+    pub dead_nonce_overflows: u64,
 }
 
 /// A shard's answer to a strategy change: applied, or why not.
@@ -111,6 +114,7 @@ pub fn forwarder(index: usize, count: usize, cfg: &FwdConfig) -> Forwarder {
         cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
         cs_capacity_bytes: shard_cs_capacity(cfg.cs.capacity_bytes, index, count),
         limits: cfg.limits.for_shard(index, count),
+        dead_nonce_capacity: cfg.limits.dead_nonce_for_shard(index, count),
         cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
         shard: (index, count),
         network_region: cfg.tables.network_region_table(),
@@ -146,9 +150,10 @@ impl ShardCore {
         rib_tx: Option<mpsc::UnboundedSender<MgmtMsg>>,
     ) -> Self {
         let mut fw = forwarder(index, count, cfg);
-        // Packets are slices of 256 KiB read buffers: the CS copies the entries that may
-        // outlive arrival order, so that no cached Data keeps its read buffer alive
-        // beyond that (ContentStore::set_own_buffers).
+        // Packets are slices of 256 KiB read buffers: the CS copies every entry into a
+        // buffer of its own and charges what it occupies, so that no cached Data keeps
+        // its read buffer alive and `capacity_bytes` bounds the CS's memory
+        // (ContentStore::set_own_buffers).
         fw.cs().set_own_buffers(true);
         ShardCore {
             index,
@@ -275,6 +280,8 @@ impl ShardCore {
                     counters: fw.counters().clone(),
                     n_pit: fw.pit_len(),
                     cs: fw.cs().info(),
+                    n_dead_nonces: fw.dead_nonce_len(),
+                    dead_nonce_overflows: fw.dead_nonce_overflows(),
                 });
             }
             ShardMsg::Announcement { id, announcement } => {

@@ -191,7 +191,9 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
             if json {
                 let mut v = to_json(&recs[0]);
                 if let serde_json::Value::Object(m) = &mut v {
-                    for (section, prefix) in [("limits", "limit."), ("drops", "drop.")] {
+                    for (section, prefix) in
+                        [("limits", "limit."), ("drops", "drop."), ("used", "used.")]
+                    {
                         let o: serde_json::Map<_, _> = limits
                             .iter()
                             .filter_map(|(k, n)| {
@@ -209,7 +211,11 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 for (k, v) in &recs[0].0 {
                     println!("{:>25}={}", k, show(v));
                 }
-                for (title, prefix) in [("Limits:", "limit."), ("Drops:", "drop.")] {
+                for (title, prefix) in [
+                    ("Limits:", "limit."),
+                    ("Drops:", "drop."),
+                    ("Used:", "used."),
+                ] {
                     let rows: Vec<_> = limits
                         .iter()
                         .filter(|(k, _)| k.starts_with(prefix))
