@@ -542,11 +542,7 @@ impl<A: App> Network<A> {
             .flat_map(|n| n.shards.iter().map(|s| s.inbox.len()))
             .sum::<usize>()
             + self.nodes.iter().map(|n| n.queued()).sum::<usize>();
-        let apps: usize = self
-            .apps
-            .iter()
-            .map(|a| a.inbox.len() + a.held.len())
-            .sum();
+        let apps: usize = self.apps.iter().map(|a| a.inbox.len() + a.held.len()).sum();
         (links + inbox + apps) as u64
     }
 }

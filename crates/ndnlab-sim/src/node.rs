@@ -226,7 +226,11 @@ impl Node {
 
     /// The counters of shard `i`'s station, if it has one (a cost model).
     pub fn station_counters(&self, i: usize) -> Option<&crate::station::StationCounters> {
-        self.shards.get(i)?.station.as_ref().map(|(st, _)| st.counters())
+        self.shards
+            .get(i)?
+            .station
+            .as_ref()
+            .map(|(st, _)| st.counters())
     }
 
     /// Packets waiting in (or being served by) the shards' input queues.
