@@ -10,8 +10,24 @@
 //! Processing takes no virtual time (zero cost) unless a node has a cost
 //! model ([`Node::set_cost`]): each shard is then a station (a server with a
 //! bounded input queue, [`crate::station`]) and a packet reaches the core when
-//! its service completes; the class is the packet's kind on arrival
-//! (Interest, Data, Nack: CS hits and misses are not told apart).
+//! its service completes; an Interest is priced as a CS hit or miss when its
+//! service starts.
+//!
+//! # Back-pressure on app faces
+//!
+//! A frame from a link that finds its shard's input queue full is dropped
+//! (`input_queue`), as a real link or socket buffer overflows. On a node of
+//! one forwarding thread with a cost ([`Node::app_backpressure`]) an app face
+//! pushes back instead, as `ndnlab fwd`'s single inline shard does: the
+//! application's packets wait in the application (`held`) while the queue is
+//! full and are offered again, one per service completion and the waiting
+//! apps in turn; and the application is *stalled* while any packet it sent is
+//! still held or queued or in service (its `send_burst` has not returned): its
+//! timers and deliveries wait until the forwarder has handled its last burst.
+//! A rate consumer then sends no faster than the forwarder serves, and counts
+//! as sent only what it could send.
+
+use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 use ndnlab_core::Transmit;
@@ -47,6 +63,23 @@ pub struct AppSlot<A> {
     armed: Nanos,
     /// Frames from the forwarder waiting for the delivery event.
     inbox: Vec<Bytes>,
+    /// When the delivery event is scheduled (`u64::MAX`: none).
+    delivery: Nanos,
+    /// Packets sent and waiting for room in their shard's input queue, with
+    /// their shard (back-pressure only).
+    held: VecDeque<(u32, Inbound)>,
+    /// Packets sent and not yet served by a forwarding thread (back-pressure only).
+    in_fwd: u64,
+    /// Whether the app is in its head packet's shard's `waiting` list.
+    queued_for_room: bool,
+}
+
+impl<A> AppSlot<A> {
+    /// Whether the app is stalled: a packet it sent is still held back or in
+    /// a forwarding thread (back-pressure, see the module documentation).
+    pub fn is_stalled(&self) -> bool {
+        self.in_fwd > 0 || !self.held.is_empty()
+    }
 }
 
 /// See the module documentation.
@@ -175,6 +208,10 @@ impl<A: App> Network<A> {
             face,
             armed: NONE,
             inbox: Vec::new(),
+            delivery: NONE,
+            held: VecDeque::new(),
+            in_fwd: 0,
+            queued_for_room: false,
         });
         self.arm_app(id);
         (id, face)
@@ -201,13 +238,24 @@ impl<A: App> Network<A> {
                         continue;
                     }
                     slot.armed = NONE;
+                    if slot.is_stalled() {
+                        continue; // re-armed when the forwarder has its packets
+                    }
                     if !matches!(slot.app.next_timer(), Some(t) if t <= now) {
                         self.arm_app(a);
                         continue;
                     }
                     let slot = &mut self.apps[a as usize];
                     slot.app.on_timer(now, &mut self.frames);
+                    let idle = self.frames.is_empty();
                     self.app_sent(now, a);
+                    let slot = &mut self.apps[a as usize];
+                    if idle && slot.armed == now {
+                        // still due after a call that sent nothing: asked
+                        // again at this instant it would loop without end
+                        slot.armed = now + 1;
+                        self.q.schedule(now + 1, Ev::App(a));
+                    }
                 }
                 Ev::Served(n, s) => {
                     let sh = &mut self.nodes[n as usize].shards[s as usize];
@@ -216,15 +264,25 @@ impl<A: App> Network<A> {
                         None => None,
                     };
                     if let Some((item, next)) = done {
+                        let from = self.app_of(n, item.0);
+                        let sh = &mut self.nodes[n as usize].shards[s as usize];
                         sh.inbox.push(item);
                         if let Some(t) = next {
                             self.q.schedule(t, Ev::Served(n, s));
                         }
                         self.mark_dirty(n, s);
+                        self.offer_waiting(now, n, s);
+                        if let Some(a) = from {
+                            self.served_for_app(now, a);
+                        }
                     }
                 }
                 Ev::ToApp(a) => {
                     let slot = &mut self.apps[a as usize];
+                    slot.delivery = NONE;
+                    if slot.is_stalled() {
+                        continue; // delivered when the app is back
+                    }
                     let mut inbox = std::mem::take(&mut slot.inbox);
                     slot.app.on_frames(now, &mut inbox, &mut self.frames);
                     inbox.clear();
@@ -295,19 +353,112 @@ impl<A: App> Network<A> {
         self.arm_link(l);
     }
 
-    /// Frames an app emitted (in `self.frames`) go to its node.
+    /// Frames an app emitted (in `self.frames`) go to its node: straight to
+    /// their shards, or, under back-pressure, through the app's `held` queue.
     fn app_sent(&mut self, now: Nanos, a: u32) {
         let (node, face) = {
             let s = &self.apps[a as usize];
             (s.node, s.face)
         };
+        let push_back = self.nodes[node as usize].app_backpressure();
         let mut frames = std::mem::take(&mut self.frames);
         for f in frames.drain(..) {
             if let Some((s, p)) = self.nodes[node as usize].receive(now, face, f, &mut self.drops) {
-                self.arrive(now, node, s as u32, p);
+                if push_back {
+                    self.apps[a as usize].held.push_back((s as u32, p));
+                } else {
+                    self.arrive(now, node, s as u32, p);
+                }
             }
         }
         self.frames = frames;
+        if push_back && !self.apps[a as usize].queued_for_room {
+            self.offer_held(now, a);
+        }
+        self.arm_app(a);
+    }
+
+    /// The app whose face a packet served on node `n` came from, if it is an
+    /// app face of a back-pressure node.
+    fn app_of(&self, n: u32, face: ndnlab_core::FaceId) -> Option<u32> {
+        let node = &self.nodes[n as usize];
+        if !node.app_backpressure() {
+            return None;
+        }
+        match node.faces.get(face_index(face)? as usize)?.kind {
+            FaceKind::App(a) => Some(a),
+            FaceKind::Link(_) => None,
+        }
+    }
+
+    /// Offers app `a`'s held packets to their shards while there is room;
+    /// when the head packet finds its shard's queue full, the app waits in
+    /// that shard's `waiting` list.
+    fn offer_held(&mut self, now: Nanos, a: u32) {
+        let slot = &mut self.apps[a as usize];
+        let n = slot.node;
+        while let Some(&(s, _)) = slot.held.front() {
+            let sh = &mut self.nodes[n as usize].shards[s as usize];
+            let Some((st, cost)) = sh.station.as_mut() else {
+                // no station (not a back-pressure node): straight to the core
+                let (_, p) = slot.held.pop_front().expect("front");
+                sh.inbox.push(p);
+                if !sh.dirty {
+                    sh.dirty = true;
+                    self.dirty.push((n, s));
+                }
+                continue;
+            };
+            if !st.has_room() {
+                sh.waiting.push_back(a);
+                slot.queued_for_room = true;
+                return;
+            }
+            let (_, p) = slot.held.pop_front().expect("front");
+            let class = class_of(&p.1);
+            match st.offer(now, class, p, &mut classed(&sh.fw, cost)) {
+                Ok(adm) => {
+                    slot.in_fwd += 1;
+                    if let Some(t) = adm.started {
+                        self.q.schedule(t, Ev::Served(n, s));
+                    }
+                }
+                // `has_room` said it would be taken
+                Err(_) => self.drops.input_queue += 1,
+            }
+        }
+    }
+
+    /// After a completion on shard `s` of node `n`: apps waiting for room
+    /// offer their packets, in turn, while there is room.
+    fn offer_waiting(&mut self, now: Nanos, n: u32, s: u32) {
+        loop {
+            let sh = &mut self.nodes[n as usize].shards[s as usize];
+            let room = sh.station.as_ref().is_some_and(|(st, _)| st.has_room());
+            if !room {
+                return;
+            }
+            let Some(a) = sh.waiting.pop_front() else {
+                return;
+            };
+            self.apps[a as usize].queued_for_room = false;
+            self.offer_held(now, a);
+        }
+    }
+
+    /// A packet app `a` sent has been served: once none is left in the
+    /// forwarder, the app runs again (deliveries and timers that waited).
+    fn served_for_app(&mut self, now: Nanos, a: u32) {
+        let slot = &mut self.apps[a as usize];
+        debug_assert!(slot.in_fwd > 0);
+        slot.in_fwd = slot.in_fwd.saturating_sub(1);
+        if slot.is_stalled() {
+            return;
+        }
+        if !slot.inbox.is_empty() && slot.delivery == NONE {
+            slot.delivery = now;
+            self.q.schedule(now, Ev::ToApp(a));
+        }
         self.arm_app(a);
     }
 
@@ -354,8 +505,9 @@ impl<A: App> Network<A> {
                     b.freeze()
                 };
                 let slot = &mut self.apps[a as usize];
-                if slot.inbox.is_empty() {
-                    self.q.schedule(now + self.app_delay, Ev::ToApp(a));
+                if slot.delivery == NONE {
+                    slot.delivery = now + self.app_delay;
+                    self.q.schedule(slot.delivery, Ev::ToApp(a));
                 }
                 slot.inbox.push(frame);
             }
@@ -387,6 +539,9 @@ impl<A: App> Network<A> {
     fn arm_app(&mut self, a: u32) {
         let now = self.now();
         let slot = &mut self.apps[a as usize];
+        if slot.is_stalled() {
+            return; // armed again by `served_for_app`
+        }
         if let Some(t) = slot.app.next_timer() {
             let t = t.max(now);
             if t < slot.armed {
@@ -397,7 +552,8 @@ impl<A: App> Network<A> {
     }
 
     /// Frames and packets still in the network: in flight on links or waiting
-    /// in a forwarding thread's inbox, and frames waiting for an app.
+    /// in a forwarding thread's inbox, frames waiting for an app, and packets
+    /// an app sent that wait for room in an input queue.
     pub fn in_network(&self) -> u64 {
         let links: usize = self.links.iter().map(|l| l.in_flight()).sum();
         let inbox: usize = self
@@ -406,7 +562,7 @@ impl<A: App> Network<A> {
             .flat_map(|n| n.shards.iter().map(|s| s.inbox.len()))
             .sum::<usize>()
             + self.nodes.iter().map(|n| n.queued()).sum::<usize>();
-        let apps: usize = self.apps.iter().map(|a| a.inbox.len()).sum();
+        let apps: usize = self.apps.iter().map(|a| a.inbox.len() + a.held.len()).sum();
         (links + inbox + apps) as u64
     }
 }

@@ -5,6 +5,8 @@
 //! shard named by the PIT token they echo. Frames arrive through each face's
 //! NDNLPv2 link service (`LinkReceiver`: reassembly, header fields).
 
+use std::collections::VecDeque;
+
 use bytes::Bytes;
 use ndnlab_core::{
     dispatch_by_token, dispatch_interest, FaceId, FaceScope, Forwarder, InPacket, LinkType, LpMeta,
@@ -51,6 +53,9 @@ pub struct Shard {
     pub(crate) dirty: bool,
     /// The thread as a server with an input queue, when processing costs time.
     pub(crate) station: Option<(Station<Inbound>, CostSampler)>,
+    /// Apps whose next packet waits for room in the input queue, in turn
+    /// ([`Node::app_backpressure`]).
+    pub(crate) waiting: VecDeque<u32>,
 }
 
 /// A node: its shards and faces.
@@ -85,6 +90,7 @@ impl Node {
                 armed: u64::MAX,
                 dirty: false,
                 station: None,
+                waiting: VecDeque::new(),
             });
         }
         Ok(Node {
@@ -203,6 +209,28 @@ impl Node {
             let sampler = model.sampler(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             s.station = Some((Station::new(capacity, policy), sampler));
         }
+    }
+
+    /// Whether the node's app faces wait for room in the input queue rather
+    /// than lose packets to it: a node of one forwarding thread with a cost.
+    /// `ndnlab fwd` runs a single shard inline (`ndnlab_fwd::runtime`): the
+    /// face that received a burst runs it through the core itself, so an
+    /// application's `send_burst` returns only once the forwarder has handled
+    /// it, and the application cannot outrun the forwarder. With several
+    /// shards a burst is pushed to the shard queues and what does not fit is
+    /// dropped (`ShardHandle::enqueue`), which the station's tail drop models.
+    /// Link faces always tail-drop (see [`crate::net`]).
+    pub fn app_backpressure(&self) -> bool {
+        self.shards.len() == 1 && self.shards[0].station.is_some()
+    }
+
+    /// The counters of shard `i`'s station, if it has one (a cost model).
+    pub fn station_counters(&self, i: usize) -> Option<&crate::station::StationCounters> {
+        self.shards
+            .get(i)?
+            .station
+            .as_ref()
+            .map(|(st, _)| st.counters())
     }
 
     /// Packets waiting in (or being served by) the shards' input queues.

@@ -286,6 +286,13 @@ impl<T> Station<T> {
         self.queue_len() + usize::from(self.is_busy())
     }
 
+    /// Whether a packet offered now would be taken without a drop: the server
+    /// is idle, the queue is unbounded or has a free place. A sender that
+    /// waits for room (an app face, [`crate::net`]) asks this first.
+    pub fn has_room(&self) -> bool {
+        self.busy.is_none() || self.capacity == 0 || self.queue_len() < self.capacity
+    }
+
     /// When the packet in service completes, if one is.
     pub fn next_completion(&self) -> Option<Nanos> {
         self.busy.as_ref().map(|b| b.done)
@@ -474,6 +481,25 @@ mod tests {
         assert_eq!(k.dropped(DropReason::PushedOut), 2);
         assert_eq!(k.dropped(DropReason::QueueFull), 2);
         assert_eq!(k.arrived_total(), k.served_total() + k.dropped_total());
+    }
+
+    #[test]
+    fn has_room_says_whether_an_offer_would_be_taken() {
+        let mut s = Station::new(1, DropPolicy::TailDrop);
+        let mut c = fixed(10);
+        assert!(s.has_room(), "idle");
+        s.offer(0, Class::Interest, 1, &mut c).unwrap();
+        assert!(s.has_room(), "busy, one free place");
+        s.offer(0, Class::Interest, 2, &mut c).unwrap();
+        assert!(!s.has_room(), "busy, queue full");
+        assert!(s.offer(0, Class::Interest, 3, &mut c).is_err());
+        s.complete(10, &mut c).unwrap();
+        assert!(s.has_room(), "a completion frees a place");
+        let mut u = Station::new(0, DropPolicy::TailDrop);
+        for i in 0..100 {
+            u.offer(0, Class::Data, i, &mut c).unwrap();
+        }
+        assert!(u.has_room(), "unbounded");
     }
 
     #[test]

@@ -193,3 +193,101 @@ fn an_interest_costs_its_content_store_outcome() {
         .collect();
     assert_eq!(delivery, vec![1_000_000, 10_000], "miss, then hit");
 }
+
+/// One forwarder with a consumer and a producer on app faces, the forwarder
+/// serving every packet in 1 µs (500,000 Interest-Data pairs a second), the
+/// consumer asking for an Interest every `gap` ns (1,000: 1,000,000 a second,
+/// twice what the forwarder serves), 50,000 in all.
+fn saturated(threads: usize, capacity: usize, gap: u64) -> Network<TestApp> {
+    let mut net = Network::new();
+    net.add_node("r0", &fwd(threads)).unwrap();
+    let p = Name::from_uri("/p").unwrap();
+    let (_, pf) = net.add_app(0, TestApp::Producer(Producer::new(100)));
+    net.add_route(0, &p, pf, 0);
+    let schedule: Vec<u64> = (0..50_000).map(|k| k * gap).collect();
+    net.add_app(0, TestApp::Consumer(Consumer::new(schedule)));
+    let cost = CostModel::uniform(ServiceDist::Constant(1_000));
+    net.nodes[0].set_cost(&cost, capacity, DropPolicy::TailDrop, 1);
+    net
+}
+
+#[test]
+fn a_saturated_forwarder_holds_back_its_app_faces_at_its_service_rate() {
+    let mut net = saturated(1, 64, 1_000);
+    let served = |net: &Network<TestApp>| {
+        let k = net.nodes[0].station_counters(0).unwrap();
+        (
+            k.served[Class::Interest.index()],
+            k.served[Class::Data.index()],
+        )
+    };
+    net.run_until(10_000_000);
+    let (h0, (i0, d0)) = (net.handled(), served(&net));
+    net.run_until(40_000_000);
+    let (h1, (i1, d1)) = (net.handled(), served(&net));
+    // throughput is the service rate: 1 packet per µs, Interests and Data
+    // in about equal shares (the consumer cannot crowd the producer out)
+    let per_s = |x: u64| x as f64 / 0.030;
+    let rate = per_s(h1 - h0);
+    assert!((rate / 1e6 - 1.0).abs() < 0.01, "{rate} packets/s");
+    for (what, r) in [("Interests", per_s(i1 - i0)), ("Data", per_s(d1 - d0))] {
+        assert!((r / 5e5 - 1.0).abs() < 0.05, "{r} {what}/s");
+    }
+    // the consumer is held back: by 40 ms it sent far fewer than the 40,000
+    // it was asked for, and what it sent beyond what the forwarder took
+    // waits in it (not in the input queue, not dropped)
+    let sent = consumer(&net).sent.len() as u64;
+    assert!(sent < 30_000, "{sent} sent");
+    let k = net.nodes[0].station_counters(0).unwrap();
+    assert_eq!(k.dropped_total(), 0);
+    assert!(k.max_queue <= 64, "{}", k.max_queue);
+    // nothing is lost, everything is answered in the end
+    net.run_until(1_000_000_000);
+    let c = consumer(&net);
+    assert_eq!(net.drops.total(), 0, "{:?}", net.drops);
+    assert_eq!(c.sent.len(), 50_000);
+    assert_eq!(c.answered.len(), c.sent.len());
+    assert_eq!(net.in_network(), 0);
+}
+
+#[test]
+fn app_faces_of_a_multi_threaded_forwarder_and_link_faces_still_tail_drop() {
+    // Two forwarding threads: app bursts go to the shard queues and what does
+    // not fit is dropped, as `ndnlab fwd` does.
+    let mut net = saturated(2, 64, 500);
+    net.run_until(1_000_000_000);
+    let c = consumer(&net);
+    assert!(net.drops.input_queue > 0, "{:?}", net.drops);
+    assert_eq!(
+        c.sent.len() as u64,
+        c.answered.len() as u64 + net.drops.total() + net.in_network()
+    );
+
+    // One thread, but the consumer is behind a link: the link's Interests are
+    // tail-dropped at the input queue, the producer's Data (an app face) never.
+    let mut net: Network<TestApp> = Network::new();
+    net.add_node("r0", &fwd(1)).unwrap();
+    net.add_node("r1", &fwd(1)).unwrap();
+    let p = Name::from_uri("/p").unwrap();
+    let (fa, _) = net.add_link(0, 1, LinkParams::default(), 1, 2);
+    net.add_route(0, &p, fa, 1);
+    let (_, pf) = net.add_app(1, TestApp::Producer(Producer::new(100)));
+    net.add_route(1, &p, pf, 0);
+    let schedule: Vec<u64> = (0..20_000).map(|k| k * 1_000).collect();
+    net.add_app(0, TestApp::Consumer(Consumer::new(schedule)));
+    let cost = CostModel::uniform(ServiceDist::Constant(1_000));
+    net.nodes[1].set_cost(&cost, 16, DropPolicy::TailDrop, 1);
+    net.run_until(1_000_000_000);
+    let c = consumer(&net);
+    let k = net.nodes[1].station_counters(0).unwrap();
+    let dropped_interests = k.dropped_full[Class::Interest.index()];
+    assert!(dropped_interests > 0, "{k:?}");
+    assert_eq!(k.dropped_full[Class::Data.index()], 0, "{k:?}");
+    assert_eq!(net.drops.input_queue, dropped_interests);
+    assert_eq!(net.drops.total(), dropped_interests, "{:?}", net.drops);
+    assert_eq!(net.in_network(), 0);
+    assert_eq!(
+        c.sent.len() as u64,
+        c.answered.len() as u64 + dropped_interests
+    );
+}

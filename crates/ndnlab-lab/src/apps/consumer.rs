@@ -184,6 +184,12 @@ impl ConsumerCore {
             self.done = true;
             return;
         }
+        if now >= self.span.close {
+            // A rate consumer held back (a forwarder that pushes back on its
+            // face) may be behind its schedule: what it could not send by
+            // the close is not sent.
+            self.next_send = self.next_send.max(self.span.close);
+        }
         if now >= self.span.close && (self.pending == 0 || now >= self.span.close + self.lifetime) {
             self.done = true;
             return;

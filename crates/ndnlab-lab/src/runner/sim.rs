@@ -12,11 +12,14 @@
 //! modelled (every link is an emulated one); processing takes no virtual time
 //! unless `forwarder.cost` says otherwise (each forwarding thread is then a
 //! server whose input queue holds `forwarder.queue_capacity` packets, tail
-//! drop), and an app face hands frames to its application in [`APP_DELAY_NS`];
+//! drop on link faces, back-pressure on the app faces of a one-thread
+//! forwarder: `ndnlab_sim::net`), and an app face hands frames to its
+//! application in [`APP_DELAY_NS`];
 //! `cpu_cores` and `bringup_s` are not reported. Besides `inproc`'s samples, it
 //! writes `samples/queues/<run>.csv` (each face's transmit queue in frames,
 //! sampled every `experiment.sample_interval_ms`) and `samples/drops/<run>.csv`
-//! (losses by cause).
+//! (losses by cause). Table and queue samples go to their files as they are
+//! taken (a 1,000-node run takes millions), not kept in memory.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -261,8 +264,7 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
     let exp = &plan.exp;
     let step = ((exp.experiment.sample_interval_ms * 1e6).round() as Nanos).max(1);
     let span = b.span;
-    let mut tables = Vec::new();
-    let mut queues = Vec::new();
+    let mut out = SampleFiles::create(plan, dir)?;
     let mut before = None;
     let mut after = None;
     let mut t = 0;
@@ -296,7 +298,7 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
         b.net.run_until(next);
         t = next;
         if t == next_sample {
-            sample(&mut b.net, t, &mut tables, &mut queues);
+            out.sample(&mut b.net, &b.nodes, t)?;
         }
     }
     let before = before.unwrap_or_default();
@@ -333,13 +335,9 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
         true,
         &mut m,
     );
-    let pit_max = tables
-        .iter()
-        .map(|r: &(f64, usize, usize, usize)| r.2)
-        .max()
-        .unwrap_or(0);
-    m.insert("pit_max".into(), pit_max as f64);
-    write_samples(plan, b, dir, &delay_rows, &tables, &queues)?;
+    m.insert("pit_max".into(), out.pit_max as f64);
+    out.finish()?;
+    write_samples(plan, b, dir, &delay_rows)?;
     if !failures.is_empty() {
         anyhow::bail!("{}", failures.join("; "));
     }
@@ -354,27 +352,77 @@ fn app_stats(a: &LabApp) -> Option<&ConsumerStats> {
     }
 }
 
-/// (t, node, pit, cs) and (t, node, face, queue).
-type TableRow = (f64, usize, usize, usize);
-type QueueRow = (f64, usize, u32, usize);
+/// The table and queue sample files of a run, written as samples are taken.
+struct SampleFiles {
+    /// `t_s,node,pit,cs`: PIT and CS size per node.
+    tables: csv::Writer<std::fs::File>,
+    /// `t_s,node,face,remote,queue`: each link face's transmit queue.
+    queues: csv::Writer<std::fs::File>,
+    /// The largest PIT of a node over the samples.
+    pit_max: usize,
+}
 
-fn sample(
-    net: &mut Network<LabApp>,
-    t: Nanos,
-    tables: &mut Vec<TableRow>,
-    queues: &mut Vec<QueueRow>,
-) {
-    let ts = t as f64 / 1e9;
-    for (i, n) in net.nodes.iter().enumerate() {
-        tables.push((ts, i, n.pit_len(), n.cs_len()));
+impl SampleFiles {
+    /// Creates `samples/{tables,queues,drops}/` under `dir` and the two files
+    /// of this run, with their headers.
+    fn create(plan: &RunPlan, dir: &Path) -> anyhow::Result<SampleFiles> {
+        let samples = dir.join("samples");
+        for sub in ["tables", "queues", "drops"] {
+            std::fs::create_dir_all(samples.join(sub))?;
+        }
+        let run = format!("{}.csv", plan.run_id);
+        let mut tables = csv::Writer::from_path(samples.join("tables").join(&run))?;
+        tables.write_record(["t_s", "node", "pit", "cs"])?;
+        let mut queues = csv::Writer::from_path(samples.join("queues").join(&run))?;
+        queues.write_record(["t_s", "node", "face", "remote", "queue"])?;
+        Ok(SampleFiles {
+            tables,
+            queues,
+            pit_max: 0,
+        })
     }
-    for i in 0..net.nodes.len() {
-        for f in 0..net.nodes[i].faces.len() {
-            if let FaceKind::Link(l) = net.nodes[i].faces[f].kind {
-                let q = net.links[l as usize].queue_len(t);
-                queues.push((ts, i, f as u32, q));
+
+    /// Writes the state at `t`: every node's PIT and CS size, every link
+    /// face's transmit queue.
+    fn sample(
+        &mut self,
+        net: &mut Network<LabApp>,
+        names: &[String],
+        t: Nanos,
+    ) -> anyhow::Result<()> {
+        let ts = format!("{:.6}", t as f64 / 1e9);
+        for (i, n) in net.nodes.iter().enumerate() {
+            let pit = n.pit_len();
+            self.pit_max = self.pit_max.max(pit);
+            self.tables.write_record([
+                ts.as_str(),
+                names[i].as_str(),
+                &pit.to_string(),
+                &n.cs_len().to_string(),
+            ])?;
+        }
+        for i in 0..net.nodes.len() {
+            for f in 0..net.nodes[i].faces.len() {
+                if let FaceKind::Link(l) = net.nodes[i].faces[f].kind {
+                    let q = net.links[l as usize].queue_len(t);
+                    let remote = net.links[l as usize].to.node as usize;
+                    self.queues.write_record([
+                        ts.as_str(),
+                        names[i].as_str(),
+                        &ndnlab_sim::node::face_id(f as u32).to_string(),
+                        names[remote].as_str(),
+                        &q.to_string(),
+                    ])?;
+                }
             }
         }
+        Ok(())
+    }
+
+    fn finish(mut self) -> anyhow::Result<()> {
+        self.tables.flush()?;
+        self.queues.flush()?;
+        Ok(())
     }
 }
 
@@ -383,45 +431,13 @@ fn write_samples(
     b: &Built,
     dir: &Path,
     delay_rows: &[(String, f64, u64)],
-    tables: &[TableRow],
-    queues: &[QueueRow],
 ) -> anyhow::Result<()> {
     let samples = dir.join("samples");
-    for sub in ["tables", "queues", "drops"] {
-        std::fs::create_dir_all(samples.join(sub))?;
-    }
     let run = format!("{}.csv", plan.run_id);
     let mut w = csv::Writer::from_path(samples.join(&run))?;
     w.write_record(["t_s", "delay_us"])?;
     for (_, t, us) in delay_rows {
         w.write_record([format!("{t:.6}"), us.to_string()])?;
-    }
-    w.flush()?;
-    let mut w = csv::Writer::from_path(samples.join("tables").join(&run))?;
-    w.write_record(["t_s", "node", "pit", "cs"])?;
-    for (t, node, pit, cs) in tables {
-        w.write_record([
-            format!("{t:.6}"),
-            b.nodes[*node].clone(),
-            pit.to_string(),
-            cs.to_string(),
-        ])?;
-    }
-    w.flush()?;
-    let mut w = csv::Writer::from_path(samples.join("queues").join(&run))?;
-    w.write_record(["t_s", "node", "face", "remote", "queue"])?;
-    for (t, node, face, q) in queues {
-        let remote = match b.net.nodes[*node].faces[*face as usize].kind {
-            FaceKind::Link(l) => b.nodes[b.net.links[l as usize].to.node as usize].clone(),
-            FaceKind::App(_) => String::new(),
-        };
-        w.write_record([
-            format!("{t:.6}"),
-            b.nodes[*node].clone(),
-            ndnlab_sim::node::face_id(*face).to_string(),
-            remote,
-            q.to_string(),
-        ])?;
     }
     w.flush()?;
     let mut w = csv::Writer::from_path(samples.join("drops").join(&run))?;
