@@ -499,13 +499,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn queue_limit_drops_and_counts() {
-        let limits = FaceLimits {
-            queue_capacity: 3,
-            ..Default::default()
-        };
-        let (f, mut rx) = FaceEntry::new(
+    /// A face entry with these limits, and the receiving end of its queue.
+    fn entry(limits: FaceLimits) -> (Arc<FaceEntry>, SendQueueRx) {
+        FaceEntry::new(
             256,
             FaceUri::Fd(1),
             FaceUri::Internal,
@@ -514,7 +510,16 @@ mod tests {
             false,
             None,
             limits,
-        );
+        )
+    }
+
+    #[test]
+    fn queue_limit_drops_and_counts() {
+        let limits = FaceLimits {
+            queue_capacity: 3,
+            ..Default::default()
+        };
+        let (f, mut rx) = entry(limits);
         assert_eq!(f.send_batch(vec![item(10), item(10)]), 0);
         assert_eq!(f.send_batch(vec![item(10), item(10)]), 1);
         assert_eq!(f.stats.queue_drops.load(Relaxed), 1);
@@ -530,16 +535,7 @@ mod tests {
             queue_capacity_bytes: 25,
             ..Default::default()
         };
-        let (f, mut rx) = FaceEntry::new(
-            256,
-            FaceUri::Fd(1),
-            FaceUri::Internal,
-            true,
-            Persistency::OnDemand,
-            false,
-            None,
-            limits,
-        );
+        let (f, mut rx) = entry(limits);
         assert_eq!(f.send_batch(vec![item(10), item(10), item(10)]), 1);
         assert_eq!(f.queued_bytes(), 20);
         assert_eq!(
