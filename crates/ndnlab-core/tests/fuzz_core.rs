@@ -32,3 +32,15 @@ fn an_entry_nacked_to_one_downstream_expires_with_the_others() {
     );
     fuzz::core_events(&std::fs::read(input).expect("the regression input"));
 }
+
+/// A fuzz finding in the harness: a face that turned from local to non-local
+/// while its `/localhost` Interest was pending; the Data is rightly dropped on
+/// the way out, a drop the harness had not predicted.
+#[test]
+fn data_for_a_face_turned_non_local_is_dropped_on_the_way_out() {
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/core/regress-face-turned-non-local"
+    );
+    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+}
