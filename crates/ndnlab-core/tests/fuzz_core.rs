@@ -44,3 +44,15 @@ fn data_for_a_face_turned_non_local_is_dropped_on_the_way_out() {
     );
     fuzz::core_events(&std::fs::read(input).expect("the regression input"));
 }
+
+/// A fuzz finding: an entry Nacked to its last downstream (which was also its only
+/// upstream left) and then renewed by a shorter-lived Interest kept only the timer
+/// of its first lifetime.
+#[test]
+fn an_entry_renewed_after_its_last_downstream_was_nacked_expires_on_time() {
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/core/regress-renewed-after-nack"
+    );
+    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+}

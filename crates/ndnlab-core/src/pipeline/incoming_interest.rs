@@ -139,6 +139,12 @@ impl Forwarder {
                         return;
                     }
                     self.counters.n_cs_misses += 1;
+                    // An entry left with no downstream (Nacked to its last one, which
+                    // was also its last upstream) is pending again: its armed timer is
+                    // for the lifetimes it had, so this Interest's needs its own.
+                    let generation = self.pcct.generation_of(p);
+                    let deadline = now.saturating_add(interest.lifetime_ns());
+                    self.timers.push(deadline, p, generation);
                 }
                 // The entry keeps the latest Interest (a new entry gets it at insertion).
                 self.pcct.pit_mut(p).expect("live").interest = interest.wire().clone();
