@@ -5,6 +5,15 @@
 use ndnlab_core::fuzz;
 use ndnlab_testkit::fuzzing::check;
 
+/// Replays the checked-in regression input `name` of the `core` corpus.
+fn regression(name: &str) {
+    let input = format!(
+        "{}/../../fuzz/corpus/core/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+}
+
 #[test]
 fn core_events() {
     check("core", 1500, 1024, &[], fuzz::core_events);
@@ -14,11 +23,7 @@ fn core_events() {
 /// in-record left the entry alive until the timer armed for the old lifetime.
 #[test]
 fn a_shortened_lifetime_expires_on_time() {
-    let input = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fuzz/corpus/core/regress-shortened-lifetime"
-    );
-    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+    regression("regress-shortened-lifetime");
 }
 
 /// A fuzz finding: a Nack to one downstream erased the in-record that held the
@@ -26,11 +31,7 @@ fn a_shortened_lifetime_expires_on_time() {
 /// the timer armed for the erased one.
 #[test]
 fn an_entry_nacked_to_one_downstream_expires_with_the_others() {
-    let input = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fuzz/corpus/core/regress-asf-expiry-at-now"
-    );
-    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+    regression("regress-asf-expiry-at-now");
 }
 
 /// A fuzz finding in the harness: a face that turned from local to non-local
@@ -38,11 +39,7 @@ fn an_entry_nacked_to_one_downstream_expires_with_the_others() {
 /// the way out, a drop the harness had not predicted.
 #[test]
 fn data_for_a_face_turned_non_local_is_dropped_on_the_way_out() {
-    let input = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fuzz/corpus/core/regress-face-turned-non-local"
-    );
-    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+    regression("regress-face-turned-non-local");
 }
 
 /// A fuzz finding: an entry Nacked to its last downstream (which was also its only
@@ -50,9 +47,5 @@ fn data_for_a_face_turned_non_local_is_dropped_on_the_way_out() {
 /// of its first lifetime.
 #[test]
 fn an_entry_renewed_after_its_last_downstream_was_nacked_expires_on_time() {
-    let input = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fuzz/corpus/core/regress-renewed-after-nack"
-    );
-    fuzz::core_events(&std::fs::read(input).expect("the regression input"));
+    regression("regress-renewed-after-nack");
 }
