@@ -29,18 +29,16 @@ pub const DEFAULT_UNIX_SOCKET: &str = "/run/nfd/nfd.sock";
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {cause}")]
     Read {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// TOML syntax error, unknown key or wrongly typed value (toml names the key and line).
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Parse {
         path: PathBuf,
-        #[source]
-        source: Box<toml::de::Error>,
+        cause: Box<toml::de::Error>,
     },
     /// A value that parsed but makes no sense.
     #[error("invalid `{key}`: {reason}")]
@@ -590,7 +588,7 @@ impl FwdConfig {
     pub fn from_toml(text: &str, path: &Path) -> Result<FwdConfig, ConfigError> {
         let mut cfg: FwdConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
-            source: Box::new(e),
+            cause: Box::new(e),
         })?;
         cfg.management.resolve_certfiles(path);
         Ok(cfg)
@@ -600,7 +598,7 @@ impl FwdConfig {
     pub fn load(path: &Path) -> Result<FwdConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
             path: path.to_owned(),
-            source: e,
+            cause: e,
         })?;
         let cfg = Self::from_toml(&text, path)?;
         cfg.validate()?;
@@ -616,6 +614,20 @@ mod tests {
         let c = FwdConfig::from_toml(s, Path::new("t.toml"))?;
         c.validate()?;
         Ok(c)
+    }
+
+    #[test]
+    fn read_and_parse_errors_carry_their_cause_once() {
+        // The message holds the cause, so it is not a `source()` too: the CLI prints
+        // the whole chain, which named it twice.
+        let e = FwdConfig::load(Path::new("/nonexistent/ndnlab-fwd.toml")).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("cannot read /nonexistent/ndnlab-fwd.toml: "));
+        assert!(std::error::Error::source(&e).is_none());
+        let e = parse("[cs]\ncapacity = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("capacity"), "{e}");
+        assert!(std::error::Error::source(&e).is_none());
     }
 
     #[test]

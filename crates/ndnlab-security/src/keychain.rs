@@ -34,10 +34,10 @@ pub const MAX_NAME_LEN: usize = 120;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum KeychainError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("unknown identity {0} (no key in the keychain; see `ndnlab key list`)")]
     UnknownIdentity(String),
@@ -62,9 +62,9 @@ pub enum KeychainError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> KeychainError + '_ {
-    move |source| KeychainError::Io {
+    move |cause| KeychainError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 

@@ -132,6 +132,8 @@ fn ctl_finds_the_socket_through_ndn_client_transport() {
         )
     };
     assert!(!ok && err.contains("cannot connect"), "{err}");
+    // The cause is named once, not once more by the error chain.
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
         .build()
         .map_err(|source| ClientError::Connect {
             uri: "runtime".into(),
-            source,
+            cause: source,
         })
 }
 

@@ -63,18 +63,14 @@ pub enum ClientError {
     #[error(transparent)]
     BadUri(#[from] uri::BadUri),
     /// Connecting failed.
-    #[error("cannot connect to {uri}: {source}")]
-    Connect { uri: String, source: std::io::Error },
+    #[error("cannot connect to {uri}: {cause}")]
+    Connect { uri: String, cause: std::io::Error },
     /// The connection is gone.
     #[error("connection to the forwarder is closed")]
     Closed,
     /// A management command failed.
-    #[error("{what}: {source}")]
-    Mgmt {
-        what: String,
-        #[source]
-        source: MgmtError,
-    },
+    #[error("{what}: {cause}")]
+    Mgmt { what: String, cause: MgmtError },
     /// A management command got no answer.
     #[error("{what}: {outcome}")]
     NoAnswer { what: String, outcome: String },
@@ -184,7 +180,7 @@ impl Client {
     pub async fn connect_with(uri: &FaceUri, policy: Reconnect) -> Result<Client, ClientError> {
         let err = |source| ClientError::Connect {
             uri: uri.to_string(),
-            source,
+            cause: source,
         };
         match uri {
             FaceUri::Unix(_) | FaceUri::Tcp(_) => {
@@ -400,7 +396,7 @@ impl Client {
         if resp.code != 200 {
             return Err(ClientError::Mgmt {
                 what: format!("{module}/{verb}"),
-                source: MgmtError::Refused {
+                cause: MgmtError::Refused {
                     code: resp.code,
                     text: resp.text,
                 },
@@ -456,7 +452,7 @@ impl Client {
         };
         mgmt::decode_response(&data.content()).map_err(|source| ClientError::Mgmt {
             what: what.to_string(),
-            source,
+            cause: source,
         })
     }
 
