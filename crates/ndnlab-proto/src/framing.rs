@@ -46,8 +46,9 @@ pub enum FramingError {
     TooLarge(u64),
 }
 
-/// Cuts the next complete TLV off the front of `buf`, if there is one.
-pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
+/// The length of the TLV that begins `buf`, header included, once its header is
+/// there (`None` before).
+fn frame_len(buf: &[u8]) -> Result<Option<usize>, FramingError> {
     if buf.is_empty() {
         return Ok(None);
     }
@@ -70,13 +71,39 @@ pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
     if total > MAX_FRAME as u64 {
         return Err(FramingError::TooLarge(total));
     }
-    let total = total as usize;
-    if buf.len() < total {
-        // Make room for the rest of this frame in one go.
-        buf.reserve(total - buf.len());
-        return Ok(None);
+    Ok(Some(total as usize))
+}
+
+/// Cuts the next complete TLV off the front of `buf`, if there is one. A frame not
+/// yet complete stays in `buf`; [`make_room`] gives the next read room for it.
+pub fn next_frame(buf: &mut BytesMut) -> Result<Option<Bytes>, FramingError> {
+    match frame_len(buf)? {
+        Some(total) if buf.len() >= total => Ok(Some(buf.split_to(total).freeze())),
+        _ => Ok(None),
     }
-    Ok(Some(buf.split_to(total).freeze()))
+}
+
+/// Readies a read buffer for the next read. When less than `min_free` bytes are
+/// free, or the frame begun at its front cannot complete in it, what it holds (the
+/// start of a frame) moves to a new buffer of exactly `chunk` bytes, or of that
+/// frame's length if larger. Exact, because every frame cut from a buffer keeps all
+/// of it alive (the CS charges a cached slice its share of a `chunk`):
+/// `BytesMut::reserve` asks for the bytes held plus the request, which lands just
+/// past an allocator size class, grows by doubling, and for a short request gives
+/// 64 KiB, so 8 KB Data came in 64 KiB buffers with up to an eighth of each unused.
+/// A buffer no frame holds any longer is reused in place instead. A malformed
+/// header is left for [`next_frame`] to report.
+pub fn make_room(buf: &mut BytesMut, chunk: usize, min_free: usize) {
+    let pending = frame_len(buf).ok().flatten().unwrap_or(0);
+    if buf.capacity() - buf.len() >= min_free && buf.capacity() >= pending {
+        return;
+    }
+    if buf.try_reclaim(min_free.max(pending.saturating_sub(buf.len()))) {
+        return;
+    }
+    let mut next = BytesMut::with_capacity(chunk.max(pending).max(buf.len() + min_free));
+    next.extend_from_slice(buf);
+    *buf = next;
 }
 
 #[cfg(test)]
@@ -123,6 +150,79 @@ mod tests {
         assert_eq!(next_frame(&mut b).unwrap(), None);
         b.extend_from_slice(&[0x00]);
         assert_eq!(next_frame(&mut b).unwrap(), None);
+    }
+
+    /// A buffer `cap` bytes large holding `held` bytes: the start of a frame of
+    /// `frame` bytes (header included) whose TLV-LENGTH has 3 bytes.
+    fn partial(cap: usize, held: usize, frame: usize) -> BytesMut {
+        let mut b = BytesMut::with_capacity(cap);
+        b.extend_from_slice(&[0x06, 0xFD]);
+        b.extend_from_slice(&((frame - 4) as u16).to_be_bytes());
+        b.resize(held, 0xAB);
+        b
+    }
+
+    #[test]
+    fn make_room_moves_a_frame_that_cannot_complete_into_an_exact_chunk() {
+        // The start of an 8 KB Data with 4,000 bytes free behind it: `BytesMut::reserve`
+        // made the next buffer 64 KiB; it is a whole chunk.
+        let mut b = partial(5000, 1000, 8300);
+        let before = b.to_vec();
+        make_room(&mut b, 256 * 1024, 2048);
+        assert_eq!(b.capacity(), 256 * 1024);
+        assert_eq!(b.as_ref(), &before[..]);
+        // A frame longer than a chunk gets a buffer of its length.
+        let mut b = partial(4096, 100, 60_000);
+        make_room(&mut b, 16 * 1024, 2048);
+        assert_eq!(b.capacity(), 60_000);
+        assert_eq!(b.len(), 100);
+    }
+
+    #[test]
+    fn make_room_refills_below_min_free_and_otherwise_keeps_the_buffer() {
+        let mut b = partial(8192, 7000, 8000);
+        let at = b.as_ptr();
+        make_room(&mut b, 8192, 1024);
+        assert_eq!(b.as_ptr(), at, "1,192 bytes free and the frame fits");
+        let mut b = partial(8192, 7500, 8000);
+        let at = b.as_ptr();
+        make_room(&mut b, 16384, 1024);
+        assert_ne!(b.as_ptr(), at, "692 bytes free");
+        assert_eq!((b.capacity(), b.len()), (16384, 7500));
+        // An empty buffer with no room left, and a malformed header, refill too.
+        let mut b = BytesMut::with_capacity(16);
+        b.extend_from_slice(&[0; 16]);
+        make_room(&mut b, 64, 32);
+        assert_eq!((b.capacity(), b.len()), (64, 16));
+        assert_eq!(next_frame(&mut b), Err(FramingError::BadHeader));
+    }
+
+    #[test]
+    fn make_room_reuses_a_buffer_no_frame_holds() {
+        // A frame cut from the buffer, and the start of the next one held.
+        let cut = |b: &mut BytesMut| {
+            b.resize(8000, 0);
+            let frame = b.split_to(7000);
+            b.truncate(0);
+            b.extend_from_slice(&[0x06, 0x02, 0xAA]);
+            frame
+        };
+        let mut b = BytesMut::with_capacity(8192);
+        let frame = cut(&mut b);
+        make_room(&mut b, 8192, 2048);
+        assert_eq!((b.capacity(), b.len()), (8192, 3));
+        assert!(
+            b.as_ptr() != frame.as_ptr(),
+            "the frame holds the old buffer"
+        );
+        // Once no frame holds it, the buffer is reused from its start.
+        let mut b = BytesMut::with_capacity(8192);
+        let frame = cut(&mut b);
+        let start = frame.as_ptr();
+        drop(frame);
+        make_room(&mut b, 8192, 2048);
+        assert_eq!(b.as_ptr(), start);
+        assert_eq!((b.capacity(), &b[..]), (8192, &[0x06, 0x02, 0xAA][..]));
     }
 
     #[test]

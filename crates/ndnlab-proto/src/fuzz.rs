@@ -164,10 +164,16 @@ pub fn datasets(data: &[u8]) {
 /// says its length; a bad header or a length up to 2^64 - 1 is an error, never a
 /// panic or a bogus frame.
 pub fn framing(data: &[u8]) {
-    use crate::framing::{next_frame, MAX_FRAME};
+    use crate::framing::{make_room, next_frame, MAX_FRAME};
     let mut u = Unstructured::new(data);
     let mut buf = bytes::BytesMut::new();
     while !u.is_empty() {
+        // The read loops' refill: the bytes held stay, with room for the next read
+        // and for the whole of a frame begun.
+        let held = buf.to_vec();
+        make_room(&mut buf, 256, 16);
+        assert_eq!(buf.as_ref(), &held[..]);
+        assert!(buf.capacity() - buf.len() >= 16);
         let n = u.int_in_range(1..=64usize).unwrap_or(1);
         let chunk = u.bytes(n.min(u.len())).unwrap_or_default();
         buf.extend_from_slice(chunk);

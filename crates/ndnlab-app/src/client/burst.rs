@@ -21,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_proto::framing::{advance_segments, io_slices, next_frame};
+use ndnlab_proto::framing::{advance_segments, io_slices, make_room, next_frame};
 use ndnlab_proto::lp::{LinkReceiver, LpDrop, LpFields};
 use ndnlab_wire::tlv::{self, types as t};
 use ndnlab_wire::{Interest, Name, Packet};
@@ -126,7 +126,7 @@ impl BurstConn {
     pub fn connect(uri: &FaceUri) -> Result<BurstConn, ClientError> {
         let err = |source| ClientError::Connect {
             uri: uri.to_string(),
-            source,
+            cause: source,
         };
         let transport = match uri {
             FaceUri::Unix(path) => Transport::Unix(UnixStream::connect(path).map_err(err)?),
@@ -295,9 +295,7 @@ impl BurstConn {
         }
         self.transport
             .set_read_timeout((!timeout.is_zero()).then_some(timeout))?;
-        if self.inb.capacity() - self.inb.len() < READ_CHUNK / 4 {
-            self.inb.reserve(READ_CHUNK);
-        }
+        make_room(&mut self.inb, READ_CHUNK, READ_CHUNK / 4);
         let spare = self.inb.spare_capacity_mut();
         // SAFETY: `read` only writes initialized bytes into the slice, and only
         // the `n` bytes it reports are marked initialized below.
@@ -455,13 +453,13 @@ impl BurstConn {
         let resp = mgmt::decode_response(&answer.unwrap_or_default()).map_err(|source| {
             ClientError::Mgmt {
                 what: "rib/register".into(),
-                source,
+                cause: source,
             }
         })?;
         if resp.code != 200 {
             return Err(ClientError::Mgmt {
                 what: "rib/register".into(),
-                source: mgmt::MgmtError::Refused {
+                cause: mgmt::MgmtError::Refused {
                     code: resp.code,
                     text: resp.text,
                 },

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_proto::framing::next_frame;
+use ndnlab_proto::framing::{make_room, next_frame};
 use ndnlab_proto::lp::LinkReceiver;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::UdpSocket;
@@ -70,9 +70,7 @@ async fn read_loop<R: AsyncRead + Unpin>(inner: Arc<Inner>, mut rd: R) -> &'stat
     let mut link = LinkReceiver::new();
     let start = std::time::Instant::now();
     loop {
-        if buf.capacity() - buf.len() < 16 * 1024 {
-            buf.reserve(BATCH);
-        }
+        make_room(&mut buf, BATCH, 16 * 1024);
         match rd.read_buf(&mut buf).await {
             Ok(0) | Err(_) => return "connection closed by forwarder",
             Ok(_) => {}

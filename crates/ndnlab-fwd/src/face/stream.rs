@@ -22,7 +22,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use super::emu::FaceEmulator;
 use super::{mark_congestion_queued, FaceEntry, SendQueueRx};
 use crate::latency::OutSamples;
-use ndnlab_proto::framing::{advance_segments, io_slices, next_frame, MAX_SEGMENTS};
+use ndnlab_proto::framing::{advance_segments, io_slices, make_room, next_frame, MAX_SEGMENTS};
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
 use std::os::fd::RawFd;
 
@@ -43,10 +43,11 @@ pub trait Ingress: Send + Sync + 'static {
 }
 
 const READ_CHUNK: usize = 256 * 1024;
-/// A read buffer takes reads until less than this is free; then the partial frame at
-/// its end moves to a new buffer. A buffer thus leaves at most this plus one frame
-/// (8,800 bytes and its header) unused, under 1/16 of it, which the CS charges the
-/// slices it keeps ([`ndnlab_core::cs::charge`]).
+/// A read buffer takes reads until less than this is free, or until the frame at its
+/// end cannot complete in it; then that partial frame moves to a new buffer of
+/// exactly [`READ_CHUNK`] bytes ([`make_room`]). A buffer thus leaves at most this
+/// plus one frame (8,800 bytes and its header) unused, under 1/16 of it, which the
+/// CS charges the slices it keeps ([`ndnlab_core::cs::charge`]).
 const REFILL_MIN: usize = 2 * 1024;
 const _: () = assert!(REFILL_MIN + 8800 + 64 <= READ_CHUNK / 16);
 /// Packets handed to the forwarder at a time while a read is parsed, each hand-off
@@ -107,9 +108,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     let mut link = LinkReceiver::with_limits(face.limits.reassembly);
     let mut burst = Vec::with_capacity(64);
     loop {
-        if buf.capacity() - buf.len() < REFILL_MIN {
-            buf.reserve(READ_CHUNK);
-        }
+        make_room(&mut buf, READ_CHUNK, REFILL_MIN);
         let n = reader.read_buf(&mut buf).await?;
         if n == 0 {
             return Ok(());
