@@ -4,7 +4,9 @@
 # filled by `ndnlab perf client` (a new name every Interest, 8192-byte Data from
 # `ndnlab perf server`, 2 flows of 64 in flight) for SECS seconds, well past the
 # time the CS takes to fill. The forwarder's VmRSS is sampled every 0.2 s; the
-# table gives it idle, at the end and at its largest, beside the bound
+# table gives it idle, as the first client ends (rss_end, other clients may be
+# leaving), 1 s after every client has left (rss_after) and at its largest of the
+# samples and rss_after (rss_max), beside the bound
 #
 #   CS bytes + PIT bound + Dead Nonce List bound + fixed overhead
 #
@@ -19,7 +21,17 @@
 # FRESH=MS sets the Data's FreshnessPeriod (default 0), PAYLOAD=BYTES (8192),
 # POLICY the CS policy (lru, the default; priority-fifo copies fresh Data).
 #
-#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [DNL=N] [FIXED_MIB=M] scripts/mem-bound.sh [BIN] [SECS] [MIB...]
+# FLOOD=N adds a flood beside that load: a second client keeps N Interests with
+# unique names pending (N/64 flows of 64) under /flood, routed to a UDP face whose
+# emulated link loses every frame, so no Data ever comes back and the PIT fills to
+# its bound (set PIT to the size to test; every entry is held for its 4 s lifetime)
+# or, with PIT_FACE (pit_max_entries_per_face, default PIT) below PIT, to its share.
+# FACES=N adds N more clients, one face each, fetching under the same prefix (a
+# window of 8); the bound then counts each face's 256 KiB read and 256 KiB write
+# buffer (FACE_KIB=512) beyond the three faces the fixed overhead already holds.
+#
+#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [PIT_FACE=N] [DNL=N] [FIXED_MIB=M] [FLOOD=N] [FACES=N]
+#       scripts/mem-bound.sh [BIN] [SECS] [MIB...]
 set -euo pipefail
 BIN=${1:-target/release/ndnlab}
 SECS=${2:-15}
@@ -32,13 +44,27 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 lscpu | grep 'Model name' || true
 PIT=${PIT:-4096}
+PIT_FACE=${PIT_FACE:-$PIT}
 DNL=${DNL:-65536}
 FIXED_MIB=${FIXED_MIB:-40}
+FLOOD=${FLOOD:-0}
+FACES=${FACES:-0}
+FACE_KIB=${FACE_KIB:-512}
 echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B, CS policy ${POLICY:-lru};" \
-    "pit_max_entries $PIT, dead_nonce_max_entries $DNL, fixed overhead $FIXED_MIB MiB"
+    "pit_max_entries $PIT, dead_nonce_max_entries $DNL, fixed overhead $FIXED_MIB MiB;" \
+    "flood $FLOOD pending, $FACES more faces"
+# A UDP face nothing comes back from: its emulated link loses every frame.
+sink="udp4://127.0.0.1:$((20000 + RANDOM % 20000))"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-printf "%7s %10s %10s %9s %9s %9s %9s %9s %9s\n" cs_MiB cs_entries dnl_entries \
-    rss_idle rss_end rss_max bound max/bound max/cs
+# A client's summary line: Data, Interests, timeouts, Nacks, Mbit/s.
+summary() {
+    python3 -c 'import json,sys
+s = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print("%d Data for %d Interests, %d timeouts, %d Nacks, %.0f Mbit/s" % (
+    s["data"], s["interests"], s["timeouts"], s["nacks"], s["mbps"]))' "$1" 2>/dev/null || echo "no summary"
+}
+printf "%7s %10s %10s %9s %9s %9s %9s %9s %9s %9s\n" cs_MiB cs_entries dnl_entries \
+    rss_idle rss_end rss_after rss_max bound max/bound max/cs
 for mib in "${SIZES[@]}"; do
     rm -f "$dir/nfd.sock"
     cat > "$dir/fwd.toml" <<TOML
@@ -50,8 +76,14 @@ capacity_bytes = $((mib << 20))
 policy = "${POLICY:-lru}"
 [limits]
 pit_max_entries = $PIT
-pit_max_entries_per_face = $PIT
+pit_max_entries_per_face = $PIT_FACE
 dead_nonce_max_entries = $DNL
+[[face]]
+uri = "$sink"
+emulate = { loss_pct = 100 }
+[[route]]
+prefix = "/flood"
+face = "$sink"
 TOML
     "$BIN" fwd --config "$dir/fwd.toml" > "$dir/fwd.log" 2>&1 &
     fwd=$!
@@ -71,21 +103,48 @@ TOML
         --window 64 --flows 2 --json > "$dir/client.json" 2> "$dir/client.err" &
     client=$!
     pids+=("$client")
+    if [ "$FLOOD" -gt 0 ]; then
+        "$BIN" perf client --socket "$dir/nfd.sock" --prefix /flood --duration "$SECS" \
+            --interval "$SECS" --window 64 --flows $(((FLOOD + 63) / 64)) --json \
+            > "$dir/flood.json" 2> "$dir/flood.err" &
+        pids+=("$!")
+    fi
+    for i in $(seq "$FACES"); do
+        "$BIN" perf client --socket "$dir/nfd.sock" --prefix /mem --duration "$SECS" \
+            --interval "$SECS" --window 8 --json > "$dir/face$i.json" 2> /dev/null &
+        pids+=("$!")
+    done
     max=0
+    pit_max=0
     while kill -0 "$client" 2>/dev/null; do
         r=$(rss "$fwd"); [ "$r" -gt "$max" ] && max=$r
+        if [ "$FLOOD" -gt 0 ] || [ "$FACES" -gt 0 ]; then
+            p=$("$BIN" ctl --socket "$dir/nfd.sock" status --json 2>/dev/null \
+                | python3 -c 'import json,sys; print(json.load(sys.stdin)["used"]["pit_entries"])' \
+                2>/dev/null || echo 0)
+            [ "$p" -gt "$pit_max" ] && pit_max=$p
+        fi
         sleep 0.2
     done
     end=$(rss "$fwd")
+    for p in "${pids[@]:3}"; do wait "$p" 2>/dev/null || true; done
+    sleep 1
+    after=$(rss "$fwd")
+    [ "$after" -gt "$max" ] && max=$after
     used=$("$BIN" ctl --socket "$dir/nfd.sock" status --json 2>/dev/null \
-        | python3 -c 'import json,sys; u=json.load(sys.stdin).get("used",{}); print(u.get("cs_entries","?"), u.get("dead_nonce_entries","?"))' \
-        || echo "? ?")
-    read -r entries dnl_used <<< "$used"
+        | python3 -c 'import json,sys; u=json.load(sys.stdin).get("used",{}); print(u.get("cs_entries","?"), u.get("dead_nonce_entries","?"), u.get("pit_entries","?"))' \
+        || echo "? ? ?")
+    read -r entries dnl_used pit_used <<< "$used"
     python3 -c "
-mib, idle, end, mx = $mib, $idle / 1024, $end / 1024, $max / 1024
-bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB
-print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
-    mib, '$entries', '$dnl_used', idle, end, mx, bound, mx / bound, mx / mib))"
+mib, idle, end, after, mx = $mib, $idle / 1024, $end / 1024, $after / 1024, $max / 1024
+bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB + $FACES * $FACE_KIB / 1024
+print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
+    mib, '$entries', '$dnl_used', idle, end, after, mx, bound, mx / bound, mx / mib))"
+    if [ "$FLOOD" -gt 0 ] || [ "$FACES" -gt 0 ]; then
+        echo "        (PIT entries: largest seen $pit_max, at the end $pit_used, bound $PIT;" \
+            "the first client: $(summary "$dir/client.json"))"
+        [ "$FLOOD" -gt 0 ] && echo "        (the flood: $(summary "$dir/flood.json"))"
+    fi
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     pids=()

@@ -168,6 +168,16 @@ pub fn run(args: FwdArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the I/O runtime")?;
     rt.block_on(async move {
+        // Purges come due after the threads parked: one tick every COLLECT_EVERY
+        // wakes a thread to run them, so an idle forwarder returns memory too.
+        tokio::spawn(async {
+            let mut tick = tokio::time::interval(COLLECT_EVERY);
+            loop {
+                tick.tick().await;
+                // SAFETY: as in `collect_when_parking`.
+                unsafe { mi_collect(false) }
+            }
+        });
         let daemon = Daemon::start(cfg).await?;
         let metrics = match args.metrics {
             Some(addr) => Some(ndnlab_fwd::metrics::serve(addr, daemon.shared().clone()).await?),
