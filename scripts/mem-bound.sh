@@ -30,7 +30,10 @@
 # window of 8); the bound then counts each face's 256 KiB read and 256 KiB write
 # buffer (FACE_KIB=512) beyond the three faces the fixed overhead already holds.
 #
-#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [PIT_FACE=N] [DNL=N] [FIXED_MIB=M] [FLOOD=N] [FACES=N]
+# ERASE=1 then erases the CS (`ctl cs erase /mem`) and prints the resident memory
+# 2 s later, once nothing runs: what the forwarder returns when it goes quiet.
+#
+#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [PIT_FACE=N] [DNL=N] [FIXED_MIB=M] [FLOOD=N] [FACES=N] [ERASE=1]
 #       scripts/mem-bound.sh [BIN] [SECS] [MIB...]
 set -euo pipefail
 BIN=${1:-target/release/ndnlab}
@@ -140,6 +143,11 @@ mib, idle, end, after, mx = $mib, $idle / 1024, $end / 1024, $after / 1024, $max
 bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB + $FACES * $FACE_KIB / 1024
 print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
     mib, '$entries', '$dnl_used', idle, end, after, mx, bound, mx / bound, mx / mib))"
+    if [ -n "${ERASE:-}" ]; then
+        "$BIN" ctl --socket "$dir/nfd.sock" cs erase /mem > /dev/null 2>&1
+        sleep 2
+        echo "        (2 s after \`ctl cs erase /mem\`: $(($(rss "$fwd") / 1024)) MiB resident)"
+    fi
     if [ "$FLOOD" -gt 0 ] || [ "$FACES" -gt 0 ]; then
         echo "        (PIT entries: largest seen $pit_max, at the end $pit_used, bound $PIT;" \
             "the first client: $(summary "$dir/client.json"))"

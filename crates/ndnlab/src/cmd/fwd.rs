@@ -59,9 +59,8 @@ const COLLECT_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 /// the pages other threads emptied (read buffers are allocated here and freed by
 /// the forwarding threads) and runs the purges that are due. mimalloc does both
 /// only when the thread allocates again, so a forwarder that went quiet kept what
-/// its last burst freed: 64 consumers leaving at once left it 25-30 MiB above
-/// what it held (docs/RELIABILITY.md). A busy thread does not park and collects
-/// as it allocates.
+/// its last burst freed: a 256 MiB CS erased stayed resident (docs/RELIABILITY.md).
+/// A busy thread does not park and collects as it allocates.
 fn collect_when_parking() {
     use std::cell::Cell;
     use std::time::Instant;
