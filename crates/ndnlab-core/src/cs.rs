@@ -24,7 +24,7 @@ struct RemovedEntry {
     slot: u32,
 }
 
-/// A cached Data: its wire bytes and the few fields a lookup needs (40 B). The
+/// A cached Data: its wire bytes and the few fields a lookup needs (48 B). The
 /// decoded `Data` view (128 B) is not kept: a hit re-decodes the wire (measured in
 /// docs/BENCHMARKS.md), so the CS costs <= 128 B per entry beyond the packet. The
 /// name is the slot's (a slice of this same buffer), the size is `wire.len()` and the
@@ -36,6 +36,7 @@ pub(crate) struct CsEntry {
     /// one an entry charged what it occupies ([`charge`]) rather than its length,
     /// which keeps the entry at 48 bytes.
     fresh: Time,
+    /// The entry's name slot; [`NONE`] for a husk ([`Pcct::cs_leave_husk`]).
     pub(crate) slot: u32,
     /// Slot holding an indirect (CanBePrefix) reference to this entry.
     pub(crate) indirect_from: u32,
@@ -65,6 +66,19 @@ impl CsEntry {
 
     fn owns_buffer(&self) -> bool {
         self.fresh & Self::OWN != 0
+    }
+
+    /// A slice charged its share of the read buffer it arrived in: when it leaves its
+    /// place in arrival order it leaves a husk there ([`Pcct::cs_leave_husk`]).
+    #[inline]
+    fn is_charged_slice(&self) -> bool {
+        self.fresh & Self::FLAGS == Self::CHARGED
+    }
+
+    /// The slice a named entry left at its place in eviction order.
+    #[inline]
+    fn is_husk(&self) -> bool {
+        self.slot == NONE
     }
 
     /// What this entry counts against `capacity_bytes`: [`charge`], or its length
@@ -150,6 +164,8 @@ pub(crate) struct CsState {
     pub(crate) misses: u64,
     /// Entries evicted to stay within the capacity (packets or bytes).
     pub(crate) evictions: u64,
+    /// Husks held ([`Pcct::cs_leave_husk`]): charged in `bytes`, not in `count`.
+    husks: usize,
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
@@ -199,6 +215,7 @@ impl CsState {
             hits: 0,
             misses: 0,
             evictions: 0,
+            husks: 0,
             prefix_index: None,
             own_buffers: false,
         }
@@ -280,7 +297,9 @@ impl CsState {
         for &v in victims {
             if let Some(Some(e)) = self.entries.get(v as usize) {
                 crate::prefetch::prefetch(packet_count(&e.wire));
-                slots.push(e.slot);
+                if !e.is_husk() {
+                    slots.push(e.slot);
+                }
             }
         }
     }
@@ -294,6 +313,21 @@ impl CsState {
     #[inline]
     fn entry(&self, i: u32) -> &CsEntry {
         self.entries[i as usize].as_ref().expect("live CS entry")
+    }
+
+    /// Store `entry` in a free cell; its index.
+    #[inline]
+    fn alloc(&mut self, entry: CsEntry) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.entries[i as usize] = Some(entry);
+                i
+            }
+            None => {
+                self.entries.push(Some(entry));
+                (self.entries.len() - 1) as u32
+            }
+        }
     }
 }
 
@@ -360,10 +394,10 @@ impl Pcct {
         match hit {
             Some(i) => {
                 self.cs.hits += 1;
-                self.cs.policy.on_hit(i);
-                if self.cs.own_buffers {
-                    self.cs_own_on_hit(i);
+                if self.cs.own_buffers && self.cs.policy.kind() != CsPolicyKind::PriorityFifo {
+                    return Some(self.cs_own_on_hit(i));
                 }
+                self.cs.policy.on_hit(i);
             }
             None => self.cs.misses += 1,
         }
@@ -427,6 +461,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
+                    .filter(|e| !e.is_husk())
                     .map(|e| (self.slots[e.slot as usize].name.to_bytes(), i as u32))
             })
             .collect();
@@ -471,16 +506,23 @@ impl Pcct {
         }
         let existing = self.slots[s as usize].cs;
         if existing != NONE {
-            // Refresh in place: new copy, new freshness.
             let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
+            self.slots[s as usize].name.repoint(|| name_in(&wire, data));
+            let entry = CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s);
+            if self.cs.entry(existing).is_charged_slice() {
+                // The old slice stays at its place; the new Data is a new arrival.
+                let i = self.cs_leave_husk(existing, entry);
+                self.cs_enforce_limits(now, i);
+                return Some(i);
+            }
+            // Refresh in place: new copy, new freshness.
             let e = self.cs.entries[existing as usize]
                 .as_mut()
                 .expect("live CS entry");
             self.cs.bytes = self.cs.bytes - e.charge() + size;
-            self.slots[s as usize].name.repoint(|| name_in(&wire, data));
             *e = CsEntry {
                 indirect_from: e.indirect_from,
-                ..CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s)
+                ..entry
             };
             let entries = &self.cs.entries;
             self.cs
@@ -496,6 +538,10 @@ impl Pcct {
             let Some(v) = self.cs.victim(now) else {
                 break;
             };
+            if self.cs.entry(v).is_husk() {
+                self.cs_remove(v);
+                continue;
+            }
             let key = || self.slots[s as usize].key;
             let victim_key = || self.slots[self.cs.entry(v).slot as usize].key;
             if !self.cs.policy.admit(key, victim_key) {
@@ -508,16 +554,7 @@ impl Pcct {
         // Keep the cached buffer alive rather than the Interest's.
         self.slots[s as usize].name.repoint(|| name_in(&wire, data));
         let entry = CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s);
-        let i = match self.cs.free.pop() {
-            Some(i) => {
-                self.cs.entries[i as usize] = Some(entry);
-                i
-            }
-            None => {
-                self.cs.entries.push(Some(entry));
-                (self.cs.entries.len() - 1) as u32
-            }
-        };
+        let i = self.cs.alloc(entry);
         self.cs.count += 1;
         self.cs.bytes += size;
         let entries = &self.cs.entries;
@@ -533,17 +570,43 @@ impl Pcct {
 
     /// Under LRU and TinyLFU a hit moves entry `i` behind every entry cached after it:
     /// from now on it may outlive them, so it gets a buffer of its own (once), and is
-    /// charged that buffer. The CS may then exceed `capacity_bytes` by the difference
-    /// until the next insertion evicts.
+    /// charged that buffer. A slice leaves a husk at its place
+    /// ([`Pcct::cs_leave_husk`]). Returns the index the entry has now. The CS may then
+    /// exceed `capacity_bytes` until [`Pcct::cs_settle`].
+    #[inline]
+    fn cs_own_on_hit(&mut self, i: u32) -> u32 {
+        let e = self.cs.entry(i);
+        if !e.is_charged_slice() {
+            if !e.owns_buffer() {
+                // Cached before own buffers were turned on: copied as before.
+                self.cs_copy_in_place(i);
+            }
+            self.cs.policy.on_hit(i);
+            return i;
+        }
+        self.cs_copy_out(i)
+    }
+
+    /// [`Pcct::cs_own_on_hit`] for a charged slice: the copy is a new entry at the
+    /// back, the slice a husk where it was.
     #[cold]
-    fn cs_own_on_hit(&mut self, i: u32) {
-        if self.cs.policy.kind() == CsPolicyKind::PriorityFifo {
-            return; // hits do not reorder: arrival order still holds
+    fn cs_copy_out(&mut self, i: u32) -> u32 {
+        let e = self.cs.entry(i);
+        let copy = ndnlab_wire::packet_bytes(&e.wire);
+        let (old, slot) = (e.wire.clone(), e.slot);
+        let name = &mut self.slots[slot as usize].name;
+        if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
+            name.repoint(|| moved);
         }
+        let fresh = CsEntry::new(copy, e.fresh_until(), true, true, slot);
+        self.cs_leave_husk(i, fresh)
+    }
+
+    /// Copy entry `i` into a buffer of its own, in place (an entry cached without
+    /// own buffers, charged its length, keeps that charge).
+    #[cold]
+    fn cs_copy_in_place(&mut self, i: u32) {
         let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
-        if e.owns_buffer() {
-            return;
-        }
         let before = e.charge();
         let copy = ndnlab_wire::packet_bytes(&e.wire);
         let old = std::mem::replace(&mut e.wire, copy.clone());
@@ -553,6 +616,50 @@ impl Pcct {
         let name = &mut self.slots[e.slot as usize].name;
         if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
             name.repoint(|| moved);
+        }
+    }
+
+    /// Entry `i`, a charged slice, leaves its place in eviction order (a hit copies it
+    /// to the back, a refresh brings new bytes): `next` (same slot) takes over its
+    /// name as a new arrival, and `i` stays where it was as a husk, nameless and
+    /// charged as before, until eviction reaches it. Slices are charged a share of the
+    /// read buffer they arrived in, which the slices cached before and after them
+    /// keep alive with them: releasing one early left the buffer pinned by neighbours
+    /// charged for less than it (64 consumers asking for the same names held 17% more
+    /// than the bound, docs/RELIABILITY.md). Returns `next`'s index.
+    fn cs_leave_husk(&mut self, i: u32, next: CsEntry) -> u32 {
+        let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
+        let (slot, indirect_from) = (e.slot, e.indirect_from);
+        e.slot = NONE;
+        e.indirect_from = NONE;
+        let fresh_until = next.fresh_until();
+        self.cs.bytes += next.charge();
+        let j = self.cs.alloc(CsEntry {
+            indirect_from,
+            ..next
+        });
+        self.cs.husks += 1;
+        self.slots[slot as usize].cs = j;
+        if indirect_from != NONE {
+            self.slots[indirect_from as usize].indirect = j;
+        }
+        if let Some(index) = self.cs.prefix_index.as_mut() {
+            index.insert(self.slots[slot as usize].name.to_bytes(), j);
+        }
+        let entries = &self.cs.entries;
+        self.cs
+            .policy
+            .on_insert(j, fresh_until, false, |k| fresh_of(entries, k));
+        j
+    }
+
+    /// Evict back under the byte bound after hits copied entries out of their read
+    /// buffers ([`Pcct::cs_own_on_hit`]); called once the packet that hit is done
+    /// with the CS, so no caller holds an index an eviction would free.
+    #[inline]
+    pub(crate) fn cs_settle(&mut self, now: Time) {
+        if self.cs.bytes > self.cs.capacity_bytes {
+            self.cs_enforce_limits(now, NONE);
         }
     }
 
@@ -582,12 +689,35 @@ impl Pcct {
         while self.cs.count > self.cs.capacity || self.cs.bytes > self.cs.capacity_bytes {
             match self.cs.victim(now) {
                 Some(v) if v != keep => {
-                    self.cs.evictions += 1;
+                    if !self.cs.entry(v).is_husk() {
+                        self.cs.evictions += 1;
+                    }
                     self.cs_remove(v);
                 }
                 _ => break,
             }
         }
+        self.cs_drop_husks_if_empty();
+    }
+
+    /// With no named entry left, husks would only hold buffers nobody needs.
+    fn cs_drop_husks_if_empty(&mut self) {
+        if self.cs.count == 0 && self.cs.husks > 0 {
+            let husks: Vec<u32> = self.cs_husks().collect();
+            for i in husks {
+                self.cs_remove(i);
+            }
+        }
+    }
+
+    /// The husks' indices.
+    fn cs_husks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.cs
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.as_ref().is_some_and(CsEntry::is_husk))
+            .map(|(i, _)| i as u32)
     }
 
     /// Remove CS entry `i`.
@@ -600,6 +730,9 @@ impl Pcct {
             return;
         };
         let (size, indirect_from, e_slot) = (e.charge(), e.indirect_from, e.slot);
+        if e_slot == NONE {
+            return self.cs_remove_husk(i, size);
+        }
         if let Some(index) = self.cs.prefix_index.as_mut() {
             index.remove(self.slots[e_slot as usize].name.as_bytes());
         }
@@ -618,6 +751,31 @@ impl Pcct {
         }
         self.slots[e.slot as usize].cs = NONE;
         self.maybe_free_slot(e.slot);
+    }
+
+    /// [`Pcct::cs_remove`] for a husk charged `size`.
+    #[cold]
+    fn cs_remove_husk(&mut self, i: u32, size: usize) {
+        self.cs.entries[i as usize] = None;
+        self.cs.policy.on_remove(i);
+        self.cs.free.push(i);
+        self.cs.husks -= 1;
+        self.cs.bytes -= size;
+    }
+
+    /// Husks held: slices that named entries left at their place in eviction order
+    /// ([`Pcct::cs_leave_husk`]); charged in [`Pcct::bytes`], not in [`Pcct::len`].
+    pub fn husks(&self) -> usize {
+        self.cs.husks
+    }
+
+    /// Entries, husks and bytes counted again from the table (for invariant checks:
+    /// they equal [`Pcct::len`], [`Pcct::husks`] and [`Pcct::bytes`]).
+    pub fn recount(&self) -> (usize, usize, usize) {
+        let live = self.cs.entries.iter().flatten();
+        let husks = live.clone().filter(|e| e.is_husk()).count();
+        let bytes = live.clone().map(CsEntry::charge).sum();
+        (live.count() - husks, husks, bytes)
     }
 
     // ------------------------------------------------------------ management
@@ -729,6 +887,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
+                    .filter(|e| !e.is_husk())
                     .filter(|e| self.slots[e.slot as usize].name.as_bytes().starts_with(p))
                     .map(|_| i as u32)
             })
@@ -737,6 +896,18 @@ impl Pcct {
         for &i in &victims {
             self.cs_remove(i);
         }
+        // Husks under the prefix go too (they are not counted as erased entries).
+        let husks: Vec<u32> = self
+            .cs_husks()
+            .filter(|&i| {
+                Data::decode_prevalidated(self.cs.entry(i).wire.clone(), None)
+                    .is_ok_and(|d| d.name().value_bytes().starts_with(p))
+            })
+            .collect();
+        for i in husks {
+            self.cs_remove(i);
+        }
+        self.cs_drop_husks_if_empty();
         victims.len()
     }
 
@@ -763,6 +934,7 @@ impl Pcct {
             .policy
             .eviction_order(now, |i| fresh_of(entries, i))
             .into_iter()
+            .filter(|&i| !self.cs.entry(i).is_husk())
             .filter_map(|i| {
                 Name::from_value(self.slots[self.cs.entry(i).slot as usize].name.to_bytes()).ok()
             })

@@ -12,7 +12,8 @@
 //!   included), and the packets the core emitted equal its out counters;
 //! * every PIT entry is either pending (a downstream's lifetime not over) or
 //!   satisfied and kept for late Data (ASF); the CS, Dead Nonce List and timer queue
-//!   stay within their bounds;
+//!   stay within their bounds (the CS in packets and in charged bytes, its entries,
+//!   husks and bytes equal to a recount, and no husk without an entry);
 //!
 //! and at the end, once every lifetime has passed, that the PIT is empty and no
 //! PIT timer is left. The cargo-fuzz target `fuzz/fuzz_targets/core.rs` and the
@@ -136,6 +137,11 @@ pub struct Setup {
     strategy: u8,
     pit_tokens: bool,
     dead_nonce_capacity: u8,
+    /// The CS charges what entries occupy, copies entries that leave arrival order and
+    /// leaves husks ([`crate::ContentStore::set_own_buffers`]), under a byte bound of
+    /// 256 + 64 x `cs_bytes` (one to about 80 small Data).
+    own_buffers: bool,
+    cs_bytes: u8,
 }
 
 /// A whole scenario: a setup and its events.
@@ -188,6 +194,7 @@ struct World {
     /// way out, beyond the predicted incoming drops.
     rescoped: bool,
     cs_capacity: usize,
+    cs_capacity_bytes: usize,
     dnl_capacity: usize,
     max_lifetime: Time,
 }
@@ -532,10 +539,20 @@ impl World {
                 self.fw.poll_timeout()
             );
         }
+        let cs = self.fw.cs_ref();
+        assert!(cs.len() <= self.cs_capacity.max(1), "CS over capacity");
         assert!(
-            self.fw.cs_ref().len() <= self.cs_capacity.max(1),
-            "CS over capacity"
+            cs.bytes() <= self.cs_capacity_bytes,
+            "CS over its byte bound: {} > {}",
+            cs.bytes(),
+            self.cs_capacity_bytes
         );
+        assert_eq!(
+            cs.recount(),
+            (cs.len(), cs.husks(), cs.bytes()),
+            "CS entries, husks and bytes as counted"
+        );
+        assert!(!cs.is_empty() || cs.husks() == 0, "husks without entries");
         assert!(
             self.fw.dead_nonce_len() <= self.dnl_capacity,
             "DNL over capacity"
@@ -561,17 +578,29 @@ fn add(sum: &mut FaceCounters, c: &FaceCounters) {
 pub fn run(s: &Scenario) -> ForwarderCounters {
     let cs_capacity = usize::from(s.setup.cs_capacity % 32);
     let dnl_capacity = 1 + usize::from(s.setup.dead_nonce_capacity % 64);
-    let policies = [CsPolicyKind::PriorityFifo, CsPolicyKind::Lru];
+    let policies = [
+        CsPolicyKind::PriorityFifo,
+        CsPolicyKind::Lru,
+        CsPolicyKind::TinyLfu,
+    ];
+    let cs_capacity_bytes = if s.setup.own_buffers {
+        256 + 64 * usize::from(s.setup.cs_bytes)
+    } else {
+        ForwarderConfig::default().cs_capacity_bytes
+    };
     let config = ForwarderConfig {
         cs_capacity,
+        cs_capacity_bytes,
         cs_policy: policies[s.setup.cs_policy as usize % policies.len()],
         default_strategy: strategy(s.setup.strategy),
         pit_tokens: s.setup.pit_tokens,
         dead_nonce_capacity: dnl_capacity,
         ..Default::default()
     };
+    let mut fw = Forwarder::new(config);
+    fw.cs().set_own_buffers(s.setup.own_buffers);
     let mut w = World {
-        fw: Forwarder::new(config),
+        fw,
         now: 1_000 * MS,
         up: Vec::new(),
         gone: FaceCounters::default(),
@@ -579,6 +608,7 @@ pub fn run(s: &Scenario) -> ForwarderCounters {
         emitted: [0; 3],
         localhost: [0; 2],
         cs_capacity,
+        cs_capacity_bytes,
         dnl_capacity,
         max_lifetime: 0,
         rescoped: false,

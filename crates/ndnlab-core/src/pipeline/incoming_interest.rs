@@ -136,6 +136,7 @@ impl Forwarder {
                         self.pcct.pit_mut(p).expect("live").flags.satisfied = true;
                         self.content_store_hit(now, from, c, meta, interest.name());
                         self.finalize(now, p);
+                        self.pcct.cs_settle(now);
                         return;
                     }
                     self.counters.n_cs_misses += 1;
@@ -166,6 +167,7 @@ impl Forwarder {
                     if sref.created {
                         self.pcct.maybe_free_slot(s);
                     }
+                    self.pcct.cs_settle(now);
                     return;
                 }
                 self.counters.n_cs_misses += 1;
