@@ -12,6 +12,7 @@ use bytes::Bytes;
 use ndnlab_wire::{Data, Name};
 
 use crate::cs_policy::{CsPolicyKind, Policy};
+use crate::cs_share::Shares;
 use crate::pcct::{Pcct, NONE};
 use crate::Time;
 
@@ -36,7 +37,7 @@ pub(crate) struct CsEntry {
     /// one an entry charged what it occupies ([`charge`]) rather than its length,
     /// which keeps the entry at 48 bytes.
     fresh: Time,
-    /// The entry's name slot; [`NONE`] for a husk ([`Pcct::cs_leave_husk`]).
+    /// The entry's name slot; [`NONE`] for a ghost ([`Pcct::cs_leave_ghost`]).
     pub(crate) slot: u32,
     /// Slot holding an indirect (CanBePrefix) reference to this entry.
     pub(crate) indirect_from: u32,
@@ -45,17 +46,35 @@ pub(crate) struct CsEntry {
 impl CsEntry {
     const OWN: Time = 1 << 63;
     const CHARGED: Time = 1 << 62;
-    const FLAGS: Time = Self::OWN | Self::CHARGED;
+    /// Charged more than [`charge`] for its read buffer ([`crate::cs_share`]).
+    const EXTRA: Time = 1 << 61;
+    /// A slice of a read buffer other packets share, as the face's reader reported
+    /// ([`crate::cs_share`]): it leaves a ghost when it leaves its place.
+    const SHARED: Time = 1 << 60;
+    const FLAGS: Time = Self::OWN | Self::CHARGED | Self::EXTRA | Self::SHARED;
 
     fn new(wire: Bytes, fresh_until: Time, own: bool, charged: bool, slot: u32) -> Self {
         CsEntry {
             wire,
-            fresh: fresh_until.min(Self::CHARGED - 1)
+            fresh: fresh_until.min(Self::SHARED - 1)
                 | if own { Self::OWN } else { 0 }
                 | if charged { Self::CHARGED } else { 0 },
             slot,
             indirect_from: NONE,
         }
+    }
+
+    /// Marks an entry charged more than [`charge`] ([`CsEntry::EXTRA`]) and a slice
+    /// of a shared read buffer ([`CsEntry::SHARED`]).
+    #[inline]
+    fn with(mut self, extra: bool, shared: bool) -> Self {
+        if extra {
+            self.fresh |= Self::EXTRA;
+        }
+        if shared {
+            self.fresh |= Self::SHARED;
+        }
+        self
     }
 
     /// Until when the Data is fresh.
@@ -68,21 +87,28 @@ impl CsEntry {
         self.fresh & Self::OWN != 0
     }
 
-    /// A slice charged its share of the read buffer it arrived in: when it leaves its
-    /// place in arrival order it leaves a husk there ([`Pcct::cs_leave_husk`]).
+    /// A slice of a read buffer other packets share: when it leaves its place in
+    /// arrival order it leaves a ghost there ([`Pcct::cs_leave_ghost`]).
     #[inline]
-    fn is_charged_slice(&self) -> bool {
-        self.fresh & Self::FLAGS == Self::CHARGED
+    fn in_shared_buffer(&self) -> bool {
+        self.fresh & (Self::OWN | Self::SHARED) == Self::SHARED
     }
 
-    /// The slice a named entry left at its place in eviction order.
     #[inline]
-    fn is_husk(&self) -> bool {
+    fn has_extra(&self) -> bool {
+        self.fresh & Self::EXTRA != 0
+    }
+
+    /// The charge a named entry left at its place in eviction order
+    /// ([`Pcct::cs_leave_ghost`]): no name, no bytes, the charge in `indirect_from`.
+    #[inline]
+    fn is_ghost(&self) -> bool {
         self.slot == NONE
     }
 
     /// What this entry counts against `capacity_bytes`: [`charge`], or its length
-    /// when cached without own buffers.
+    /// when cached without own buffers; plus, with [`CsEntry::has_extra`], what
+    /// [`CsState::charge_of`] adds.
     #[inline]
     fn charge(&self) -> usize {
         if self.fresh & Self::CHARGED != 0 {
@@ -164,8 +190,12 @@ pub(crate) struct CsState {
     pub(crate) misses: u64,
     /// Entries evicted to stay within the capacity (packets or bytes).
     pub(crate) evictions: u64,
-    /// Husks held ([`Pcct::cs_leave_husk`]): charged in `bytes`, not in `count`.
-    husks: usize,
+    /// Ghosts held ([`Pcct::cs_leave_ghost`]): in `bytes` and against `capacity`, not
+    /// in `count`.
+    ghosts: usize,
+    /// Read-buffer shares reported for arriving Data, faces' carries, and entries'
+    /// charges beyond [`charge`] ([`crate::cs_share`]).
+    pub(crate) shares: Shares,
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
     prefix_index: Option<BTreeMap<Bytes, u32>>,
@@ -215,7 +245,8 @@ impl CsState {
             hits: 0,
             misses: 0,
             evictions: 0,
-            husks: 0,
+            ghosts: 0,
+            shares: Shares::default(),
             prefix_index: None,
             own_buffers: false,
         }
@@ -224,21 +255,6 @@ impl CsState {
     pub(crate) fn reserve(&mut self, n: usize) {
         self.entries.reserve(n);
         self.policy.reserve(n);
-    }
-
-    /// The bytes a new entry keeps, and whether they are a copy in a buffer of their
-    /// own: with [`ContentStore::set_own_buffers`], an entry that may outlive the
-    /// entries cached after it is copied. Under priority-FIFO that is fresh Data (stale
-    /// and unsolicited entries leave in arrival order); under LRU and TinyLFU entries
-    /// leave in arrival order until they are hit, and are copied then
-    /// ([`Pcct::cs_own_on_hit`]).
-    #[inline]
-    fn stored_wire(&self, data: &Data, fresh: bool) -> (Bytes, bool) {
-        if self.own_buffers && fresh && self.policy.kind() == CsPolicyKind::PriorityFifo {
-            (ndnlab_wire::packet_bytes(data.wire()), true)
-        } else {
-            (data.wire().clone(), false)
-        }
     }
 
     /// The next victim (`fresh_until` comes from the entries, not a policy copy).
@@ -256,7 +272,7 @@ impl CsState {
     /// Whether the next insertion evicts (by count).
     #[inline]
     pub(crate) fn full(&self) -> bool {
-        self.admit && self.count >= self.capacity && self.capacity > 0
+        self.admit && self.count + self.ghosts >= self.capacity && self.capacity > 0
     }
 
     /// The next three victims (`u32::MAX` where none), when the next insertion evicts.
@@ -278,7 +294,7 @@ impl CsState {
         if !self.admit || self.capacity == 0 {
             return;
         }
-        let k = (self.count + n_data)
+        let k = (self.count + self.ghosts + n_data)
             .saturating_sub(self.capacity)
             .min(n_data);
         if k == 0 {
@@ -297,7 +313,7 @@ impl CsState {
         for &v in victims {
             if let Some(Some(e)) = self.entries.get(v as usize) {
                 crate::prefetch::prefetch(packet_count(&e.wire));
-                if !e.is_husk() {
+                if !e.is_ghost() {
                     slots.push(e.slot);
                 }
             }
@@ -313,6 +329,21 @@ impl CsState {
     #[inline]
     fn entry(&self, i: u32) -> &CsEntry {
         self.entries[i as usize].as_ref().expect("live CS entry")
+    }
+
+    /// What entry `i` (`e`) counts against `capacity_bytes`.
+    #[inline]
+    fn charge_of(&self, i: u32, e: &CsEntry) -> usize {
+        let c = if e.is_ghost() {
+            e.indirect_from as usize
+        } else {
+            e.charge()
+        };
+        if e.has_extra() {
+            c + self.shares.extra(i)
+        } else {
+            c
+        }
     }
 
     /// Store `entry` in a free cell; its index.
@@ -461,7 +492,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
-                    .filter(|e| !e.is_husk())
+                    .filter(|e| !e.is_ghost())
                     .map(|e| (self.slots[e.slot as usize].name.to_bytes(), i as u32))
             })
             .collect();
@@ -493,33 +524,66 @@ impl Pcct {
         }
         let fresh_until =
             now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
-        let copy = self.cs.own_buffers
+        // With own buffers, an entry that may outlive the entries cached after it is
+        // copied: under priority-FIFO fresh Data (stale and unsolicited entries leave in
+        // arrival order); under LRU and TinyLFU entries leave in arrival order until
+        // they are hit, and are copied then ([`Pcct::cs_own_on_hit`]). A Data alone in
+        // its buffer (a datagram's) needs no copy ([`crate::cs_share`]).
+        let own_buffers = self.cs.own_buffers;
+        let alone = own_buffers && self.cs.shares.alone();
+        let copy = own_buffers
+            && !alone
             && fresh_until > now
             && self.cs.policy.kind() == CsPolicyKind::PriorityFifo;
-        let size = if self.cs.own_buffers {
-            charge(data.wire().len(), copy)
+        let (own, slice) = (copy || alone, own_buffers && !copy);
+        let shared = slice && !alone && self.cs.shares.shared();
+        let len = data.wire().len();
+        // The share of its buffer beyond `charge` ([`crate::cs_share`]).
+        let extra = if slice {
+            self.cs.shares.extra_for(charge(len, own))
         } else {
-            data.wire().len()
+            0
+        };
+        let size = if own_buffers {
+            charge(len, own) + extra
+        } else {
+            len
         };
         if size > self.cs.capacity_bytes {
             return None;
         }
+        let wire = if copy {
+            ndnlab_wire::packet_bytes(data.wire())
+        } else {
+            data.wire().clone()
+        };
         let existing = self.slots[s as usize].cs;
         if existing != NONE {
-            let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
             self.slots[s as usize].name.repoint(|| name_in(&wire, data));
-            let entry = CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s);
-            if self.cs.entry(existing).is_charged_slice() {
+            let entry =
+                CsEntry::new(wire, fresh_until, own, own_buffers, s).with(extra > 0, shared);
+            if self.cs.entry(existing).in_shared_buffer() {
                 // The old slice stays at its place; the new Data is a new arrival.
-                let i = self.cs_leave_husk(existing, entry);
+                let i = self.cs_leave_ghost(existing, entry, extra);
+                if slice {
+                    self.cs.shares.kept(i, extra);
+                }
                 self.cs_enforce_limits(now, i);
                 return Some(i);
             }
             // Refresh in place: new copy, new freshness.
+            let old = self.cs.entry(existing);
+            let (before, had_extra) = (self.cs.charge_of(existing, old), old.has_extra());
+            if had_extra {
+                self.cs.shares.remove(existing);
+            }
+            if slice {
+                self.cs.shares.kept(existing, extra);
+            }
             let e = self.cs.entries[existing as usize]
                 .as_mut()
                 .expect("live CS entry");
-            self.cs.bytes = self.cs.bytes - e.charge() + size;
+            self.cs.bytes = self.cs.bytes - before + size;
             *e = CsEntry {
                 indirect_from: e.indirect_from,
                 ..entry
@@ -533,12 +597,13 @@ impl Pcct {
         }
         // Make room; TinyLFU may refuse the newcomer instead (the keys are read only
         // for it).
-        while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes
+        while self.cs.count + self.cs.ghosts + 1 > self.cs.capacity
+            || self.cs.bytes + size > self.cs.capacity_bytes
         {
             let Some(v) = self.cs.victim(now) else {
                 break;
             };
-            if self.cs.entry(v).is_husk() {
+            if self.cs.entry(v).is_ghost() {
                 self.cs_remove(v);
                 continue;
             }
@@ -550,11 +615,13 @@ impl Pcct {
             self.cs.evictions += 1;
             self.cs_remove(v);
         }
-        let (wire, own) = self.cs.stored_wire(data, fresh_until > now);
         // Keep the cached buffer alive rather than the Interest's.
         self.slots[s as usize].name.repoint(|| name_in(&wire, data));
-        let entry = CsEntry::new(wire, fresh_until, own, self.cs.own_buffers, s);
+        let entry = CsEntry::new(wire, fresh_until, own, own_buffers, s).with(extra > 0, shared);
         let i = self.cs.alloc(entry);
+        if slice {
+            self.cs.shares.kept(i, extra);
+        }
         self.cs.count += 1;
         self.cs.bytes += size;
         let entries = &self.cs.entries;
@@ -570,25 +637,25 @@ impl Pcct {
 
     /// Under LRU and TinyLFU a hit moves entry `i` behind every entry cached after it:
     /// from now on it may outlive them, so it gets a buffer of its own (once), and is
-    /// charged that buffer. A slice leaves a husk at its place
-    /// ([`Pcct::cs_leave_husk`]). Returns the index the entry has now. The CS may then
+    /// charged that buffer. A slice leaves a ghost at its place
+    /// ([`Pcct::cs_leave_ghost`]). Returns the index the entry has now. The CS may then
     /// exceed `capacity_bytes` until [`Pcct::cs_settle`].
     #[inline]
     fn cs_own_on_hit(&mut self, i: u32) -> u32 {
         let e = self.cs.entry(i);
-        if !e.is_charged_slice() {
-            if !e.owns_buffer() {
-                // Cached before own buffers were turned on: copied as before.
-                self.cs_copy_in_place(i);
-            }
-            self.cs.policy.on_hit(i);
-            return i;
+        if e.in_shared_buffer() {
+            return self.cs_copy_out(i);
         }
-        self.cs_copy_out(i)
+        if !e.owns_buffer() {
+            // A slice of a buffer no reader described: copied in place.
+            self.cs_copy_in_place(i);
+        }
+        self.cs.policy.on_hit(i);
+        i
     }
 
-    /// [`Pcct::cs_own_on_hit`] for a charged slice: the copy is a new entry at the
-    /// back, the slice a husk where it was.
+    /// [`Pcct::cs_own_on_hit`] for a slice of a shared read buffer: the copy is a new
+    /// entry at the back, the slice a ghost where it was.
     #[cold]
     fn cs_copy_out(&mut self, i: u32) -> u32 {
         let e = self.cs.entry(i);
@@ -599,11 +666,12 @@ impl Pcct {
             name.repoint(|| moved);
         }
         let fresh = CsEntry::new(copy, e.fresh_until(), true, true, slot);
-        self.cs_leave_husk(i, fresh)
+        self.cs_leave_ghost(i, fresh, 0)
     }
 
-    /// Copy entry `i` into a buffer of its own, in place (an entry cached without
-    /// own buffers, charged its length, keeps that charge).
+    /// Copy entry `i` into a buffer of its own, in place: a slice of a buffer no
+    /// reader described, charged as one of a full read buffer, is charged its copy (an
+    /// entry cached without own buffers, charged its length, keeps that charge).
     #[cold]
     fn cs_copy_in_place(&mut self, i: u32) {
         let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
@@ -619,26 +687,30 @@ impl Pcct {
         }
     }
 
-    /// Entry `i`, a charged slice, leaves its place in eviction order (a hit copies it
-    /// to the back, a refresh brings new bytes): `next` (same slot) takes over its
-    /// name as a new arrival, and `i` stays where it was as a husk, nameless and
-    /// charged as before, until eviction reaches it. Slices are charged a share of the
-    /// read buffer they arrived in, which the slices cached before and after them
-    /// keep alive with them: releasing one early left the buffer pinned by neighbours
-    /// charged for less than it (64 consumers asking for the same names held 17% more
-    /// than the bound, docs/RELIABILITY.md). Returns `next`'s index.
-    fn cs_leave_husk(&mut self, i: u32, next: CsEntry) -> u32 {
+    /// Entry `i`, a slice of a shared read buffer, leaves its place in eviction order
+    /// (a hit copies it to the back, a refresh brings new bytes): `next` (same slot)
+    /// takes over its name as a new arrival, and `i` stays where it was as a ghost: no
+    /// name, no bytes, its charge, until eviction reaches it. Slices are charged a
+    /// share of the read buffer they arrived in, which the slices cached before and
+    /// after them keep alive: released early with its charge, a slice left the buffer
+    /// pinned by neighbours charged for less than it (64 consumers asking for the same
+    /// names held 17-45% more than the bound, docs/RELIABILITY.md). The ghost keeps the
+    /// charge in arrival order without the bytes: the buffer is freed as soon as its
+    /// last slice goes, and charged until then. `next` is charged `extra` beyond its
+    /// [`CsEntry::charge`]. Returns `next`'s index.
+    fn cs_leave_ghost(&mut self, i: u32, next: CsEntry, extra: usize) -> u32 {
         let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
         let (slot, indirect_from) = (e.slot, e.indirect_from);
         e.slot = NONE;
-        e.indirect_from = NONE;
+        e.indirect_from = e.charge().min(u32::MAX as usize) as u32;
+        e.wire = Bytes::new();
         let fresh_until = next.fresh_until();
-        self.cs.bytes += next.charge();
+        self.cs.bytes += next.charge() + extra;
         let j = self.cs.alloc(CsEntry {
             indirect_from,
             ..next
         });
-        self.cs.husks += 1;
+        self.cs.ghosts += 1;
         self.slots[slot as usize].cs = j;
         if indirect_from != NONE {
             self.slots[indirect_from as usize].indirect = j;
@@ -651,6 +723,26 @@ impl Pcct {
             .policy
             .on_insert(j, fresh_until, false, |k| fresh_of(entries, k));
         j
+    }
+
+    /// A Data from `face` standing for `share` bytes of its read buffer is about to be
+    /// processed ([`crate::cs_share`]); [`Pcct::cs_done`] once it is.
+    #[inline]
+    pub(crate) fn cs_arrive(&mut self, face: u64, share: u32) {
+        self.cs.shares.arrive(face, share);
+    }
+
+    /// The Data of [`Pcct::cs_arrive`] is done with.
+    #[inline]
+    pub(crate) fn cs_done(&mut self) {
+        self.cs.shares.done();
+    }
+
+    /// Bytes of read buffers faces carry: the shares of Data the CS did not keep as
+    /// slices, charged to the next slice it keeps from the same face
+    /// ([`crate::cs_share`]).
+    pub fn carried(&self) -> usize {
+        self.cs.shares.carried()
     }
 
     /// Evict back under the byte bound after hits copied entries out of their read
@@ -686,10 +778,12 @@ impl Pcct {
     }
 
     fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
-        while self.cs.count > self.cs.capacity || self.cs.bytes > self.cs.capacity_bytes {
+        while self.cs.count + self.cs.ghosts > self.cs.capacity
+            || self.cs.bytes > self.cs.capacity_bytes
+        {
             match self.cs.victim(now) {
                 Some(v) if v != keep => {
-                    if !self.cs.entry(v).is_husk() {
+                    if !self.cs.entry(v).is_ghost() {
                         self.cs.evictions += 1;
                     }
                     self.cs_remove(v);
@@ -697,26 +791,26 @@ impl Pcct {
                 _ => break,
             }
         }
-        self.cs_drop_husks_if_empty();
+        self.cs_drop_ghosts_if_empty();
     }
 
-    /// With no named entry left, husks would only hold buffers nobody needs.
-    fn cs_drop_husks_if_empty(&mut self) {
-        if self.cs.count == 0 && self.cs.husks > 0 {
-            let husks: Vec<u32> = self.cs_husks().collect();
-            for i in husks {
+    /// With no named entry left, no slice pins a buffer: ghosts charge for nothing.
+    fn cs_drop_ghosts_if_empty(&mut self) {
+        if self.cs.count == 0 && self.cs.ghosts > 0 {
+            let ghosts: Vec<u32> = self.cs_ghosts().collect();
+            for i in ghosts {
                 self.cs_remove(i);
             }
         }
     }
 
-    /// The husks' indices.
-    fn cs_husks(&self) -> impl Iterator<Item = u32> + '_ {
+    /// The ghosts' indices.
+    fn cs_ghosts(&self) -> impl Iterator<Item = u32> + '_ {
         self.cs
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.as_ref().is_some_and(CsEntry::is_husk))
+            .filter(|(_, e)| e.as_ref().is_some_and(CsEntry::is_ghost))
             .map(|(i, _)| i as u32)
     }
 
@@ -729,9 +823,12 @@ impl Pcct {
         let Some(e) = slot.as_ref() else {
             return;
         };
-        let (size, indirect_from, e_slot) = (e.charge(), e.indirect_from, e.slot);
-        if e_slot == NONE {
-            return self.cs_remove_husk(i, size);
+        if e.is_ghost() {
+            return self.cs_remove_ghost(i);
+        }
+        let (mut size, indirect_from, e_slot) = (e.charge(), e.indirect_from, e.slot);
+        if e.has_extra() {
+            size += self.cs.shares.remove(i);
         }
         if let Some(index) = self.cs.prefix_index.as_mut() {
             index.remove(self.slots[e_slot as usize].name.as_bytes());
@@ -753,29 +850,37 @@ impl Pcct {
         self.maybe_free_slot(e.slot);
     }
 
-    /// [`Pcct::cs_remove`] for a husk charged `size`.
+    /// [`Pcct::cs_remove`] for a ghost.
     #[cold]
-    fn cs_remove_husk(&mut self, i: u32, size: usize) {
+    fn cs_remove_ghost(&mut self, i: u32) {
+        let e = self.cs.entry(i);
+        let mut size = e.indirect_from as usize;
+        if e.has_extra() {
+            size += self.cs.shares.remove(i);
+        }
         self.cs.entries[i as usize] = None;
         self.cs.policy.on_remove(i);
         self.cs.free.push(i);
-        self.cs.husks -= 1;
+        self.cs.ghosts -= 1;
         self.cs.bytes -= size;
     }
 
-    /// Husks held: slices that named entries left at their place in eviction order
-    /// ([`Pcct::cs_leave_husk`]); charged in [`Pcct::bytes`], not in [`Pcct::len`].
-    pub fn husks(&self) -> usize {
-        self.cs.husks
+    /// Ghosts held: the charges of slices that named entries left at their place in
+    /// eviction order ([`Pcct::cs_leave_ghost`]); in [`Pcct::bytes`] and against the
+    /// capacity in packets, not in [`Pcct::len`].
+    pub fn ghosts(&self) -> usize {
+        self.cs.ghosts
     }
 
-    /// Entries, husks and bytes counted again from the table (for invariant checks:
-    /// they equal [`Pcct::len`], [`Pcct::husks`] and [`Pcct::bytes`]).
+    /// Entries, ghosts and bytes counted again from the table (for invariant checks:
+    /// they equal [`Pcct::len`], [`Pcct::ghosts`] and [`Pcct::bytes`]).
     pub fn recount(&self) -> (usize, usize, usize) {
         let live = self.cs.entries.iter().flatten();
-        let husks = live.clone().filter(|e| e.is_husk()).count();
-        let bytes = live.clone().map(CsEntry::charge).sum();
-        (live.count() - husks, husks, bytes)
+        let ghosts = live.clone().filter(|e| e.is_ghost()).count();
+        let bytes = (self.cs.entries.iter().enumerate())
+            .filter_map(|(i, e)| e.as_ref().map(|e| self.cs.charge_of(i as u32, e)))
+            .sum();
+        (live.count() - ghosts, ghosts, bytes)
     }
 
     // ------------------------------------------------------------ management
@@ -887,7 +992,7 @@ impl Pcct {
             .enumerate()
             .filter_map(|(i, e)| {
                 e.as_ref()
-                    .filter(|e| !e.is_husk())
+                    .filter(|e| !e.is_ghost())
                     .filter(|e| self.slots[e.slot as usize].name.as_bytes().starts_with(p))
                     .map(|_| i as u32)
             })
@@ -896,18 +1001,7 @@ impl Pcct {
         for &i in &victims {
             self.cs_remove(i);
         }
-        // Husks under the prefix go too (they are not counted as erased entries).
-        let husks: Vec<u32> = self
-            .cs_husks()
-            .filter(|&i| {
-                Data::decode_prevalidated(self.cs.entry(i).wire.clone(), None)
-                    .is_ok_and(|d| d.name().value_bytes().starts_with(p))
-            })
-            .collect();
-        for i in husks {
-            self.cs_remove(i);
-        }
-        self.cs_drop_husks_if_empty();
+        self.cs_drop_ghosts_if_empty();
         victims.len()
     }
 
@@ -934,7 +1028,7 @@ impl Pcct {
             .policy
             .eviction_order(now, |i| fresh_of(entries, i))
             .into_iter()
-            .filter(|&i| !self.cs.entry(i).is_husk())
+            .filter(|&i| !self.cs.entry(i).is_ghost())
             .filter_map(|i| {
                 Name::from_value(self.slots[self.cs.entry(i).slot as usize].name.to_bytes()).ok()
             })

@@ -45,6 +45,11 @@ pub struct LpMeta {
     /// PrefixAnnouncement on a Data (self-learning): the prefix-announcement Data TLV.
     /// Boxed: rare, and an inline `Bytes` would make every [`Transmit`] 24 bytes larger.
     pub prefix_announcement: Option<Box<Bytes>>,
+    /// On an incoming Data, the bytes of the read buffer it arrived in that it stands
+    /// for, as the face's reader counts them (0: not reported): its own, and those
+    /// back to the previous Data read into that buffer. The CS charges a slice it
+    /// keeps that share ([`crate::cs_share`]). Not sent.
+    pub buffer_share: u32,
 }
 
 impl LpMeta {

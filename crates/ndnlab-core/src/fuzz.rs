@@ -13,7 +13,8 @@
 //! * every PIT entry is either pending (a downstream's lifetime not over) or
 //!   satisfied and kept for late Data (ASF); the CS, Dead Nonce List and timer queue
 //!   stay within their bounds (the CS in packets and in charged bytes, its entries,
-//!   husks and bytes equal to a recount, and no husk without an entry);
+//!   ghosts and bytes equal to a recount, no ghost without an entry, and faces'
+//!   carried read-buffer shares bounded);
 //!
 //! and at the end, once every lifetime has passed, that the PIT is empty and no
 //! PIT timer is left. The cargo-fuzz target `fuzz/fuzz_targets/core.rs` and the
@@ -74,6 +75,7 @@ pub enum PacketEvent {
         freshness_ms: Option<u16>,
         no_cache: bool,
         token: Option<u8>,
+        share: Share,
     },
     /// Data answering the `pick`-th Interest the core sent, from its upstream,
     /// with its PIT token (or a damaged one).
@@ -81,6 +83,7 @@ pub enum PacketEvent {
         pick: u8,
         damage_token: bool,
         longer: bool,
+        share: Share,
     },
     /// A Nack of the `pick`-th Interest the core sent, from its upstream.
     NackReply {
@@ -95,6 +98,25 @@ pub enum PacketEvent {
         nonce: u8,
         reason: u8,
     },
+}
+
+/// The share of its read buffer a face's reader reports for a Data
+/// ([`LpMeta::buffer_share`]): none, a stream buffer's, or a datagram's own buffer.
+#[derive(Debug, Clone, Arbitrary)]
+pub enum Share {
+    None,
+    Stream(u16),
+    Own(u16),
+}
+
+impl Share {
+    fn bytes(&self) -> u32 {
+        match self {
+            Share::None => 0,
+            Share::Stream(n) => u32::from(*n),
+            Share::Own(n) => crate::cs_share::BUFFER_OWN | u32::from(*n),
+        }
+    }
 }
 
 /// One step of a scenario.
@@ -138,7 +160,7 @@ pub struct Setup {
     pit_tokens: bool,
     dead_nonce_capacity: u8,
     /// The CS charges what entries occupy, copies entries that leave arrival order and
-    /// leaves husks ([`crate::ContentStore::set_own_buffers`]), under a byte bound of
+    /// leaves ghosts ([`crate::ContentStore::set_own_buffers`]), under a byte bound of
     /// 256 + 64 x `cs_bytes` (one to about 80 small Data).
     own_buffers: bool,
     cs_bytes: u8,
@@ -245,11 +267,13 @@ impl World {
                 freshness_ms,
                 no_cache,
                 token,
+                share,
             } => {
                 let (face, name) = (face_id(*face), name.name());
                 let meta = LpMeta {
                     pit_token: token.map(|t| Bytes::from(vec![t; 8])),
                     cache_policy_no_cache: *no_cache,
+                    buffer_share: share.bytes(),
                     ..Default::default()
                 };
                 Some((face, InPacket::Data(self.data(name, *freshness_ms)), meta))
@@ -258,6 +282,7 @@ impl World {
                 pick,
                 damage_token,
                 longer,
+                share,
             } => {
                 if self.sent.is_empty() {
                     return None;
@@ -275,6 +300,7 @@ impl World {
                 };
                 let meta = LpMeta {
                     pit_token: token,
+                    buffer_share: share.bytes(),
                     ..Default::default()
                 };
                 Some((face, InPacket::Data(self.data(name, Some(1000))), meta))
@@ -540,7 +566,10 @@ impl World {
             );
         }
         let cs = self.fw.cs_ref();
-        assert!(cs.len() <= self.cs_capacity.max(1), "CS over capacity");
+        assert!(
+            cs.len() + cs.ghosts() <= self.cs_capacity.max(1),
+            "CS over capacity"
+        );
         assert!(
             cs.bytes() <= self.cs_capacity_bytes,
             "CS over its byte bound: {} > {}",
@@ -549,10 +578,11 @@ impl World {
         );
         assert_eq!(
             cs.recount(),
-            (cs.len(), cs.husks(), cs.bytes()),
-            "CS entries, husks and bytes as counted"
+            (cs.len(), cs.ghosts(), cs.bytes()),
+            "CS entries, ghosts and bytes as counted"
         );
-        assert!(!cs.is_empty() || cs.husks() == 0, "husks without entries");
+        assert!(!cs.is_empty() || cs.ghosts() == 0, "ghosts without entries");
+        assert!(cs.carried() <= FACES as usize * crate::cs_share::CARRY_MAX as usize);
         assert!(
             self.fw.dead_nonce_len() <= self.dnl_capacity,
             "DNL over capacity"

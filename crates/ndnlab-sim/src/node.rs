@@ -176,6 +176,8 @@ impl Node {
             cache_policy_no_cache: local && fields.no_cache,
             non_discovery: fields.non_discovery,
             prefix_announcement: fields.prefix_announcement,
+            // Packets here are not read into buffers: the CS charges its formula.
+            buffer_share: 0,
         };
         Some((shard, (face_id(face), pkt, meta)))
     }

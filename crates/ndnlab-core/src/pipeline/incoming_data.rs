@@ -40,6 +40,19 @@ impl Forwarder {
         meta: &LpMeta,
         staged: bool,
     ) {
+        if meta.buffer_share == 0 {
+            return self.incoming_data(now, from, data, meta, staged);
+        }
+        // The CS charges a slice it keeps the share of its read buffer the face's
+        // reader reported, and carries the share of a Data it does not keep.
+        self.pcct.cs_arrive(from.0, meta.buffer_share);
+        self.incoming_data(now, from, data, meta, staged);
+        self.pcct.cs_done();
+    }
+
+    /// [`Forwarder::handle_data_staged`]'s pipeline.
+    #[inline(always)]
+    fn incoming_data(&mut self, now: Time, from: FaceId, data: Data, meta: &LpMeta, staged: bool) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;

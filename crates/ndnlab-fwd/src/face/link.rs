@@ -130,11 +130,17 @@ impl DatagramDecoder {
             .entry(face.id)
             .or_insert_with(|| LinkReceiver::with_limits(face.limits.reassembly));
         let before = link.reassembly_timeouts;
+        let (at, alloc) = (frame.as_ptr(), frame.len());
         match receive_for(link, face, now, frame) {
-            Ok(Some(pkt)) => match self.bursts.iter_mut().find(|(f, _)| f.id == face.id) {
-                Some((_, b)) => b.push(pkt),
-                None => self.bursts.push((face.clone(), vec![pkt])),
-            },
+            Ok(Some(mut pkt)) => {
+                // UDP and Ethernet readers copy each datagram into a buffer of its
+                // own (`ndnlab_wire::packet_bytes`).
+                super::share::assign_own(&mut pkt, at, alloc);
+                match self.bursts.iter_mut().find(|(f, _)| f.id == face.id) {
+                    Some((_, b)) => b.push(pkt),
+                    None => self.bursts.push((face.clone(), vec![pkt])),
+                }
+            }
             Ok(None) => {}
             Err(e) => {
                 face.stats.count_lp_drop(&e);

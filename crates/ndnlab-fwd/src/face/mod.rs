@@ -18,6 +18,7 @@ pub mod datagram;
 pub mod emu;
 pub mod ether;
 pub mod link;
+mod share;
 pub mod stream;
 pub mod udp;
 pub mod uri;

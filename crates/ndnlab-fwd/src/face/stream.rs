@@ -20,6 +20,7 @@ use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::emu::FaceEmulator;
+use super::share::BufferShares;
 use super::{mark_congestion_queued, FaceEntry, SendQueueRx};
 use crate::latency::OutSamples;
 use ndnlab_proto::framing::{advance_segments, io_slices, make_room, next_frame, MAX_SEGMENTS};
@@ -47,7 +48,8 @@ const READ_CHUNK: usize = 256 * 1024;
 /// end cannot complete in it; then that partial frame moves to a new buffer of
 /// exactly [`READ_CHUNK`] bytes ([`make_room`]). A buffer thus leaves at most this
 /// plus one frame (8,800 bytes and its header) unused, under 1/16 of it, which the
-/// CS charges the slices it keeps ([`ndnlab_core::cs::charge`]).
+/// CS charges the slices it keeps ([`ndnlab_core::cs::charge`]); what else a buffer
+/// holds is in the share of it each Data stands for ([`BufferShares`]).
 const REFILL_MIN: usize = 2 * 1024;
 const _: () = assert!(REFILL_MIN + 8800 + 64 <= READ_CHUNK / 16);
 /// Packets handed to the forwarder at a time while a read is parsed, each hand-off
@@ -105,10 +107,15 @@ async fn read_loop<R: AsyncRead + Unpin>(
     ingress: &dyn Ingress,
 ) -> std::io::Result<()> {
     let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    let mut shares = BufferShares::new(&buf);
     let mut link = LinkReceiver::with_limits(face.limits.reassembly);
     let mut burst = Vec::with_capacity(64);
     loop {
+        let at = buf.as_ptr();
         make_room(&mut buf, READ_CHUNK, REFILL_MIN);
+        if buf.as_ptr() != at {
+            shares.next_buffer(&buf);
+        }
         let n = reader.read_buf(&mut buf).await?;
         if n == 0 {
             return Ok(());
@@ -118,7 +125,8 @@ async fn read_loop<R: AsyncRead + Unpin>(
         loop {
             match next_frame(&mut buf) {
                 Ok(Some(frame)) => match link.receive(now, frame) {
-                    Ok(Some(pkt)) => {
+                    Ok(Some(mut pkt)) => {
+                        shares.assign(&mut pkt);
                         burst.push(pkt);
                         if burst.len() == DELIVER_BURST {
                             ingress.deliver(face, &mut burst);

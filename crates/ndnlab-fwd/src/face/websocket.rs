@@ -166,8 +166,14 @@ where
             match msg? {
                 Message::Binary(b) => {
                     face.stats.in_bytes.fetch_add(b.len() as u64, Relaxed);
-                    match link.receive(now, Bytes::from(b)) {
-                        Ok(Some(pkt)) => burst.push(pkt),
+                    let alloc = b.capacity();
+                    let frame = Bytes::from(b);
+                    let at = frame.as_ptr();
+                    match link.receive(now, frame) {
+                        Ok(Some(mut pkt)) => {
+                            super::share::assign_own(&mut pkt, at, alloc);
+                            burst.push(pkt)
+                        }
                         Ok(None) => {}
                         Err(e) => {
                             face.stats.count_lp_drop(&e);

@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
+use ndnlab_core::cs_share::BUFFER_OWN;
 use ndnlab_core::{FaceId, InPacket, LpMeta};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
@@ -328,6 +329,7 @@ impl Shared {
             cache_policy_no_cache: local && fields.no_cache,
             non_discovery: fields.non_discovery,
             prefix_announcement: fields.prefix_announcement,
+            buffer_share: fields.buffer_share,
         }
     }
 }
@@ -361,13 +363,21 @@ impl Ingress for Shared {
         // Off: one branch per packet on `None`.
         let mut sampler = self.latency.as_ref().map(|l| (l, l.burst(burst.len())));
         let mut per_samples: Vec<Samples> = Vec::new();
-        for (j, (fields, wire)) in burst.drain(..).enumerate() {
+        // The buffer shares of Data dropped here, for the next Data of the burst.
+        let mut lost = 0u32;
+        for (j, (mut fields, wire)) in burst.drain(..).enumerate() {
             let seq = match &mut sampler {
                 None => None,
                 Some((_, s)) => s.pick(j),
             };
             let first = wire.first().copied().unwrap_or(0) as u64;
+            let share = fields.buffer_share;
+            if share != 0 && share & BUFFER_OWN == 0 {
+                fields.buffer_share = share.saturating_add(lost).min(!BUFFER_OWN);
+                lost = 0;
+            }
             if !self_learning_fields_ok(first, &fields) {
+                lost = fields.buffer_share & !BUFFER_OWN;
                 tracing::trace!(face = face.id, "misplaced or malformed self-learning field");
                 self.counters.decode_drops.fetch_add(1, Relaxed);
                 face.stats.in_drops.fetch_add(1, Relaxed);
@@ -417,6 +427,7 @@ impl Ingress for Shared {
                         Some((shard, InPacket::Data(d), fields))
                     }
                     Err(e) => {
+                        lost = fields.buffer_share & !BUFFER_OWN;
                         tracing::trace!(face = face.id, drop = e.reason(), "bad Data");
                         self.counters.decode_drops.fetch_add(1, Relaxed);
                         face.stats.in_drops.fetch_add(1, Relaxed);

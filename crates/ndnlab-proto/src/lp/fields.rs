@@ -19,6 +19,13 @@ pub struct LpFields {
     /// PrefixAnnouncement (848): a prefix-announcement Data TLV on a Data
     /// (self-learning). Boxed: rare, and it rides in every queued packet's fields.
     pub prefix_announcement: Option<Box<Bytes>>,
+    /// Not a header field: on a received packet, the bytes of the buffer it was read
+    /// into that it stands for, set by the face's reader (0: not reported). A stream
+    /// reader gives a Data the bytes from the end of the previous Data it read into
+    /// the same buffer to its own end; a datagram reader gives the datagram's buffer,
+    /// with the top bit set (it holds nothing else). The forwarder's CS charges a
+    /// slice it keeps that share (`ndnlab_core::cs_share`).
+    pub buffer_share: u32,
 }
 
 impl LpFields {
@@ -33,6 +40,7 @@ impl LpFields {
             congestion_mark: lp.congestion_mark().unwrap_or(0),
             non_discovery: lp.non_discovery(),
             prefix_announcement: lp.prefix_announcement().map(Box::new),
+            buffer_share: 0,
         }
     }
 
