@@ -30,10 +30,17 @@
 # window of 8); the bound then counts each face's 256 KiB read and 256 KiB write
 # buffer (FACE_KIB=512) beyond the three faces the fixed overhead already holds.
 #
+# MIXED=1 adds a second forwarder, the peer, joined to the measured one by one TCP
+# face that carries traffic both ways: a consumer on the peer asks the measured
+# forwarder's producer for /mem (window 64), and a consumer on the measured forwarder
+# asks the peer's producer for /peer (MIXED_PAYLOAD-byte Data, default 100, window
+# 64), which the measured forwarder caches. Its read buffers on that face then hold
+# Interests between the Data it caches. The bound counts that face (FACE_KIB).
+#
 # ERASE=1 then erases the CS (`ctl cs erase /mem`) and prints the resident memory
 # 2 s later, once nothing runs: what the forwarder returns when it goes quiet.
 #
-#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [PIT_FACE=N] [DNL=N] [FIXED_MIB=M] [FLOOD=N] [FACES=N] [ERASE=1]
+#   [FRESH=MS] [PAYLOAD=BYTES] [POLICY=P] [PIT=N] [PIT_FACE=N] [DNL=N] [FIXED_MIB=M] [FLOOD=N] [FACES=N] [MIXED=1] [ERASE=1]
 #       scripts/mem-bound.sh [BIN] [SECS] [MIB...]
 set -euo pipefail
 BIN=${1:-target/release/ndnlab}
@@ -43,7 +50,11 @@ SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(16 64 256)
 dir=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
+peer_pids=()
+cleanup() {
+    for p in "${pids[@]}" "${peer_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$dir"
+}
 trap cleanup EXIT
 lscpu | grep 'Model name' || true
 PIT=${PIT:-4096}
@@ -53,9 +64,11 @@ FIXED_MIB=${FIXED_MIB:-40}
 FLOOD=${FLOOD:-0}
 FACES=${FACES:-0}
 FACE_KIB=${FACE_KIB:-512}
+MIXED=${MIXED:-0}
+MIXED_PAYLOAD=${MIXED_PAYLOAD:-100}
 echo "Data FreshnessPeriod ${FRESH:-0} ms, payload ${PAYLOAD:-8192} B, CS policy ${POLICY:-lru};" \
     "pit_max_entries $PIT, dead_nonce_max_entries $DNL, fixed overhead $FIXED_MIB MiB;" \
-    "flood $FLOOD pending, $FACES more faces"
+    "flood $FLOOD pending, $FACES more faces, mixed face $MIXED"
 # A UDP face nothing comes back from: its emulated link loses every frame.
 sink="udp4://127.0.0.1:$((20000 + RANDOM % 20000))"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
@@ -69,7 +82,28 @@ print("%d Data for %d Interests, %d timeouts, %d Nacks, %.0f Mbit/s" % (
 printf "%7s %10s %10s %9s %9s %9s %9s %9s %9s %9s\n" cs_MiB cs_entries dnl_entries \
     rss_idle rss_end rss_after rss_max bound max/bound max/cs
 for mib in "${SIZES[@]}"; do
-    rm -f "$dir/nfd.sock"
+    rm -f "$dir/nfd.sock" "$dir/peer.sock"
+    peer_toml=""
+    if [ "$MIXED" = 1 ]; then
+        port=$((40000 + RANDOM % 20000))
+        cat > "$dir/peer.toml" <<TOML
+[faces.unix]
+path = "$dir/peer.sock"
+[faces.tcp]
+listen = ["127.0.0.1:$port"]
+TOML
+        "$BIN" fwd --config "$dir/peer.toml" > "$dir/peer.log" 2>&1 &
+        peer_pids=("$!")
+        for _ in $(seq 100); do [ -S "$dir/peer.sock" ] && break; sleep 0.1; done
+        "$BIN" perf server --socket "$dir/peer.sock" --prefix /peer \
+            --payload "$MIXED_PAYLOAD" > /dev/null 2>&1 &
+        peer_pids+=("$!")
+        peer_toml="[[face]]
+uri = \"tcp4://127.0.0.1:$port\"
+[[route]]
+prefix = \"/peer\"
+face = \"tcp4://127.0.0.1:$port\""
+    fi
     cat > "$dir/fwd.toml" <<TOML
 [faces.unix]
 path = "$dir/nfd.sock"
@@ -87,6 +121,7 @@ emulate = { loss_pct = 100 }
 [[route]]
 prefix = "/flood"
 face = "$sink"
+$peer_toml
 TOML
     "$BIN" fwd --config "$dir/fwd.toml" > "$dir/fwd.log" 2>&1 &
     fwd=$!
@@ -110,6 +145,20 @@ TOML
         "$BIN" perf client --socket "$dir/nfd.sock" --prefix /flood --duration "$SECS" \
             --interval "$SECS" --window 64 --flows $(((FLOOD + 63) / 64)) --json \
             > "$dir/flood.json" 2> "$dir/flood.err" &
+        pids+=("$!")
+    fi
+    if [ "$MIXED" = 1 ]; then
+        # The peer reaches /mem over the face the measured forwarder opened to it.
+        face=$("$BIN" ctl --socket "$dir/peer.sock" face list --json | python3 -c '
+import json, sys
+fs = [f for f in json.load(sys.stdin) if str(f.get("remote", f.get("remoteUri", ""))).startswith("tcp")]
+print(fs[0].get("faceId", fs[0].get("id")) if fs else "")')
+        "$BIN" ctl --socket "$dir/peer.sock" route add /mem "$face" > /dev/null
+        "$BIN" perf client --socket "$dir/peer.sock" --prefix /mem --duration "$SECS" \
+            --interval "$SECS" --window 64 --json > "$dir/mixed-in.json" 2> /dev/null &
+        pids+=("$!")
+        "$BIN" perf client --socket "$dir/nfd.sock" --prefix /peer --duration "$SECS" \
+            --interval "$SECS" --window 64 --json > "$dir/mixed-out.json" 2> /dev/null &
         pids+=("$!")
     fi
     for i in $(seq "$FACES"); do
@@ -140,7 +189,7 @@ TOML
     read -r entries dnl_used pit_used <<< "$used"
     python3 -c "
 mib, idle, end, after, mx = $mib, $idle / 1024, $end / 1024, $after / 1024, $max / 1024
-bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB + $FACES * $FACE_KIB / 1024
+bound = mib + $PIT * 512 / 2**20 + $DNL * 72 / 2**20 + $FIXED_MIB + ($FACES + $MIXED) * $FACE_KIB / 1024
 print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
     mib, '$entries', '$dnl_used', idle, end, after, mx, bound, mx / bound, mx / mib))"
     if [ -n "${ERASE:-}" ]; then
@@ -153,8 +202,13 @@ print('%7d %10s %10s %9.1f %9.1f %9.1f %9.1f %9.1f %9.2f %9.2f' % (
             "the first client: $(summary "$dir/client.json"))"
         [ "$FLOOD" -gt 0 ] && echo "        (the flood: $(summary "$dir/flood.json"))"
     fi
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    if [ "$MIXED" = 1 ]; then
+        echo "        (over the mixed face: in, /mem from the peer: $(summary "$dir/mixed-in.json");" \
+            "out, /peer: $(summary "$dir/mixed-out.json"))"
+    fi
+    for p in "${pids[@]}" "${peer_pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     pids=()
+    peer_pids=()
 done
 echo "(rss and bound in MiB; max/bound: the largest resident memory over the bound)"
