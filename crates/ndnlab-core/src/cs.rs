@@ -745,12 +745,14 @@ impl Pcct {
         self.cs.shares.carried()
     }
 
-    /// Evict back under the byte bound after hits copied entries out of their read
+    /// Evict back under the bounds after hits copied entries out of their read
     /// buffers ([`Pcct::cs_own_on_hit`]); called once the packet that hit is done
     /// with the CS, so no caller holds an index an eviction would free.
     #[inline]
     pub(crate) fn cs_settle(&mut self, now: Time) {
-        if self.cs.bytes > self.cs.capacity_bytes {
+        if self.cs.bytes > self.cs.capacity_bytes
+            || self.cs.count + self.cs.ghosts > self.cs.capacity
+        {
             self.cs_enforce_limits(now, NONE);
         }
     }

@@ -49,3 +49,11 @@ fn data_for_a_face_turned_non_local_is_dropped_on_the_way_out() {
 fn an_entry_renewed_after_its_last_downstream_was_nacked_expires_on_time() {
     regression("regress-renewed-after-nack");
 }
+
+/// A fuzz finding: a CS hit that copied a slice out of its shared read buffer left a
+/// ghost and a new entry, one item more against the capacity in packets, and
+/// nothing evicted back under it (only under the byte bound).
+#[test]
+fn a_hit_that_leaves_a_ghost_stays_within_the_packet_capacity() {
+    regression("regress-ghost-over-packet-capacity");
+}
