@@ -868,8 +868,8 @@ impl Pcct {
     }
 
     /// Ghosts held: the charges of slices that named entries left at their place in
-    /// eviction order ([`Pcct::cs_leave_ghost`]); in [`Pcct::bytes`] and against the
-    /// capacity in packets, not in [`Pcct::len`].
+    /// eviction order ([`ContentStore::set_own_buffers`]); in [`Pcct::bytes`] and
+    /// against the capacity in packets, not in [`Pcct::len`].
     pub fn ghosts(&self) -> usize {
         self.cs.ghosts
     }
@@ -958,7 +958,12 @@ impl Pcct {
     /// under LRU and TinyLFU at their first hit, under priority-FIFO fresh Data when
     /// cached. One allocation and copy per such entry (copying every entry cost 29% of
     /// `ndnlab bench fwd`'s exchanges/s at 100 bytes, docs/RELIABILITY.md). Entries
-    /// cached before a change keep the charge they were cached with.
+    /// cached before a change keep the charge they were cached with. A runtime that
+    /// reports each Data's share of its read buffer ([`crate::LpMeta::buffer_share`])
+    /// gets exact charges ([`crate::cs_share`]), and a slice of a shared buffer that
+    /// leaves its place early (a hit copies it, new Data refreshes it) leaves a ghost
+    /// there: its charge, without name or bytes, until eviction reaches it
+    /// ([`ContentStore::ghosts`]).
     pub fn set_own_buffers(&mut self, on: bool) {
         self.cs.own_buffers = on;
     }
