@@ -779,19 +779,36 @@ impl Pcct {
         }
     }
 
+    /// Evict until the CS is within its capacity in packets and in bytes, never
+    /// entry `keep` (the one just cached or refreshed; [`NONE`] for none).
     fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
+        let mut set_aside = false;
         while self.cs.count + self.cs.ghosts > self.cs.capacity
             || self.cs.bytes > self.cs.capacity_bytes
         {
             match self.cs.victim(now) {
-                Some(v) if v != keep => {
+                Some(v) if v == keep => {
+                    // First in line (under priority-FIFO a stale newcomer goes before
+                    // the fresh entries): set it aside, evict the others.
+                    self.cs.policy.on_remove(v);
+                    set_aside = true;
+                }
+                Some(v) => {
                     if !self.cs.entry(v).is_ghost() {
                         self.cs.evictions += 1;
                     }
                     self.cs_remove(v);
                 }
-                _ => break,
+                None => break,
             }
+        }
+        if set_aside {
+            // Back where it was: at the end of its queue.
+            let fresh_until = self.cs.entry(keep).fresh_until();
+            let entries = &self.cs.entries;
+            self.cs
+                .policy
+                .on_insert(keep, fresh_until, false, |j| fresh_of(entries, j));
         }
         self.cs_drop_ghosts_if_empty();
     }

@@ -57,3 +57,11 @@ fn an_entry_renewed_after_its_last_downstream_was_nacked_expires_on_time() {
 fn a_hit_that_leaves_a_ghost_stays_within_the_packet_capacity() {
     regression("regress-ghost-over-packet-capacity");
 }
+
+/// A fuzz finding: under priority-FIFO a refreshed entry that went stale is first in
+/// line for eviction; evicting back under the byte bound stopped at it, the entry it
+/// must keep, and left the CS over its bound with fresh entries behind it.
+#[test]
+fn a_refreshed_entry_first_in_line_does_not_stop_eviction() {
+    regression("regress-refreshed-entry-first-in-line");
+}
