@@ -363,21 +363,31 @@ impl Ingress for Shared {
         // Off: one branch per packet on `None`.
         let mut sampler = self.latency.as_ref().map(|l| (l, l.burst(burst.len())));
         let mut per_samples: Vec<Samples> = Vec::new();
-        // The buffer shares of Data dropped here, for the next Data of the burst.
+        // The stream-buffer shares of Data dropped here, for the next Data of the burst
+        // (a datagram's own buffer goes with it: nothing to carry).
         let mut lost = 0u32;
+        let stream_share = |f: &LpFields| {
+            if f.buffer_share & BUFFER_OWN == 0 {
+                f.buffer_share
+            } else {
+                0
+            }
+        };
         for (j, (mut fields, wire)) in burst.drain(..).enumerate() {
             let seq = match &mut sampler {
                 None => None,
                 Some((_, s)) => s.pick(j),
             };
             let first = wire.first().copied().unwrap_or(0) as u64;
-            let share = fields.buffer_share;
-            if share != 0 && share & BUFFER_OWN == 0 {
+            let share = stream_share(&fields);
+            if share != 0 {
                 fields.buffer_share = share.saturating_add(lost).min(!BUFFER_OWN);
                 lost = 0;
             }
             if !self_learning_fields_ok(first, &fields) {
-                lost = fields.buffer_share & !BUFFER_OWN;
+                if share != 0 {
+                    lost = fields.buffer_share;
+                }
                 tracing::trace!(face = face.id, "misplaced or malformed self-learning field");
                 self.counters.decode_drops.fetch_add(1, Relaxed);
                 face.stats.in_drops.fetch_add(1, Relaxed);
@@ -427,7 +437,9 @@ impl Ingress for Shared {
                         Some((shard, InPacket::Data(d), fields))
                     }
                     Err(e) => {
-                        lost = fields.buffer_share & !BUFFER_OWN;
+                        if share != 0 {
+                            lost = fields.buffer_share;
+                        }
                         tracing::trace!(face = face.id, drop = e.reason(), "bad Data");
                         self.counters.decode_drops.fetch_add(1, Relaxed);
                         face.stats.in_drops.fetch_add(1, Relaxed);
