@@ -13,6 +13,12 @@
 //! to `logs/<run_id>/`. Each end emulates what it sends, so a link's parameters
 //! apply both ways.
 
+mod apps;
+mod collect;
+mod config;
+
+pub use apps::check;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -28,7 +34,10 @@ use ndnlab_wire::Name;
 
 use super::{Metrics, RunPlan};
 use crate::cleanup::TempDir;
-use crate::experiment::{AppSpec, LinkSpec};
+use crate::experiment::AppSpec;
+use apps::app_args;
+use collect::{consumer_metrics, counters, cpu_of};
+use config::config;
 
 /// How long a daemon may take to say it is ready.
 const READY: Duration = Duration::from_secs(20);
@@ -147,84 +156,6 @@ impl Drop for Children {
     }
 }
 
-/// The emulation keys of a link (none for a perfect one). Without
-/// `with_rate`, bandwidth and queue are left out (the fabric shapes them).
-fn emulation_table(l: &LinkSpec, with_rate: bool) -> Option<String> {
-    let mut kv = Vec::new();
-    if l.delay_ms > 0.0 {
-        kv.push(format!("delay_ms = {:?}", l.delay_ms));
-    }
-    if l.jitter_ms > 0.0 {
-        kv.push(format!("jitter_ms = {:?}", l.jitter_ms));
-    }
-    if l.loss_pct > 0.0 {
-        kv.push(format!("loss_pct = {:?}", l.loss_pct));
-    }
-    if with_rate && l.bandwidth_mbps > 0.0 {
-        kv.push(format!("bandwidth_mbps = {:?}", l.bandwidth_mbps));
-        if l.queue > 0 {
-            kv.push(format!("queue = {}", l.queue));
-        }
-    }
-    if l.mtu > 0 && l.face != "tcp" {
-        kv.push(format!("mtu = {}", l.mtu));
-    }
-    (!kv.is_empty()).then(|| kv.join("\n"))
-}
-
-/// Checks that `runner` can carry out `plan`: its links are of the `faces` it
-/// joins forwarders with, and its consumers ask nothing the tools lack. The
-/// error names the key.
-pub fn check(plan: &RunPlan, runner: &str, faces: &[&str]) -> anyhow::Result<()> {
-    for l in &plan.topology.links {
-        if !faces.contains(&l.spec.face.as_str()) {
-            anyhow::bail!(
-                "link {}-{}: face '{}': the {runner} runner joins forwarders over {}",
-                l.a,
-                l.b,
-                l.spec.face,
-                faces
-                    .iter()
-                    .filter(|f| **f != "memory")
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-    }
-    for (name, a) in &plan.exp.apps {
-        if !matches!(a.kind.as_str(), "consumer" | "producer") {
-            anyhow::bail!(
-                "apps.{name}.kind: '{}' runs under the inproc runner only",
-                a.kind
-            );
-        }
-        if a.prefix.contains("{node}") || !a.from.is_empty() {
-            anyhow::bail!(
-                "apps.{name}: per-node prefixes and `from` run under the inproc runner only"
-            );
-        }
-        if a.kind != "consumer" {
-            continue;
-        }
-        let refuse = |key: &str| {
-            anyhow::anyhow!(
-                "apps.{name}.{key}: ndnlab perf client and traffic client have no such option (use the inproc runner)"
-            )
-        };
-        if a.zipf > 0.0 {
-            return Err(refuse("zipf"));
-        }
-        if a.count > 0 {
-            return Err(refuse("count"));
-        }
-        if a.pattern == "window" && a.must_be_fresh {
-            return Err(refuse("must_be_fresh"));
-        }
-    }
-    Ok(())
-}
-
 /// A command run on `place`.
 fn command(place: &Place, binary: &Path) -> Command {
     match place.wrap.split_first() {
@@ -235,51 +166,6 @@ fn command(place: &Place, binary: &Path) -> Command {
             c
         }
     }
-}
-
-/// The configuration of `node`.
-fn config(
-    plan: &RunPlan,
-    fabric: &Fabric,
-    node: &str,
-    sock: &Path,
-    dir: &Path,
-) -> anyhow::Result<String> {
-    let exp = &plan.exp;
-    let f = exp
-        .nodes
-        .get(node)
-        .map(|o| o.apply(&exp.forwarder))
-        .unwrap_or_else(|| exp.forwarder.clone());
-    let mut t = format!(
-        "[forwarder]\nthreads = {}\nqueue_capacity = {}\n[cs]\ncapacity = {}\npolicy = \"{}\"\nadmit = {}\n\
-         [faces.unix]\npath = \"{}\"\n{}",
-        f.threads,
-        f.queue_capacity,
-        f.cs_capacity,
-        f.cs_policy,
-        f.cs_capacity > 0,
-        sock.display(),
-        fabric.nodes[node].listen,
-    );
-    for (prefix, s) in &f.strategy {
-        t += &format!("[[strategy]]\nprefix = \"{prefix}\"\nstrategy = \"{s}\"\n");
-    }
-    t += &crate::latency::toml_section(&f, dir, plan.run_id, node)?;
-    for l in &plan.topology.links {
-        let peer = if l.a == node {
-            &l.b
-        } else if l.b == node {
-            &l.a
-        } else {
-            continue;
-        };
-        if let Some(e) = emulation_table(&l.spec, fabric.daemon_rate) {
-            let rule = &fabric.faces[&(node.to_string(), peer.clone())].rule;
-            t += &format!("[[faces.emulation]]\n{rule}\n{e}\n");
-        }
-    }
-    Ok(t)
 }
 
 /// Runs `plan` on `fabric`: daemons, faces and routes, apps, counters, metrics.
@@ -476,52 +362,6 @@ fn unix_uri(sock: &Path) -> String {
     format!("unix://{}", sock.display())
 }
 
-/// The command line of an app.
-fn app_args(cmd: &mut Command, a: &AppSpec, sock: &str, seconds: f64, seed: u64) {
-    let secs = format!("{}", seconds.ceil().max(1.0) as u64);
-    if a.kind == "producer" {
-        cmd.args(["perf", "server", "--socket", sock, "--prefix", &a.prefix])
-            .args(["--payload", &a.payload.to_string()])
-            .args(["--freshness", &a.freshness_ms.to_string()])
-            .args(["--sign", &a.signature])
-            .args(["--threads", &a.threads.to_string()]);
-        if a.presign {
-            cmd.arg("--cache");
-        }
-    } else if a.pattern == "window" {
-        cmd.args(["perf", "client", "--socket", sock, "--prefix", &a.prefix]);
-        if a.cc == "fixed" {
-            cmd.args(["--window", &a.window.to_string()]);
-        } else {
-            cmd.args(["--cc", &a.cc]);
-        }
-        cmd.args(["--duration", &secs])
-            .args(["--lifetime", &a.lifetime_ms.to_string()])
-            // a timeout is an Interest unanswered for its lifetime, as the
-            // metric says, not an early retransmission timer firing on a
-            // loaded machine
-            .args(["--min-rto", &a.lifetime_ms.to_string()])
-            .args(["--names", &a.catalogue.to_string()])
-            .args(["--interval", "0.1", "--json"]);
-    } else {
-        let pattern = format!(
-            "name={},percent=100,components={},distinct={},lifetime={},fresh={}",
-            a.prefix, a.name_components, a.catalogue, a.lifetime_ms, a.must_be_fresh
-        );
-        cmd.args(["traffic", "client", "--socket", sock, "--pattern", &pattern])
-            .args(["--arrival", &a.pattern, "--rate", &a.rate.to_string()])
-            .args(["--burst-size", &a.burst.to_string()])
-            .args([
-                "--duration",
-                &secs,
-                "--seed",
-                &seed.to_string(),
-                "--json",
-                "--quiet",
-            ]);
-    }
-}
-
 /// Waits until `prefix` has a route on the node (its producer registered).
 fn wait_route(c: &BlockingClient, prefix: &Name) -> anyhow::Result<()> {
     let want = prefix.to_string();
@@ -535,131 +375,4 @@ fn wait_route(c: &BlockingClient, prefix: &Name) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
     anyhow::bail!("no producer registered {want}")
-}
-
-/// (Interests in, CS hits, CS misses) per node.
-fn counters(
-    clients: &BTreeMap<&String, BlockingClient>,
-) -> anyhow::Result<BTreeMap<String, (f64, f64, f64)>> {
-    let mut out = BTreeMap::new();
-    for (n, c) in clients {
-        let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
-            let d = c
-                .dataset(module, what)
-                .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
-            decode_records(kind, &d).map_err(anyhow::Error::msg)
-        };
-        let g = read("status", "general", DatasetKind::General)?;
-        let cs = read("cs", "info", DatasetKind::Cs)?;
-        let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
-            r.and_then(|r| r.num(k)).unwrap_or(0) as f64
-        };
-        out.insert(
-            (*n).clone(),
-            (
-                num(g.first(), "nInInterests"),
-                num(cs.first(), "nHits"),
-                num(cs.first(), "nMisses"),
-            ),
-        );
-    }
-    Ok(out)
-}
-
-/// CPU seconds of each forwarder process (`ip netns exec` execs the daemon, so
-/// the pid is the daemon's under every fabric).
-fn cpu_of(children: &mut Children, fabric: &Fabric) -> BTreeMap<String, f64> {
-    fabric
-        .nodes
-        .keys()
-        .filter_map(|n| {
-            let pid = children.get(&format!("fwd {n}"))?.id();
-            ndnlab_testkit::cpu::process_seconds(pid).map(|s| (n.clone(), s))
-        })
-        .collect()
-}
-
-/// Sums the consumers' interval reports inside the window.
-fn consumer_metrics(
-    m: &mut Metrics,
-    consumers: &[(String, AppSpec)],
-    log_dir: &Path,
-    warmup: f64,
-) -> anyhow::Result<()> {
-    let (mut interests, mut data, mut nacks, mut timeouts, mut bytes, mut secs) =
-        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0f64);
-    let mut delay = Vec::new();
-    for (name, a) in consumers {
-        let path = log_dir.join(format!("{name}.json"));
-        let text = std::fs::read_to_string(&path)?;
-        let rows: Vec<serde_json::Value> = text
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-        let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
-        if a.pattern == "window" {
-            let mut window_secs = 0.0;
-            let mut last_t = warmup;
-            // An interval's Data may answer Interests of the one before: count the
-            // outcomes (Data, Nack, timeout), one per Interest.
-            for r in rows
-                .iter()
-                .filter(|r| r["type"] == "interval" && f(r, "time_s") > warmup)
-            {
-                interests += f(r, "data") + f(r, "nacks") + f(r, "timeouts");
-                data += f(r, "data");
-                nacks += f(r, "nacks");
-                timeouts += f(r, "timeouts");
-                bytes += f(r, "bytes");
-                window_secs += f(r, "time_s") - last_t;
-                last_t = f(r, "time_s");
-                delay.push((
-                    f(r, "data"),
-                    f(r, "rtt_mean_ms") * 1000.0,
-                    f(r, "rtt_p50_ms") * 1000.0,
-                    f(r, "rtt_p99_ms") * 1000.0,
-                ));
-            }
-            secs = secs.max(window_secs);
-        } else {
-            // traffic client: one summary for the whole run
-            let Some(s) = rows.last() else {
-                anyhow::bail!(
-                    "consumer {name} printed no summary (see {})",
-                    path.display()
-                );
-            };
-            let total = f(s, "interests").max(f(s, "sent"));
-            interests += total;
-            data += f(s, "data").max(f(s, "satisfied"));
-            nacks += f(s, "nacks");
-            timeouts += f(s, "timeouts");
-            bytes += f(s, "bytes");
-        }
-    }
-    if interests == 0.0 {
-        anyhow::bail!(
-            "the consumers sent no Interest in the window (see {})",
-            log_dir.display()
-        );
-    }
-    m.insert("interests".into(), interests);
-    m.insert("data".into(), data);
-    m.insert("nacks".into(), nacks);
-    m.insert("timeouts".into(), timeouts);
-    m.insert("satisfaction".into(), data / interests);
-    m.insert("loss".into(), 1.0 - data / interests);
-    if secs > 0.0 {
-        m.insert("data_per_sec".into(), data / secs);
-        m.insert("throughput_mbps".into(), bytes * 8.0 / secs / 1e6);
-    }
-    let weight: f64 = delay.iter().map(|d| d.0).sum();
-    if weight > 0.0 {
-        // Data-weighted means of the intervals' statistics.
-        let wmean = |i: usize| delay.iter().map(|d| d.0 * [d.1, d.2, d.3][i]).sum::<f64>() / weight;
-        m.insert("delay_mean_us".into(), wmean(0));
-        m.insert("delay_p50_us".into(), wmean(1));
-        m.insert("delay_p99_us".into(), wmean(2));
-    }
-    Ok(())
 }

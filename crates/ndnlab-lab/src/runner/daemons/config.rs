@@ -1,0 +1,77 @@
+//! The `ndnlab fwd` configuration of each node of a daemon run.
+
+use std::path::Path;
+
+use super::Fabric;
+use crate::experiment::LinkSpec;
+use crate::runner::RunPlan;
+
+/// The emulation keys of a link (none for a perfect one). Without
+/// `with_rate`, bandwidth and queue are left out (the fabric shapes them).
+fn emulation_table(l: &LinkSpec, with_rate: bool) -> Option<String> {
+    let mut kv = Vec::new();
+    if l.delay_ms > 0.0 {
+        kv.push(format!("delay_ms = {:?}", l.delay_ms));
+    }
+    if l.jitter_ms > 0.0 {
+        kv.push(format!("jitter_ms = {:?}", l.jitter_ms));
+    }
+    if l.loss_pct > 0.0 {
+        kv.push(format!("loss_pct = {:?}", l.loss_pct));
+    }
+    if with_rate && l.bandwidth_mbps > 0.0 {
+        kv.push(format!("bandwidth_mbps = {:?}", l.bandwidth_mbps));
+        if l.queue > 0 {
+            kv.push(format!("queue = {}", l.queue));
+        }
+    }
+    if l.mtu > 0 && l.face != "tcp" {
+        kv.push(format!("mtu = {}", l.mtu));
+    }
+    (!kv.is_empty()).then(|| kv.join("\n"))
+}
+
+/// The configuration of `node`.
+pub(super) fn config(
+    plan: &RunPlan,
+    fabric: &Fabric,
+    node: &str,
+    sock: &Path,
+    dir: &Path,
+) -> anyhow::Result<String> {
+    let exp = &plan.exp;
+    let f = exp
+        .nodes
+        .get(node)
+        .map(|o| o.apply(&exp.forwarder))
+        .unwrap_or_else(|| exp.forwarder.clone());
+    let mut t = format!(
+        "[forwarder]\nthreads = {}\nqueue_capacity = {}\n[cs]\ncapacity = {}\npolicy = \"{}\"\nadmit = {}\n\
+         [faces.unix]\npath = \"{}\"\n{}",
+        f.threads,
+        f.queue_capacity,
+        f.cs_capacity,
+        f.cs_policy,
+        f.cs_capacity > 0,
+        sock.display(),
+        fabric.nodes[node].listen,
+    );
+    for (prefix, s) in &f.strategy {
+        t += &format!("[[strategy]]\nprefix = \"{prefix}\"\nstrategy = \"{s}\"\n");
+    }
+    t += &crate::latency::toml_section(&f, dir, plan.run_id, node)?;
+    for l in &plan.topology.links {
+        let peer = if l.a == node {
+            &l.b
+        } else if l.b == node {
+            &l.a
+        } else {
+            continue;
+        };
+        if let Some(e) = emulation_table(&l.spec, fabric.daemon_rate) {
+            let rule = &fabric.faces[&(node.to_string(), peer.clone())].rule;
+            t += &format!("[[faces.emulation]]\n{rule}\n{e}\n");
+        }
+    }
+    Ok(t)
+}
