@@ -16,6 +16,7 @@
 mod apps;
 mod collect;
 mod config;
+mod consumers;
 
 pub use apps::check;
 
@@ -36,8 +37,9 @@ use super::{Metrics, RunPlan};
 use crate::cleanup::TempDir;
 use crate::experiment::AppSpec;
 use apps::app_args;
-use collect::{consumer_metrics, counters, cpu_of};
+use collect::{counters, cpu_of};
 use config::config;
+use consumers::consumer_metrics;
 
 /// How long a daemon may take to say it is ready.
 const READY: Duration = Duration::from_secs(20);
