@@ -83,15 +83,37 @@ pub enum EmuDrop {
     OverMtu,
 }
 
-/// Counters of one direction of an emulated link.
+/// Counters of one direction of an emulated link, plain integers the emulator
+/// updates as it goes (nothing to turn on, nothing to pay when unread).
+///
+/// Every frame offered is counted once: refused ([`EmuDrop::OverMtu`] or
+/// [`EmuDrop::QueueFull`]), or sent (it used the transmitter), and a sent frame
+/// is then lost or delivered (or still in flight). So
+/// `sent_frames = lost + delivered_frames + in flight`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EmuCounters {
+    /// Frames the transmitter took (lost ones included).
     pub sent_frames: u64,
     pub sent_bytes: u64,
+    /// Frames handed out by [`LinkEmulator::poll`].
     pub delivered_frames: u64,
+    pub delivered_bytes: u64,
+    /// Frames refused by a full transmit queue.
     pub queue_drops: u64,
+    pub queue_drop_bytes: u64,
+    /// Frames lost on the link (random loss).
     pub lost: u64,
+    pub lost_bytes: u64,
+    /// Frames refused for exceeding the MTU.
     pub over_mtu: u64,
+    pub over_mtu_bytes: u64,
+}
+
+impl EmuCounters {
+    /// Frames dropped for any reason.
+    pub fn drops(&self) -> u64 {
+        self.queue_drops + self.lost + self.over_mtu
+    }
 }
 
 /// A frame in flight, ordered by arrival time (then by departure order).
@@ -127,8 +149,10 @@ pub struct LinkEmulator {
     rng: StdRng,
     /// When the transmitter finishes the frames already queued.
     busy_until: Nanos,
-    /// Departure (end of serialization) times of the frames still queued.
-    queued: VecDeque<Nanos>,
+    /// Departure (end of serialization) times and sizes of the frames still queued.
+    queued: VecDeque<(Nanos, usize)>,
+    /// Bytes of the frames in `queued`.
+    queued_bytes: usize,
     in_flight: BinaryHeap<InFlight>,
     /// Latest arrival handed out so far, to keep FIFO order without `reorder`.
     last_arrival: Nanos,
@@ -143,6 +167,7 @@ impl LinkEmulator {
             rng: StdRng::seed_from_u64(seed),
             busy_until: 0,
             queued: VecDeque::new(),
+            queued_bytes: 0,
             in_flight: BinaryHeap::new(),
             last_arrival: 0,
             seq: 0,
@@ -158,18 +183,34 @@ impl LinkEmulator {
         self.counters
     }
 
-    /// Frames waiting for the transmitter at `now`.
+    /// Frames waiting for the transmitter at `now` (the one being serialized
+    /// included).
     pub fn queue_len(&mut self, now: Nanos) -> usize {
-        while self.queued.front().is_some_and(|&d| d <= now) {
+        self.advance_queue(now);
+        self.queued.len()
+    }
+
+    /// Bytes of the frames waiting for the transmitter at `now`.
+    pub fn queue_bytes(&mut self, now: Nanos) -> usize {
+        self.advance_queue(now);
+        self.queued_bytes
+    }
+
+    fn advance_queue(&mut self, now: Nanos) {
+        while let Some(&(d, n)) = self.queued.front() {
+            if d > now {
+                break;
+            }
+            self.queued_bytes -= n;
             self.queued.pop_front();
         }
-        self.queued.len()
     }
 
     /// Offers a frame at `now`. `Err` says why it will never arrive.
     pub fn send(&mut self, now: Nanos, frame: Bytes) -> Result<(), EmuDrop> {
         if self.params.mtu.is_some_and(|m| frame.len() > m) {
             self.counters.over_mtu += 1;
+            self.counters.over_mtu_bytes += frame.len() as u64;
             return Err(EmuDrop::OverMtu);
         }
         let departure = match self.params.rate_bps {
@@ -178,6 +219,7 @@ impl LinkEmulator {
                 if let Some(limit) = self.params.queue_frames {
                     if self.queue_len(now) >= limit {
                         self.counters.queue_drops += 1;
+                        self.counters.queue_drop_bytes += frame.len() as u64;
                         return Err(EmuDrop::QueueFull);
                     }
                 }
@@ -185,7 +227,8 @@ impl LinkEmulator {
                 let tx = (bits * 1_000_000_000).div_ceil(rate as u128) as Nanos;
                 let d = self.busy_until.max(now) + tx;
                 self.busy_until = d;
-                self.queued.push_back(d);
+                self.queued.push_back((d, frame.len()));
+                self.queued_bytes += frame.len();
                 d
             }
         };
@@ -194,6 +237,7 @@ impl LinkEmulator {
         // A lost frame still used the transmitter.
         if self.params.loss > 0.0 && self.rng.gen::<f64>() < self.params.loss {
             self.counters.lost += 1;
+            self.counters.lost_bytes += frame.len() as u64;
             return Err(EmuDrop::Lost);
         }
         let mut at = departure + self.params.delay_ns;
@@ -220,8 +264,10 @@ impl LinkEmulator {
         if self.in_flight.peek()?.at > now {
             return None;
         }
+        let f = self.in_flight.pop()?.frame;
         self.counters.delivered_frames += 1;
-        self.in_flight.pop().map(|f| f.frame)
+        self.counters.delivered_bytes += f.len() as u64;
+        Some(f)
     }
 
     /// When the next frame arrives (`None`: nothing in flight).
@@ -375,6 +421,66 @@ mod tests {
             let sent = (n as Nanos - 1) * 100_000;
             assert!((sent + 5 * MS..=sent + 15 * MS).contains(&at));
         }
+    }
+
+    #[test]
+    fn counters_account_for_every_frame() {
+        // 1000-byte frames at 8 Mbit/s (1 ms each), a queue of 3, an MTU of 1200,
+        // 30 % loss: each frame offered is counted exactly once by its fate.
+        let p = LinkParams {
+            rate_bps: Some(8_000_000),
+            queue_frames: Some(3),
+            mtu: Some(1200),
+            loss: 0.3,
+            delay_ns: MS,
+            ..Default::default()
+        };
+        let mut e = LinkEmulator::new(p, 11);
+        let (mut lost, mut full, mut big, mut ok) = (0u64, 0u64, 0u64, 0u64);
+        for i in 0..400u64 {
+            let n = if i % 10 == 9 { 1300 } else { 1000 };
+            match e.send(i * MS / 2, frame(n)) {
+                Ok(()) => ok += 1,
+                Err(EmuDrop::Lost) => lost += 1,
+                Err(EmuDrop::QueueFull) => full += 1,
+                Err(EmuDrop::OverMtu) => big += 1,
+            }
+        }
+        let got = drain(&mut e).len() as u64;
+        let c = e.counters();
+        assert_eq!(c.lost, lost);
+        assert_eq!(c.queue_drops, full);
+        assert_eq!(c.over_mtu, big);
+        assert_eq!(big, 40);
+        assert!(
+            lost > 0 && full > 0,
+            "{lost} lost, {full} refused by the queue"
+        );
+        assert_eq!(c.delivered_frames, ok);
+        assert_eq!(got, ok);
+        assert_eq!(c.sent_frames, ok + lost);
+        assert_eq!(c.drops(), lost + full + big);
+        assert_eq!(c.sent_bytes, c.sent_frames * 1000);
+        assert_eq!(c.delivered_bytes, ok * 1000);
+        assert_eq!(
+            (c.lost_bytes, c.queue_drop_bytes, c.over_mtu_bytes),
+            (lost * 1000, full * 1000, big * 1300)
+        );
+    }
+
+    #[test]
+    fn queue_bytes_follow_departures() {
+        let p = LinkParams {
+            rate_bps: Some(8_000_000),
+            ..Default::default()
+        };
+        let mut e = LinkEmulator::new(p, 1);
+        e.send(0, frame(1000)).unwrap();
+        e.send(0, frame(500)).unwrap();
+        assert_eq!((e.queue_len(0), e.queue_bytes(0)), (2, 1500));
+        // the first leaves at 1 ms, the second at 1.5 ms
+        assert_eq!(e.queue_bytes(MS), 500);
+        assert_eq!((e.queue_len(2 * MS), e.queue_bytes(2 * MS)), (0, 0));
     }
 
     #[test]
