@@ -39,11 +39,17 @@ pub enum DropReason {
     /// A new PIT entry refused: the downstream face created
     /// `ForwarderConfig::pit_max_per_face` entries still pending.
     PitFaceFull,
+    /// A Data whose signature (or DigestSha256) does not verify (`verify_data`).
+    DataBadSignature,
+    /// A Data signed by a key the forwarder does not trust, or without a KeyLocator.
+    DataUnknownKey,
+    /// A Data whose signature type is unknown or does not match its key's type.
+    DataSignatureType,
 }
 
 impl DropReason {
     /// Number of reasons.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 19;
     /// All reasons, in counter order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::UnknownFace,
@@ -62,6 +68,16 @@ impl DropReason {
         DropReason::InterestRateLimit,
         DropReason::PitFull,
         DropReason::PitFaceFull,
+        DropReason::DataBadSignature,
+        DropReason::DataUnknownKey,
+        DropReason::DataSignatureType,
+    ];
+
+    /// The reasons a Data verifier drops for (`crate::verify`).
+    pub const DATA_VERIFY: [DropReason; 3] = [
+        DropReason::DataBadSignature,
+        DropReason::DataUnknownKey,
+        DropReason::DataSignatureType,
     ];
 
     /// The `drop=` label.
@@ -83,6 +99,9 @@ impl DropReason {
             DropReason::InterestRateLimit => "interest-rate-limit",
             DropReason::PitFull => "pit-full",
             DropReason::PitFaceFull => "pit-face-full",
+            DropReason::DataBadSignature => "data-bad-signature",
+            DropReason::DataUnknownKey => "data-unknown-key",
+            DropReason::DataSignatureType => "data-signature-type",
         }
     }
 }
@@ -143,6 +162,9 @@ pub struct ForwarderCounters {
     /// Interests that joined an existing PIT entry (not an NFD counter). With it the
     /// Interest ledger holds at every instant ([`ForwarderCounters::pending_interests`]).
     pub n_aggregated_interests: u64,
+    /// Data checked by the forwarder's Data verifier, accepted or not (not an NFD
+    /// counter; 0 with `verify_data` off).
+    pub n_verified_data: u64,
     /// Drops by reason.
     pub drops: DropCounters,
 }

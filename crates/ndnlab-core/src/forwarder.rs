@@ -230,6 +230,9 @@ pub struct ForwarderConfig {
     /// Resource bounds: PIT size, per-face PIT share, per-face Interest rate (all off
     /// by default).
     pub limits: crate::limits::Limits,
+    /// Checks every incoming Data before the PIT match ([`crate::verify`]); `None`
+    /// (the default) checks nothing.
+    pub verify_data: Option<std::sync::Arc<dyn crate::verify::DataVerifier>>,
 }
 
 impl Default for ForwarderConfig {
@@ -249,6 +252,7 @@ impl Default for ForwarderConfig {
             seed: 0x6e64_6e6c_6162,
             network_region: Default::default(),
             limits: Default::default(),
+            verify_data: None,
         }
     }
 }

@@ -123,6 +123,7 @@ pub mod strategy;
 pub mod strategy_choice;
 pub mod timer;
 pub mod token;
+pub mod verify;
 
 pub use counters::{DropReason, FaceCounters, ForwarderCounters};
 pub use cs::{ContentStore, CsInfo};
@@ -139,6 +140,7 @@ pub use network_region::NetworkRegionTable;
 pub use strategy::self_learning::RibRequest;
 pub use strategy::{StrategyInstance, StrategyKind};
 pub use strategy_choice::{StrategyChoice, StrategyChoiceError};
+pub use verify::{DataVerifier, ImplicitDigest};
 
 /// Nanoseconds since an arbitrary epoch chosen by the caller (a fake clock in tests).
 pub type Time = u64;

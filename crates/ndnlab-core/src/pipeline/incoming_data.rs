@@ -67,6 +67,15 @@ impl Forwarder {
             self.drop_packet(DropReason::LocalhostViolation);
             return;
         }
+        // Off: one branch on `None`.
+        if let Some(v) = &self.config.verify_data {
+            let verdict = v.verify(&data);
+            self.counters.n_verified_data += 1;
+            if let Err(r) = verdict {
+                self.drop_packet(r);
+                return;
+            }
+        }
         // Start loading what this Data's eviction (and the next two) will read.
         if !staged {
             self.pcct.prefetch_next_victims();
