@@ -14,6 +14,7 @@ use ndnlab_wire::{Data, NackReason, Name};
 use super::client::{nack_kind, Counts, Gauge};
 use crate::client::burst::{BurstConn, InterestShape, TOKEN_LEN};
 use crate::pipeline::{DataVerdict, FetchOptions, Fetcher};
+use crate::tools::popularity::{unit_of, Popularity};
 use crate::tools::verify::DataVerifier;
 
 /// Low bits of a PIT token that carry the segment; the flow is above them.
@@ -23,9 +24,17 @@ const PUBLISH: Duration = Duration::from_millis(20);
 
 /// What the batched flows need.
 pub(super) struct Batched {
-    pub prefix: Name,
+    /// Every prefix asked for (names under each, in turn or by `draw`).
+    pub prefixes: Vec<Name>,
     pub flows: usize,
     pub names: Option<u64>,
+    /// `--zipf`: the catalogue's popularity and the draws' seed.
+    pub draw: Option<(Popularity, u64)>,
+    /// `--count`: Interests to have answered, over all flows.
+    pub count: Option<u64>,
+    pub must_be_fresh: bool,
+    /// When the count was reached.
+    pub finished: Arc<Mutex<Option<Instant>>>,
     pub lifetime: u64,
     pub opts: FetchOptions,
     pub shared: Arc<Mutex<Counts>>,
@@ -35,6 +44,25 @@ pub(super) struct Batched {
     pub done: Arc<AtomicBool>,
     /// `--verify`: each Data's signature is checked; failures are counted.
     pub verifier: Option<Arc<DataVerifier>>,
+}
+
+impl Batched {
+    /// (prefix, sequence number) of the `k`-th Interest: drawn by `--zipf`
+    /// from `k` (so a retransmission asks for the same name), or in turn.
+    fn name_of(&self, k: u64) -> (usize, u64) {
+        let p = self.prefixes.len() as u64;
+        match (&self.draw, self.names) {
+            (Some((pop, seed)), _) => {
+                let (g, i) = pop.draw(unit_of(k ^ seed));
+                (g, i)
+            }
+            (None, Some(n)) => {
+                let j = k % (n.max(1) * p);
+                ((j / n.max(1)) as usize, j % n.max(1))
+            }
+            (None, None) => ((k % p) as usize, k / p),
+        }
+    }
 }
 
 /// Runs every flow until the deadline or until the connection fails.
@@ -47,28 +75,43 @@ pub(super) fn run(mut conn: BurstConn, b: Batched) -> std::io::Result<()> {
 fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let base = Instant::now();
     let shape = InterestShape {
-        must_be_fresh: true,
+        must_be_fresh: b.must_be_fresh,
         can_be_prefix: false,
         lifetime_ms: b.lifetime,
     };
     let mut fetchers: Vec<Fetcher> = (0..b.flows).map(|_| Fetcher::new(b.opts, 0)).collect();
+    if let Some(c) = b.count {
+        // flow f asks for the Interests f, f + flows, ... below the count
+        for (f, fetcher) in fetchers.iter_mut().enumerate() {
+            let n = c.saturating_sub(f as u64).div_ceil(b.flows as u64);
+            if n > 0 {
+                fetcher.set_final(n - 1);
+            }
+        }
+    }
+    let flow_done =
+        |f: usize, fetcher: &Fetcher| b.count.is_some_and(|c| f as u64 >= c) || fetcher.is_done();
     let mut last: Vec<_> = fetchers.iter().map(|f| *f.stats()).collect();
     let mut counts = Counts::default();
     let mut published = Instant::now();
     let mut nonce: u32 = rand::random::<u32>() | 1;
     while Instant::now() < b.deadline {
+        if b.count.is_some() && fetchers.iter().enumerate().all(|(f, x)| flow_done(f, x)) {
+            *b.finished.lock().expect("finish lock") = Some(Instant::now());
+            break;
+        }
         let now = base.elapsed();
         for (f, fetcher) in fetchers.iter_mut().enumerate() {
+            if b.count.is_some_and(|c| f as u64 >= c) {
+                continue;
+            }
             while let Some(req) = fetcher.poll_request(now) {
-                let mut seq = req.seg * b.flows as u64 + f as u64;
-                if let Some(n) = b.names {
-                    seq %= n.max(1);
-                }
+                let (prefix, seq) = b.name_of(req.seg * b.flows as u64 + f as u64);
                 // xorshift: a fresh Nonce per Interest without a system call
                 nonce ^= nonce << 13;
                 nonce ^= nonce >> 17;
                 nonce ^= nonce << 5;
-                conn.push_interest(&b.prefix, seq, nonce, shape, token(f, req.seg));
+                conn.push_interest(&b.prefixes[prefix], seq, nonce, shape, token(f, req.seg));
             }
             let g = &b.gauges[f];
             g.in_flight.store(fetcher.in_flight() as u64, Relaxed);

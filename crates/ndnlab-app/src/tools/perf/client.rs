@@ -14,6 +14,7 @@ use crate::client::burst::BurstConn;
 use crate::client::{Client, FaceUri, Outcome};
 use crate::pipeline::{FetchOptions, NackKind, RttOptions, WindowKind, WindowOptions};
 use crate::stats::{mbps, Latency};
+use crate::tools::popularity::Popularity;
 use crate::tools::verify::DataVerifier;
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -22,9 +23,10 @@ use crate::tools::{parse_name, print_json, ConnectArgs};
 pub struct ClientArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Prefix the server serves.
-    #[arg(long, default_value = DEFAULT_PREFIX, value_parser = parse_name)]
-    pub prefix: Name,
+    /// Prefix the server serves; repeat it to ask for the names under several
+    /// prefixes (with --names, N names under each, ranked prefix by prefix).
+    #[arg(long, default_value = DEFAULT_PREFIX, value_parser = parse_name, action = clap::ArgAction::Append)]
+    pub prefix: Vec<Name>,
     /// Seconds to run.
     #[arg(long, default_value_t = 10.0, value_name = "S")]
     pub duration: f64,
@@ -55,6 +57,22 @@ pub struct ClientArgs {
     /// Cycle through N distinct names (to exercise `perf server --cache`).
     #[arg(long, value_name = "N")]
     pub names: Option<u64>,
+    /// Draw each name at random among the --names names (of every --prefix)
+    /// with Zipf(S) popularity, the first names the most popular; 0 draws them
+    /// uniformly. A retransmission asks for the name its Interest did.
+    #[arg(long, value_name = "S", requires = "names")]
+    pub zipf: Option<f64>,
+    /// Seed of the --zipf draws (default: random).
+    #[arg(long, requires = "zipf")]
+    pub seed: Option<u64>,
+    /// Stop once N Interests (over all flows, retransmissions aside) are
+    /// answered, and report; the summary's `finished_s` is when the last came.
+    #[arg(short = 'c', long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Send Interests without MustBeFresh (a cache may answer with Data past
+    /// its FreshnessPeriod).
+    #[arg(long)]
+    pub no_fresh: bool,
     /// Verify every Data's signature: DigestSha256, or the server's key (the
     /// certificate its KeyLocator names, fetched once before the run). Data that
     /// fail are counted as `rejected`, not as Data, and make the run fail.
@@ -114,6 +132,16 @@ pub(super) struct Gauge {
 pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     anyhow::ensure!(args.flows >= 1, "--flows must be at least 1");
     anyhow::ensure!(args.window >= 1, "--window must be at least 1");
+    anyhow::ensure!(args.count != Some(0), "--count must be positive");
+    anyhow::ensure!(args.names != Some(0), "--names must be positive");
+    let draw = match args.zipf {
+        Some(s) => {
+            let n = args.names.unwrap_or(1);
+            let p = Popularity::new(vec![n; args.prefix.len()], s).map_err(anyhow::Error::msg)?;
+            Some((p, args.seed.unwrap_or_else(rand::random)))
+        }
+        None => None,
+    };
     anyhow::ensure!(
         args.interval > 0.0 && args.duration > 0.0,
         "--interval and --duration must be positive"
@@ -149,11 +177,16 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let gauges: Arc<Vec<Gauge>> = Arc::new((0..args.flows).map(|_| Gauge::default()).collect());
     let deadline = Instant::now() + Duration::from_secs_f64(args.duration);
     let done = Arc::new(AtomicBool::new(false));
+    let finished = Arc::new(Mutex::new(None));
     let conn = BurstConn::connect(&uri)?;
     let b = Batched {
-        prefix: args.prefix.clone(),
+        prefixes: args.prefix.clone(),
         flows: args.flows,
         names: args.names,
+        draw,
+        count: args.count,
+        must_be_fresh: !args.no_fresh,
+        finished: finished.clone(),
         lifetime: args.lifetime,
         opts,
         shared: shared.clone(),
@@ -172,7 +205,11 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         };
         println!(
             "perf client on {} prefix {} {} flows {} duration {} s",
-            uri, args.prefix, w, args.flows, args.duration
+            uri,
+            prefixes(&args.prefix),
+            w,
+            args.flows,
+            args.duration
         );
         println!(
             "{:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>7} {:>6} {:>6} {:>6}  limit",
@@ -236,7 +273,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     let elapsed = start.elapsed();
     let cpu_pct = cpu::process_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
     let limit = ctx.limit(&total, &gauges, cpu_pct, true);
-    let summary = row_json(
+    let mut summary = row_json(
         "summary",
         elapsed.as_secs_f64(),
         elapsed,
@@ -244,6 +281,13 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         cpu_pct,
         &limit,
     );
+    let finished_s = finished
+        .lock()
+        .expect("finish lock")
+        .map(|t: Instant| t.duration_since(start).as_secs_f64());
+    if args.count.is_some() {
+        summary["finished_s"] = finished_s.into();
+    }
     if args.json {
         print_json(&summary);
     } else {
@@ -254,6 +298,9 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
             "{} Data, {} Interests ({} retransmitted), {} timeouts, {} Nacks, {} marks; rtt min/avg/max = {:.3}/{:.3}/{:.3} ms",
             total.data, total.sent, total.retx, total.timeouts, total.nacks, total.marks, s.min_ms, s.mean_ms, s.max_ms
         );
+        if let (Some(n), Some(t)) = (args.count, finished_s) {
+            println!("{n} Interests answered in {t:.3} s");
+        }
         if verifier_on {
             println!(
                 "signatures verified: {} Data accepted, {} rejected",
@@ -272,7 +319,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     if total.data == 0 {
         anyhow::bail!(
             "no Data received: is `ndnlab perf server --prefix {}` running?",
-            args.prefix
+            prefixes(&args.prefix)
         );
     }
     Ok(summary)
@@ -292,7 +339,7 @@ async fn learn_server_key(args: &ClientArgs, uri: &FaceUri) -> anyhow::Result<Da
     }
     let client = Client::connect(uri).await?;
     let mut b = Name::builder();
-    b.extend_name(&args.prefix)
+    b.extend_name(&args.prefix[0])
         .push_sequence(rand::random::<u32>() as u64);
     let i = Interest::builder(b.build())
         .must_be_fresh(true)
@@ -303,10 +350,15 @@ async fn learn_server_key(args: &ClientArgs, uri: &FaceUri) -> anyhow::Result<Da
         Outcome::Data(r) => v.learn(&client, &r.data, args.lifetime).await?,
         other => anyhow::bail!(
             "--verify: no Data from {} to learn the server's key ({other:?}): is `ndnlab perf server` running?",
-            args.prefix
+            args.prefix[0]
         ),
     }
     Ok(v)
+}
+
+/// The prefixes, for messages.
+fn prefixes(p: &[Name]) -> String {
+    p.iter().map(Name::to_string).collect::<Vec<_>>().join(",")
 }
 
 fn row_json(

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::pattern::{choose, normalize, Arrival, Pattern};
 use crate::client::{Outcome, Waiter};
 use crate::stats::Latency;
+use crate::tools::popularity::Popularity;
 use crate::tools::{print_json, ConnectArgs};
 
 /// Options of `ndnlab traffic client`.
@@ -36,6 +37,16 @@ pub struct ClientArgs {
     /// Stop sending after this many seconds.
     #[arg(long, default_value_t = 10.0, value_name = "S")]
     pub duration: f64,
+    /// Send, but leave out of the statistics, the Interests of the first S
+    /// seconds (caches and windows settle before the measurement).
+    #[arg(long, default_value_t = 0.0, value_name = "S")]
+    pub warmup: f64,
+    /// Draw names with Zipf(S) popularity over the names of every pattern,
+    /// ranked pattern by pattern in the order given (a pattern's first name
+    /// the most popular of it); the percentages are then not used. 0 draws
+    /// uniformly over them all.
+    #[arg(long, value_name = "S")]
+    pub zipf: Option<f64>,
     /// RNG seed (default: random).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -56,6 +67,8 @@ pub struct PatternStats {
     pub satisfied: u64,
     pub nacked: u64,
     pub timeouts: u64,
+    /// Content bytes of the Data received.
+    pub bytes: u64,
     pub satisfaction_ratio: f64,
     pub delivery_mean_ms: f64,
     pub delivery_p50_ms: f64,
@@ -68,6 +81,7 @@ struct Acc {
     satisfied: u64,
     nacked: u64,
     timeouts: u64,
+    bytes: u64,
     delivery: Latency,
 }
 
@@ -84,6 +98,14 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
         },
         _ => Arrival::Poisson { rate: args.rate },
     };
+    anyhow::ensure!(args.warmup >= 0.0, "--warmup must not be negative");
+    let draw = match args.zipf {
+        Some(s) => Some(
+            Popularity::new(args.patterns.iter().map(|p| p.distinct).collect(), s)
+                .map_err(anyhow::Error::msg)?,
+        ),
+        None => None,
+    };
     let seed = args.seed.unwrap_or_else(rand::random);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let client = args.connect.connect().await?;
@@ -95,11 +117,15 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
             satisfied: 0,
             nacked: 0,
             timeouts: 0,
+            bytes: 0,
             delivery: Latency::default(),
         })
         .collect();
+    // tag: the pattern, and whether the Interest is counted (after --warmup)
     let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
     let start = tokio::time::Instant::now();
+    let counted_from = start + Duration::from_secs_f64(args.warmup);
+    let mut uncounted = 0u64;
     let stop_at = start + Duration::from_secs_f64(args.duration);
     let mut next = start;
     let mut sent = 0u64;
@@ -138,28 +164,43 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
                     if args.count.is_some_and(|c| sent >= c) {
                         break;
                     }
-                    let k = choose(&args.patterns, &mut rng);
+                    let (k, id) = match &draw {
+                        Some(d) => d.draw(rng.gen()),
+                        None => {
+                            let k = choose(&args.patterns, &mut rng);
+                            (k, rng.gen_range(0..args.patterns[k].distinct))
+                        }
+                    };
                     let p = &args.patterns[k];
-                    let id = rng.gen_range(0..p.distinct);
+                    let counted = tokio::time::Instant::now() >= counted_from;
                     let interest = Interest::builder(p.name_for(id))
                         .must_be_fresh(p.must_be_fresh)
                         .can_be_prefix(p.can_be_prefix)
                         .lifetime_ms(p.lifetime_ms)
                         .nonce(rng.gen())
                         .build_view()?;
-                    client.express_with(interest, Waiter::Sink { tag: k as u64, tx: tx.clone() }).await?;
-                    acc[k].sent += 1;
+                    let tag = ((k as u64) << 1) | u64::from(counted);
+                    client.express_with(interest, Waiter::Sink { tag, tx: tx.clone() }).await?;
+                    if counted {
+                        acc[k].sent += 1;
+                    } else {
+                        uncounted += 1;
+                    }
                     sent += 1;
                 }
                 next += gap;
             }
             m = rx.recv() => {
-                let Some((k, o)) = m else { break };
-                let a = &mut acc[k as usize];
+                let Some((tag, o)) = m else { break };
                 done += 1;
+                if tag & 1 == 0 {
+                    continue;
+                }
+                let a = &mut acc[(tag >> 1) as usize];
                 match o {
                     Outcome::Data(r) => {
                         a.satisfied += 1;
+                        a.bytes += r.data.content_slice().len() as u64;
                         a.delivery.record(r.rtt);
                     }
                     Outcome::Nack(_) => a.nacked += 1,
@@ -181,6 +222,7 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
                 satisfied: a.satisfied,
                 nacked: a.nacked,
                 timeouts: a.timeouts,
+                bytes: a.bytes,
                 satisfaction_ratio: if a.sent == 0 {
                     0.0
                 } else {
@@ -199,11 +241,13 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
             v["type"] = "pattern".into();
             print_json(&v);
         }
-        let total_sat: u64 = stats.iter().map(|s| s.satisfied).sum();
+        let sum = |f: fn(&PatternStats) -> u64| stats.iter().map(f).sum::<u64>();
         print_json(&serde_json::json!({
             "type": "summary", "seed": seed, "arrival": args.arrival, "rate": args.rate,
-            "sent": sent, "satisfied": total_sat, "time_s": elapsed.as_secs_f64(),
-            "unanswered_at_exit": sent - done,
+            "sent": sent - uncounted, "satisfied": sum(|s| s.satisfied),
+            "nacked": sum(|s| s.nacked), "timeouts": sum(|s| s.timeouts),
+            "bytes": sum(|s| s.bytes), "warmup_sent": uncounted,
+            "time_s": elapsed.as_secs_f64(), "unanswered_at_exit": sent - done,
         }));
     } else if !args.quiet {
         println!(
