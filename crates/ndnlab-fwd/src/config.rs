@@ -87,6 +87,15 @@ pub struct ForwarderSection {
     pub queue_capacity: usize,
     /// Leading name components hashed by the Name Dispatch Table.
     pub dispatch_components: usize,
+    /// With a single shard, run it on the face readers (no shard thread, no
+    /// queue); `false` runs it on its own thread behind its queue. Several
+    /// shards always run on their own threads.
+    pub inline: bool,
+    /// What is checked on every incoming Data: `none`, `digest` or `signature`
+    /// (see `crate::verify`).
+    pub verify_data: String,
+    /// The keys `verify_data = "signature"` trusts (`[[forwarder.trust]]`).
+    pub trust: Vec<crate::verify::TrustEntry>,
 }
 
 impl Default for ForwarderSection {
@@ -95,6 +104,9 @@ impl Default for ForwarderSection {
             threads: 0,
             queue_capacity: 65536,
             dispatch_components: 1,
+            inline: true,
+            verify_data: "none".into(),
+            trust: Vec::new(),
         }
     }
 }

@@ -32,6 +32,7 @@ pub mod latency;
 pub mod metrics;
 pub mod mgmt;
 pub mod runtime;
+pub mod verify;
 
 pub use config::FwdConfig;
 pub use runtime::Daemon;

@@ -233,6 +233,10 @@ impl LinkEntry {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ForwarderSpec {
+    /// Which forwarder runs the node: `ndnlab` (`ndnlab fwd`) or `nfd` (NFD,
+    /// under the `processes` and `netns` runners; see
+    /// `crate::runner::daemons::nfd`).
+    pub kind: String,
     /// Forwarding threads (shards).
     pub threads: usize,
     /// Content Store capacity in Data packets; 0 turns caching off.
@@ -260,6 +264,7 @@ pub struct ForwarderSpec {
 impl Default for ForwarderSpec {
     fn default() -> Self {
         ForwarderSpec {
+            kind: "ndnlab".into(),
             threads: 1,
             cs_capacity: 65536,
             cs_policy: "lru".into(),
@@ -277,6 +282,7 @@ impl Default for ForwarderSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ForwarderOverride {
+    pub kind: Option<String>,
     pub threads: Option<usize>,
     pub cs_capacity: Option<usize>,
     pub cs_policy: Option<String>,
@@ -285,11 +291,22 @@ pub struct ForwarderOverride {
     pub strategy: BTreeMap<String, String>,
 }
 
+impl Experiment {
+    /// The forwarder of `node`: `[forwarder]` with the node's overrides.
+    pub fn forwarder_of(&self, node: &str) -> ForwarderSpec {
+        self.nodes
+            .get(node)
+            .map(|o| o.apply(&self.forwarder))
+            .unwrap_or_else(|| self.forwarder.clone())
+    }
+}
+
 impl ForwarderOverride {
     pub fn apply(&self, base: &ForwarderSpec) -> ForwarderSpec {
         let mut strategy = base.strategy.clone();
         strategy.extend(self.strategy.clone());
         ForwarderSpec {
+            kind: self.kind.clone().unwrap_or_else(|| base.kind.clone()),
             threads: self.threads.unwrap_or(base.threads),
             cs_capacity: self.cs_capacity.unwrap_or(base.cs_capacity),
             cs_policy: self
@@ -601,6 +618,7 @@ impl Experiment {
         for (name, o) in &self.nodes {
             check_forwarder(&format!("nodes.{name}"), &o.apply(&self.forwarder))?;
         }
+        check_kind_runner(self)?;
         if !["shortest", "static"].contains(&self.routes.mode.as_str()) {
             return Err(format!(
                 "routes.mode: '{}' (shortest or static)",
@@ -698,7 +716,48 @@ fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
     Ok(())
 }
 
+/// NFD nodes run under the runners that start daemons only.
+fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
+    let runner = exp.experiment.runner.as_str();
+    if matches!(runner, "processes" | "netns") {
+        return Ok(());
+    }
+    let mut at = vec![("forwarder.kind".to_string(), &exp.forwarder.kind)];
+    for (name, o) in &exp.nodes {
+        if let Some(k) = &o.kind {
+            at.push((format!("nodes.{name}.kind"), k));
+        }
+    }
+    match at.into_iter().find(|(_, k)| *k == "nfd") {
+        Some((key, _)) => Err(format!(
+            "{key}: 'nfd' runs under the processes and netns runners, not '{runner}'"
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_forwarder(at: &str, f: &ForwarderSpec) -> Result<(), String> {
+    if !["ndnlab", "nfd"].contains(&f.kind.as_str()) {
+        return Err(format!("{at}.kind: '{}' (ndnlab, nfd)", f.kind));
+    }
+    if f.kind == "nfd" {
+        if f.threads != 1 {
+            return Err(format!(
+                "{at}.threads: NFD forwards in one thread (threads = 1 with kind = \"nfd\")"
+            ));
+        }
+        if !["lru", "priority-fifo"].contains(&f.cs_policy.as_str()) {
+            return Err(format!(
+                "{at}.cs_policy: '{}': NFD has lru and priority-fifo",
+                f.cs_policy
+            ));
+        }
+        if f.latency_sample > 0 {
+            return Err(format!(
+                "{at}.latency_sample: NFD has no per-stage latency instrumentation"
+            ));
+        }
+    }
     if f.threads == 0 || f.threads > 64 {
         return Err(format!("{at}.threads must be within 1..=64"));
     }

@@ -180,6 +180,7 @@ impl FwdConfig {
         if f.dispatch_components == 0 {
             return Err(invalid("forwarder.dispatch_components", "must be >= 1"));
         }
+        crate::verify::verifier(f)?;
         Ok(())
     }
 

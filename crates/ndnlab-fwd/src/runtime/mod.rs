@@ -10,7 +10,8 @@
 //! With a single shard (the default on a machine of up to 3 cores) there is no shard
 //! thread and no queue: the reader that received a burst runs it through the core
 //! under a mutex and pushes the transmits to the faces' send queues itself
-//! (`NDNLAB_FWD_INLINE=0` restores the shard thread, for measurement).
+//! (`[forwarder] inline = false` or `NDNLAB_FWD_INLINE=0` restores the shard
+//! thread).
 //!
 //! Interests go to the shard chosen by the Name Dispatch Table (hash of the first k
 //! components), Data and Nacks by the PIT token the core put on the Interest (or by
@@ -555,9 +556,11 @@ impl Daemon {
         let checked = cfg.check()?;
         let auth = crate::mgmt::auth::CommandAuth::load(&cfg.management)?;
         let nshards = cfg.forwarder.effective_threads();
-        // One shard runs inline on the face readers unless NDNLAB_FWD_INLINE=0
-        // (kept for measuring the hand-off; see docs/BENCHMARKS.md).
-        let inline = nshards == 1 && std::env::var("NDNLAB_FWD_INLINE").map_or(true, |v| v != "0");
+        // One shard runs inline on the face readers unless `[forwarder] inline =
+        // false` or NDNLAB_FWD_INLINE=0 (see docs/BENCHMARKS.md).
+        let inline = nshards == 1
+            && cfg.forwarder.inline
+            && std::env::var("NDNLAB_FWD_INLINE").map_or(true, |v| v != "0");
         let (mgmt_tx, mgmt_rx) = mpsc::unbounded_channel();
         // The inline shard has no queue to fill (only its pool of burst vectors).
         let capacity = if inline {

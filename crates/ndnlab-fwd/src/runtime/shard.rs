@@ -109,7 +109,14 @@ const INLINE_TIMER_TICK: Duration = Duration::from_millis(10);
 /// of it does (the daemon's shards, the simulator's nodes): its share of the CS,
 /// its share of the limits, the CS policy and flags, the network regions.
 /// Strategies and routes are management's (applied to every shard after).
+/// `[forwarder] verify_data` gives each shard its Data verifier (the configuration
+/// was checked before: should its trust files fail to load now, the shard refuses
+/// every signed Data rather than forward them unverified).
 pub fn forwarder(index: usize, count: usize, cfg: &FwdConfig) -> Forwarder {
+    let verify_data = crate::verify::verifier(&cfg.forwarder).unwrap_or_else(|e| {
+        tracing::error!("shard {index}: {e}; every signed Data is refused");
+        crate::verify::refuse_all()
+    });
     let mut fw = Forwarder::new(ForwarderConfig {
         cs_capacity: shard_cs_capacity(cfg.cs.capacity, index, count),
         cs_capacity_bytes: shard_cs_capacity(cfg.cs.capacity_bytes, index, count),
@@ -118,6 +125,7 @@ pub fn forwarder(index: usize, count: usize, cfg: &FwdConfig) -> Forwarder {
         cs_policy: CsPolicyKind::parse(&cfg.cs.policy).unwrap_or_default(),
         shard: (index, count),
         network_region: cfg.tables.network_region_table(),
+        verify_data,
         ..Default::default()
     });
     fw.cs().set_admit(cfg.cs.admit);

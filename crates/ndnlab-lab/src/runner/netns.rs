@@ -18,7 +18,10 @@
 //! * **Link emulation.** Bandwidth (with `queue` as the limit) is `tc tbf` on
 //!   both ends of the veth; delay, jitter, loss and MTU are the daemons' face
 //!   emulation (`[[faces.emulation]]` matched by the neighbour's address or MAC),
-//!   so the kernel needs no `tc netem`.
+//!   so the kernel needs no `tc netem`. NFD nodes have no face emulation:
+//!   a link with an NFD end may have a rate (`tc`) and an MTU (the faces'
+//!   own), and its delay, jitter and loss are refused by key
+//!   ([`super::daemons::nfd`]).
 //! * **Cleanup.** Namespaces are [`crate::cleanup::Namespace`]s, deleted when
 //!   the run ends, fails or is interrupted; deleting a namespace deletes the veth
 //!   ends in it, and no veth end is ever on the host. Namespaces left by an
@@ -231,6 +234,7 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
                 node,
                 Place {
                     wrap: vec!["ip".into(), "netns".into(), "exec".into(), n],
+                    port: 6363,
                     listen: "[faces.udp]\nlisten = [\"0.0.0.0:6363\"]\n[faces.tcp]\nlisten = [\"0.0.0.0:6363\"]\n"
                         .into(),
                 },

@@ -5,7 +5,9 @@
 //! apps, metrics) is [`super::daemons::run`], shared with the `netns` runner.
 //! Links: `udp` (and `memory`, this runner's default) and `tcp`; the daemons
 //! emulate every link parameter (`[[faces.emulation]]`, matched by the remote
-//! URI), each end what it sends, so a link's parameters apply both ways.
+//! URI), each end what it sends, so a link's parameters apply both ways. A
+//! link with an NFD node at an end goes through a UDP relay in this process
+//! that emulates what the NFD end sends ([`super::daemons::nfd`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +53,7 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
             n.clone(),
             Place {
                 wrap: Vec::new(),
+                port: p,
                 listen: format!(
                     "[faces.udp]\nlisten = [\"127.0.0.1:{p}\"]\n[faces.tcp]\nlisten = [\"127.0.0.1:{p}\"]\n"
                 ),

@@ -17,6 +17,8 @@ mod apps;
 mod collect;
 mod config;
 mod consumers;
+pub mod nfd;
+mod relay;
 
 pub use apps::check;
 
@@ -79,6 +81,9 @@ pub struct Fabric {
 /// One node of a [`Fabric`].
 pub struct Place {
     pub wrap: Vec<String>,
+    /// The node's UDP and TCP listening port (what `listen` says, for NFD
+    /// nodes).
+    pub port: u16,
     /// `[faces.udp]`, `[faces.tcp]` (and more) tables of the configuration.
     pub listen: String,
 }
@@ -176,10 +181,16 @@ pub fn run(
     binary: &Path,
     plan: &RunPlan,
     dir: &Path,
-    fabric: Fabric,
+    mut fabric: Fabric,
     started: Instant,
 ) -> anyhow::Result<Metrics> {
     let exp = &plan.exp;
+    nfd::check(plan, fabric.daemon_rate)?;
+    let _relays = if fabric.daemon_rate {
+        nfd::relays(plan, &mut fabric)?
+    } else {
+        Vec::new()
+    };
     let conf_dir = dir.join("nodes").join(plan.run_id.to_string());
     let log_dir = dir.join("logs").join(plan.run_id.to_string());
     std::fs::create_dir_all(&conf_dir)?;
@@ -194,7 +205,12 @@ pub fn run(
     if !fabric.description.is_empty() {
         std::fs::write(conf_dir.join("fabric.txt"), &fabric.description)?;
     }
-    for name in fabric.nodes.keys() {
+    for (name, place) in &fabric.nodes {
+        if nfd::is_nfd(plan, name) {
+            let c = nfd::conf(&exp.forwarder_of(name), &sock(name), place.port);
+            std::fs::write(conf_dir.join(format!("{name}.nfd.conf")), c)?;
+            continue;
+        }
         std::fs::write(
             conf_dir.join(format!("{name}.toml")),
             config(plan, &fabric, name, &sock(name), dir)?,
@@ -205,6 +221,14 @@ pub fn run(
     let mut ready = Vec::new();
     for (name, place) in &fabric.nodes {
         let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
+        if nfd::is_nfd(plan, name) {
+            let conf = conf_dir.join(format!("{name}.nfd.conf"));
+            let home = socks.path().join(format!("{name}.home"));
+            let mut cmd = nfd::command(place, &conf, &home)?;
+            cmd.stdout(log.try_clone()?).stderr(log);
+            children.spawn(&format!("fwd {name}"), cmd)?;
+            continue;
+        }
         let mut cmd = command(place, binary);
         cmd.args(["fwd", "--config"])
             .arg(conf_dir.join(format!("{name}.toml")))
@@ -232,6 +256,11 @@ pub fn run(
                 log_dir.join(format!("{name}.log")).display()
             );
         }
+    }
+    for name in fabric.nodes.keys().filter(|n| nfd::is_nfd(plan, n)) {
+        let child = children.get(&format!("fwd {name}")).expect("spawned");
+        let log = log_dir.join(format!("{name}.log"));
+        nfd::wait_ready(name, child, &sock(name), deadline, &log)?;
     }
     let clients: BTreeMap<&String, BlockingClient> = fabric
         .nodes
@@ -355,7 +384,12 @@ pub fn run(
     );
     let consumers: Vec<(String, AppSpec)> = consumers.into_iter().map(|(n, _, a)| (n, a)).collect();
     consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
-    let lat = crate::latency::reports_of(clients.iter().map(|(n, c)| (*n, c)))?;
+    let lat = crate::latency::reports_of(
+        clients
+            .iter()
+            .filter(|(n, _)| !nfd::is_nfd(plan, n))
+            .map(|(n, c)| (*n, c)),
+    )?;
     crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
     Ok(m)
 }
