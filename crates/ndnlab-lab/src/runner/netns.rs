@@ -48,20 +48,26 @@ pub struct Netns {
 }
 
 impl Netns {
-    /// A runner starting [`daemons::ndnlab_binary`].
+    /// A runner starting [`daemons::ndnlab_binary`]; refused (before any run)
+    /// where namespaces cannot be made.
     pub fn new() -> anyhow::Result<Netns> {
+        if let Some(why) = unavailable() {
+            anyhow::bail!(why);
+        }
         Ok(Netns {
             binary: daemons::ndnlab_binary("netns")?,
         })
     }
 }
 
-/// Why this process cannot create namespaces, if it cannot.
+/// Why this process cannot create namespaces, if it cannot: not root, no
+/// iproute2, or `ip netns add` of a probe namespace fails (a container
+/// without the capability).
 pub fn unavailable() -> Option<String> {
     // SAFETY: geteuid(2) has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Some(
-            "skipped: the netns runner needs root (it creates network namespaces and veth pairs); run as root, or use the processes runner".into(),
+            "the netns runner needs root (it creates network namespaces and veth pairs); run as root, or use the processes runner".into(),
         );
     }
     for tool in ["ip", "tc"] {
@@ -71,10 +77,17 @@ pub fn unavailable() -> Option<String> {
             .is_ok_and(|o| o.status.success());
         if !found {
             return Some(format!(
-                "skipped: the netns runner needs `{tool}` (iproute2) on the PATH"
+                "the netns runner needs `{tool}` (iproute2) on the PATH"
             ));
         }
     }
+    let probe = format!("ndnlab-probe-{}", std::process::id());
+    if let Err(e) = ip(&["netns", "add", &probe]) {
+        return Some(format!(
+            "the netns runner cannot create network namespaces here ({e:#}); use the processes runner"
+        ));
+    }
+    let _ = ip(&["netns", "delete", &probe]);
     None
 }
 
@@ -104,9 +117,6 @@ impl Runner for Netns {
     }
 
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
-        if let Some(why) = unavailable() {
-            anyhow::bail!(why);
-        }
         daemons::check(plan, "netns", &["memory", "udp", "tcp", "ether"])?;
         let started = Instant::now();
         let fabric = build(plan)?;

@@ -141,14 +141,15 @@ fn a_line_of_namespaces_over_udp_tcp_and_ether_with_tbf() {
     let out = d.join("out");
     let o = run(&f, &out, &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
     if !netns_or_skip("a_line_of_namespaces_over_udp_tcp_and_ether_with_tbf") {
-        // every run is recorded as failed, saying why
-        let log = std::fs::read_to_string(out.join("logs/0.log")).unwrap();
-        assert!(log.contains("skipped: the netns runner needs"), "{log}");
+        // refused before the campaign starts, not a failed row per run
+        assert!(!o.status.success(), "{stderr}");
+        assert!(stderr.contains("the netns runner needs"), "{stderr}");
+        assert!(!out.join("results.csv").exists());
         let _ = std::fs::remove_dir_all(&d);
         return;
     }
+    assert!(o.status.success(), "{stderr}");
     let rows = rows(&out);
     assert_eq!(rows.len(), 3);
     for r in &rows {
@@ -253,5 +254,50 @@ fn a_crashed_forwarder_fails_its_run_with_logs_and_fail_fast_stops() {
     assert!(log.contains("did not start"), "{log}");
     let node = std::fs::read_to_string(out.join("logs/0/r0.log")).unwrap();
     assert!(node.contains("no-such-strategy"), "{node}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn without_root_the_netns_runner_is_refused_before_the_campaign_starts() {
+    // As root, the refusal is seen by running the campaign as `nobody`.
+    let (d, f) = setup("refused", &line3("netns", 0.3, ""));
+    let out = d.join("out");
+    let mut cmd = if is_root() {
+        let ok = Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("without_root_the_netns_runner_is_refused: skipped: no setpriv to drop root");
+            return;
+        }
+        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_ndnlab"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_ndnlab"))
+    };
+    let o = cmd
+        .arg("run")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if stderr.contains("Permission denied") && !stderr.contains("netns") {
+        eprintln!("without_root_the_netns_runner_is_refused: skipped: `nobody` cannot run the test binary ({stderr})");
+        let _ = std::fs::remove_dir_all(&d);
+        return;
+    }
+    assert!(!o.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("the netns runner needs root").count(),
+        1,
+        "one message: {stderr}"
+    );
+    assert!(!out.join("results.csv").exists(), "no run was made");
     let _ = std::fs::remove_dir_all(&d);
 }
