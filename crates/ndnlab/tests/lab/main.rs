@@ -8,6 +8,7 @@ mod cleanup;
 mod examples;
 mod merge;
 mod netns;
+mod nfd;
 mod processes;
 mod run;
 mod sim;
