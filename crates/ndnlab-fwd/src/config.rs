@@ -96,6 +96,12 @@ pub struct ForwarderSection {
     pub verify_data: String,
     /// The keys `verify_data = "signature"` trusts (`[[forwarder.trust]]`).
     pub trust: Vec<crate::verify::TrustEntry>,
+    /// Largest network-layer packet (Interest, Data, Nack; after NDNLPv2
+    /// reassembly) accepted from a face, in bytes; larger ones are dropped and
+    /// counted (`oversize_drops`). NDN's limit, 8800, by default; more is a
+    /// non-standard extension for large segments between ndnlab forwarders
+    /// (NFD and ndn-cxx refuse packets over 8800 bytes).
+    pub max_packet_size: usize,
 }
 
 impl Default for ForwarderSection {
@@ -107,6 +113,7 @@ impl Default for ForwarderSection {
             inline: true,
             verify_data: "none".into(),
             trust: Vec::new(),
+            max_packet_size: crate::mgmt::internal::MAX_NDN_PACKET_SIZE as usize,
         }
     }
 }

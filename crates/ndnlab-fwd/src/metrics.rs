@@ -145,6 +145,11 @@ pub async fn render(shared: &Shared) -> String {
         shared.counters.decode_drops.load(Relaxed),
     );
     line(
+        "oversize_drops_total",
+        "packets over max_packet_size dropped on receive",
+        shared.counters.oversize_drops.load(Relaxed),
+    );
+    line(
         "shard_queue_drops_total",
         "packets dropped on full shard queues",
         shared.counters.shard_drops.load(Relaxed),

@@ -25,6 +25,9 @@ const MAX_CS_CAPACITY: u64 = 1 << 32;
 /// Dataset segment payload bounds: a segment's Data (payload, name and signature)
 /// must fit in NDN's 8800-byte packet limit.
 const SEGMENT_SIZE: std::ops::RangeInclusive<usize> = 256..=8000;
+/// `[forwarder] max_packet_size` bounds: at least NDN's 1024-byte minimum MTU
+/// and at most the largest frame a stream face reads.
+const MAX_PACKET_SIZE: std::ops::RangeInclusive<usize> = 1024..=ndnlab_proto::framing::MAX_FRAME;
 /// Longest Unix socket path (`sun_path` holds 108 bytes with the terminating NUL).
 const MAX_UNIX_PATH: usize = 107;
 /// Longest CoDel-style marking interval, in milliseconds.
@@ -181,6 +184,35 @@ impl FwdConfig {
             return Err(invalid("forwarder.dispatch_components", "must be >= 1"));
         }
         crate::verify::verifier(f)?;
+        if !MAX_PACKET_SIZE.contains(&f.max_packet_size) {
+            return Err(invalid(
+                "forwarder.max_packet_size",
+                format!(
+                    "must be within {}..={} bytes (NDN's limit is {MAX_NDN_PACKET_SIZE})",
+                    MAX_PACKET_SIZE.start(),
+                    MAX_PACKET_SIZE.end()
+                ),
+            ));
+        }
+        let max = f.max_packet_size;
+        if self.faces.queue_capacity_bytes < max {
+            return Err(invalid(
+                "faces.queue_capacity_bytes",
+                format!("must be >= forwarder.max_packet_size ({max}): one packet must fit"),
+            ));
+        }
+        if self.cs.capacity != 0 && self.cs.capacity_bytes < max {
+            return Err(invalid(
+                "cs.capacity_bytes",
+                format!("must be >= forwarder.max_packet_size ({max}) while caching is on"),
+            ));
+        }
+        if self.limits.reassembly_max_bytes < max {
+            return Err(invalid(
+                "limits.reassembly_max_bytes",
+                format!("must be >= forwarder.max_packet_size ({max}): one packet must fit"),
+            ));
+        }
         Ok(())
     }
 
@@ -551,6 +583,33 @@ mod tests {
         refused(
             "[forwarder]\ndispatch_components = 0\n",
             "forwarder.dispatch_components",
+        );
+    }
+
+    #[test]
+    fn max_packet_size_and_what_must_hold_one() {
+        let c = FwdConfig::from_toml("", Path::new("t.toml")).unwrap();
+        assert_eq!(c.forwarder.max_packet_size, 8800);
+        accepted("[forwarder]\nmax_packet_size = 70000\n");
+        refused(
+            "[forwarder]\nmax_packet_size = 1000\n",
+            "forwarder.max_packet_size",
+        );
+        refused(
+            "[forwarder]\nmax_packet_size = 1048577\n",
+            "forwarder.max_packet_size",
+        );
+        refused(
+            "[forwarder]\nmax_packet_size = 70000\n[faces]\nqueue_capacity_bytes = 65536\n",
+            "faces.queue_capacity_bytes",
+        );
+        refused(
+            "[forwarder]\nmax_packet_size = 70000\n[cs]\ncapacity_bytes = 65536\n",
+            "cs.capacity_bytes",
+        );
+        refused(
+            "[forwarder]\nmax_packet_size = 70000\n[limits]\nreassembly_max_bytes = 65536\n",
+            "limits.reassembly_max_bytes",
         );
     }
 

@@ -23,6 +23,7 @@
 //! shorter than configured and may be up to about 1 ms longer.
 
 use std::net::IpAddr;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -180,6 +181,139 @@ impl EmulationTable {
     }
 }
 
+/// What a face's emulated link has done, as its writer task last published it
+/// (after every pass of frames): the emulator's counters and its transmit
+/// queue. Stays zero on a face without an emulated link.
+#[derive(Debug, Default)]
+pub struct LinkStats {
+    /// Whether the face has an emulator (set on its first pass).
+    pub active: AtomicU64,
+    pub sent_frames: AtomicU64,
+    pub sent_bytes: AtomicU64,
+    pub delivered_frames: AtomicU64,
+    pub delivered_bytes: AtomicU64,
+    pub queue_drops: AtomicU64,
+    pub lost: AtomicU64,
+    pub over_mtu: AtomicU64,
+    pub queue_frames: AtomicU64,
+    pub queue_bytes: AtomicU64,
+}
+
+impl LinkStats {
+    fn publish(&self, link: &mut LinkEmulator, now: Nanos) {
+        let c = link.counters();
+        let st = |a: &AtomicU64, v: u64| a.store(v, Relaxed);
+        st(&self.active, 1);
+        st(&self.sent_frames, c.sent_frames);
+        st(&self.sent_bytes, c.sent_bytes);
+        st(&self.delivered_frames, c.delivered_frames);
+        st(&self.delivered_bytes, c.delivered_bytes);
+        st(&self.queue_drops, c.queue_drops);
+        st(&self.lost, c.lost);
+        st(&self.over_mtu, c.over_mtu);
+        st(&self.queue_frames, link.queue_len(now) as u64);
+        st(&self.queue_bytes, link.queue_bytes(now) as u64);
+    }
+
+    /// The record of face `face` toward `uri`, `None` without an emulator.
+    pub fn record(&self, face: u64, uri: String) -> Option<LinkRecord> {
+        let ld = |a: &AtomicU64| a.load(Relaxed);
+        (ld(&self.active) != 0).then(|| LinkRecord {
+            face,
+            uri,
+            sent_frames: ld(&self.sent_frames),
+            sent_bytes: ld(&self.sent_bytes),
+            delivered_frames: ld(&self.delivered_frames),
+            delivered_bytes: ld(&self.delivered_bytes),
+            queue_drops: ld(&self.queue_drops),
+            lost: ld(&self.lost),
+            over_mtu: ld(&self.over_mtu),
+            queue_frames: ld(&self.queue_frames),
+            queue_bytes: ld(&self.queue_bytes),
+        })
+    }
+}
+
+/// One face's emulated link in the `ndnlab/links` management dataset (an
+/// ndnlab extension: UTF-8 text, one line per face with an emulated link, of
+/// `key=value` pairs separated by spaces, `face` and `uri` first).
+/// The counters are `ndnlab_proto::emu::EmuCounters`' (frames sent to the transmitter, delivered
+/// to the socket, dropped by cause).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LinkRecord {
+    pub face: u64,
+    /// The face's remote URI.
+    pub uri: String,
+    pub sent_frames: u64,
+    pub sent_bytes: u64,
+    pub delivered_frames: u64,
+    pub delivered_bytes: u64,
+    pub queue_drops: u64,
+    pub lost: u64,
+    pub over_mtu: u64,
+    /// Frames and bytes waiting for the emulated transmitter.
+    pub queue_frames: u64,
+    pub queue_bytes: u64,
+}
+
+impl LinkRecord {
+    fn numbers(&self) -> [(&'static str, u64); 9] {
+        [
+            ("sent_frames", self.sent_frames),
+            ("sent_bytes", self.sent_bytes),
+            ("delivered_frames", self.delivered_frames),
+            ("delivered_bytes", self.delivered_bytes),
+            ("queue_drops", self.queue_drops),
+            ("lost", self.lost),
+            ("over_mtu", self.over_mtu),
+            ("queue_frames", self.queue_frames),
+            ("queue_bytes", self.queue_bytes),
+        ]
+    }
+
+    /// The record's line of the dataset (a URI has no spaces).
+    pub fn to_line(&self) -> String {
+        let mut s = format!("face={} uri={}", self.face, self.uri);
+        for (k, v) in self.numbers() {
+            s += &format!(" {k}={v}");
+        }
+        s
+    }
+
+    /// Parses a line of the dataset; unknown keys are skipped (later versions
+    /// may add some), a malformed pair is an error naming it.
+    pub fn parse_line(line: &str) -> Result<LinkRecord, String> {
+        let mut r = LinkRecord::default();
+        for kv in line.split_whitespace() {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("'{kv}' is not key=value"))?;
+            if k == "uri" {
+                r.uri = v.to_string();
+                continue;
+            }
+            let Ok(n) = v.parse::<u64>() else {
+                return Err(format!("{k}: '{v}' is not a number"));
+            };
+            let slot = match k {
+                "face" => &mut r.face,
+                "sent_frames" => &mut r.sent_frames,
+                "sent_bytes" => &mut r.sent_bytes,
+                "delivered_frames" => &mut r.delivered_frames,
+                "delivered_bytes" => &mut r.delivered_bytes,
+                "queue_drops" => &mut r.queue_drops,
+                "lost" => &mut r.lost,
+                "over_mtu" => &mut r.over_mtu,
+                "queue_frames" => &mut r.queue_frames,
+                "queue_bytes" => &mut r.queue_bytes,
+                _ => continue,
+            };
+            *slot = n;
+        }
+        Ok(r)
+    }
+}
+
 /// The emulator of one face's egress, owned by its writer task.
 #[derive(Debug)]
 pub struct FaceEmulator {
@@ -220,6 +354,7 @@ impl FaceEmulator {
         while let Some(f) = self.link.poll(now) {
             frames.push(f);
         }
+        stats.emu_link.publish(&mut self.link, now);
     }
 
     /// Frames in the emulator (queued or on the way).
@@ -290,6 +425,28 @@ mod tests {
         assert_eq!(EmuSpec::from_config(&e, true).unwrap_err().0, "mtu");
         let e: Emulate = toml::from_str("reorder = true").unwrap();
         assert_eq!(EmuSpec::from_config(&e, true).unwrap_err().0, "reorder");
+    }
+
+    #[test]
+    fn link_records_read_back_from_their_lines() {
+        let r = LinkRecord {
+            face: 260,
+            uri: "udp4://127.0.0.1:6363".into(),
+            sent_frames: 10,
+            sent_bytes: 15_000,
+            delivered_frames: 8,
+            lost: 2,
+            queue_frames: 1,
+            ..Default::default()
+        };
+        assert_eq!(LinkRecord::parse_line(&r.to_line()).unwrap(), r);
+        assert!(LinkRecord::parse_line("face=1 lost=x")
+            .unwrap_err()
+            .contains("lost"));
+        assert_eq!(
+            LinkRecord::parse_line("face=3 later_key=5").unwrap().face,
+            3
+        );
     }
 
     #[test]

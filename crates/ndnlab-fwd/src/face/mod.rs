@@ -115,6 +115,11 @@ pub struct FaceStats {
     pub emu_lost: AtomicU64,
     /// Emulated link: frames larger than its MTU.
     pub emu_over_mtu: AtomicU64,
+    /// Emulated link: every counter and its queue, for the `ndnlab/links` dataset.
+    pub emu_link: emu::LinkStats,
+    /// Packets dropped on receive for exceeding `[forwarder] max_packet_size`
+    /// (also in `in_drops`).
+    pub oversize_drops: AtomicU64,
 }
 
 impl FaceStats {

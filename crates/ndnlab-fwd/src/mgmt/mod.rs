@@ -266,7 +266,7 @@ impl Manager {
                 | ("rib", "list")
                 | ("cs", "info")
                 | ("strategy-choice", "list")
-                | ("ndnlab", "latency")
+                | ("ndnlab", "latency" | "links")
         );
         if is_dataset {
             if !face.local_scope {

@@ -309,6 +309,12 @@ impl Manager {
                 text.push_str(&format!(
                     "drop.send-queue-full {full}\ndrop.send-queue-bytes {bytes}\n"
                 ));
+                // Packets over `[forwarder] max_packet_size`.
+                text.push_str(&format!(
+                    "limit.max_packet_size {}\ndrop.packet-too-large {}\n",
+                    self.shared.cfg.forwarder.max_packet_size,
+                    self.shared.counters.oversize_drops.load(Relaxed)
+                ));
                 // Commands refused by `[[management.authorize]]`, when configured.
                 for (reason, n) in self.auth.iter().flat_map(|a| a.refused()) {
                     text.push_str(&format!("drop.{reason} {n}\n"));
@@ -382,6 +388,17 @@ impl Manager {
                 let report =
                     crate::latency::dataset::LatencyReport::of(self.shared.latency.as_deref());
                 w.raw(&report.encode());
+            }
+            ("ndnlab", "links") => {
+                // ndnlab's extension: each face's emulated link, one line each.
+                let mut text = String::new();
+                for f in self.shared.faces.list() {
+                    if let Some(r) = f.stats.emu_link.record(f.id, f.remote.to_string()) {
+                        text += &r.to_line();
+                        text.push('\n');
+                    }
+                }
+                w.raw(text.as_bytes());
             }
             ("strategy-choice", "list") => {
                 for (name, s) in &self.strategies {

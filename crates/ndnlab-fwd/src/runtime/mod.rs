@@ -173,6 +173,8 @@ pub struct RuntimeCounters {
     pub decode_drops: AtomicU64,
     /// Packets dropped because a shard queue was full.
     pub shard_drops: AtomicU64,
+    /// Packets dropped for exceeding `[forwarder] max_packet_size`.
+    pub oversize_drops: AtomicU64,
 }
 
 /// The latency instrumentation's samples of one burst, per shard (allocated only
@@ -384,6 +386,20 @@ impl Ingress for Shared {
             if share != 0 {
                 fields.buffer_share = share.saturating_add(lost).min(!BUFFER_OWN);
                 lost = 0;
+            }
+            if wire.len() > self.cfg.forwarder.max_packet_size {
+                if share != 0 {
+                    lost = fields.buffer_share;
+                }
+                tracing::trace!(
+                    face = face.id,
+                    len = wire.len(),
+                    "packet over max_packet_size"
+                );
+                self.counters.oversize_drops.fetch_add(1, Relaxed);
+                face.stats.oversize_drops.fetch_add(1, Relaxed);
+                face.stats.in_drops.fetch_add(1, Relaxed);
+                continue;
             }
             if !self_learning_fields_ok(first, &fields) {
                 if share != 0 {
