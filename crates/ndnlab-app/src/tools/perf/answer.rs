@@ -1,9 +1,11 @@
 //! What `ndnlab perf server` answers: its certificate, pre-signed Data from
 //! the cache, or else a job for the signing pool, whose threads sign the Data
 //! and send it to the forwarder themselves (PIT token echoed), so that the
-//! async side only queues work.
+//! async side only queues work. The pool's threads record each signature's
+//! time and each Data's time from its Interest's arrival ([`ServeStats`]).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 use ndnlab_security::{PoolError, SigningPool};
@@ -12,6 +14,7 @@ use ndnlab_wire::{Name, SignError};
 use crate::client::{wrap_token, IncomingInterest};
 use crate::tools::data_cache::DataCache;
 use crate::tools::serve::{Answer, Reply, Sink};
+use crate::tools::serve_stats::{ServeStats, SharedServeStats};
 
 /// Jobs queued per signing thread before Interests are dropped.
 pub const QUEUE_DEPTH: usize = 1024;
@@ -19,28 +22,38 @@ pub const QUEUE_DEPTH: usize = 1024;
 /// Builds the signed Data answering a name.
 pub type MakeData = dyn Fn(&Name) -> Result<Bytes, SignError> + Send + Sync;
 
-/// A signing job: the name to answer and the PIT token to echo.
-pub type Job = (Name, Option<Bytes>);
+/// A signing job: the name to answer, the PIT token to echo, and when the
+/// Interest arrived.
+pub type Job = (Name, Option<Bytes>, Instant);
 
-/// Starts `threads` signing threads that answer through `client` and keep
-/// what they sign in `cache`.
+/// Starts `threads` signing threads that answer through `sink`, keep what
+/// they sign in `cache`, and record their times in `stats`.
 pub fn start_signers(
     threads: usize,
     sink: Sink,
     make: Arc<MakeData>,
     cache: Option<Arc<DataCache>>,
+    stats: SharedServeStats,
 ) -> Result<SigningPool<Job>, PoolError> {
+    let record = stats.clone();
     SigningPool::start(
         threads,
         QUEUE_DEPTH,
-        move |(name, _): &Job| make(name),
-        move |(name, token): Job, signed| match signed {
+        move |(name, _, arrived): &Job| {
+            let t0 = Instant::now();
+            let signed = make(name);
+            lock(&record).record_sign(*arrived, t0.elapsed());
+            signed
+        },
+        move |(name, token, arrived): Job, signed| match signed {
             Ok(data) => {
                 if let Some(c) = &cache {
                     c.insert(&name, data.clone());
                 }
                 // false once the connection is gone: the worker stops
-                sink(wrap_token(data, token.as_ref()))
+                let sent = sink(wrap_token(data, token.as_ref()));
+                lock(&stats).record_serve(arrived, arrived.elapsed(), 1);
+                sent
             }
             Err(e) => {
                 tracing::warn!(error = %e, %name, "signing failed");
@@ -48,6 +61,10 @@ pub fn start_signers(
             }
         },
     )
+}
+
+fn lock(s: &SharedServeStats) -> std::sync::MutexGuard<'_, ServeStats> {
+    s.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The perf server's answers.
@@ -73,7 +90,7 @@ impl Answer for PerfAnswer {
         Ok(
             if self
                 .signers
-                .try_submit((name.clone(), inc.pit_token.clone()))
+                .try_submit((name.clone(), inc.pit_token.clone(), Instant::now()))
             {
                 Reply::HandedOff
             } else {
@@ -114,7 +131,8 @@ mod tests {
         let client = Client::from_link(mine);
         let cache = Arc::new(DataCache::new(10));
         let sink: Sink = Arc::new(move |p| client.blocking_send(p).is_ok());
-        let signers = start_signers(2, sink, make(), Some(cache.clone())).unwrap();
+        let stats = ServeStats::shared();
+        let signers = start_signers(2, sink, make(), Some(cache.clone()), stats.clone()).unwrap();
         let mut answer = PerfAnswer {
             certificate: Some(("/x/KEY".parse().unwrap(), Bytes::from_static(b"cert"))),
             cache: Some(cache.clone()),
@@ -138,6 +156,14 @@ mod tests {
         tokens.sort();
         assert_eq!(tokens, (0..8).collect::<Vec<_>>());
         assert_eq!(answer.signers.totals().signed, 8);
+        // each Data is recorded just after it is sent: wait for the last one
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while stats.lock().unwrap().serve_ns.len() < 8 && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        let s = stats.lock().unwrap().summary(1.0);
+        assert_eq!((s.signed, s.served), (8, 8));
+        assert!(s.sign_mean_us > 0.0 && s.serve_p99_us >= s.serve_p50_us);
         assert_eq!(cache.len(), 8);
         // repeats come from the cache, the key name gets the certificate
         let hit = answer.answer(&incoming("/x/3", 3)).unwrap();

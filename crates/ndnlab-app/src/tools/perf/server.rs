@@ -1,6 +1,7 @@
 //! `ndnlab perf server`: answers every Interest under the prefix with fresh
 //! signed Data from a signing pool (or from pre-signed Data with `--cache`),
-//! and reports per interval what limits it.
+//! and reports per interval what limits it, its signing time per Data and its
+//! time from Interest in to Data out (mean, median, 99th percentile).
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use super::{DEFAULT_PREFIX, SATURATED};
 use crate::stats::mbps;
 use crate::tools::data_cache::DataCache;
 use crate::tools::serve::BatchedServer;
+use crate::tools::serve_stats::{ServeStats, ServeSummary};
 use crate::tools::signing::{make_identity, SignKind};
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
@@ -97,7 +99,14 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     let server = BatchedServer::register(&uri, &args.prefix, args.connect.command_signer()?)?
         .with_reconnect(args.connect.reconnect()?);
     let sink = server.sink();
-    let signers = Arc::new(start_signers(args.threads, sink, make, cache.clone())?);
+    let stats = ServeStats::shared();
+    let signers = Arc::new(start_signers(
+        args.threads,
+        sink,
+        make,
+        cache.clone(),
+        stats.clone(),
+    )?);
     if !args.json {
         println!(
             "perf server on {} prefix {} payload {} B sign {} threads {}{}",
@@ -109,8 +118,16 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             if args.cache { " cache" } else { "" }
         );
         println!(
-            "{:>7} {:>10} {:>10} {:>9} {:>11} {:>9} {:>6} {:>7}  limit",
-            "time_s", "Interest/s", "Data/s", "Mbit/s", "sign_us/pkt", "sign_busy", "cpu%", "drops"
+            "{:>7} {:>10} {:>10} {:>9} {:>11} {:>9} {:>10} {:>6} {:>7}  limit",
+            "time_s",
+            "Interest/s",
+            "Data/s",
+            "Mbit/s",
+            "sign_us/pkt",
+            "sign_busy",
+            "serve_p50",
+            "cpu%",
+            "drops"
         );
     }
 
@@ -137,8 +154,11 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             hits: cache.as_ref().map_or(0, |c| c.hits.load(Relaxed)),
         }
     };
+    let take = || stats.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let first = snap();
     let mut prev = first;
+    let first_stats = take();
+    let mut prev_stats = first_stats.clone();
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     let mut last_t = Instant::now();
     loop {
@@ -147,8 +167,12 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         let dt = now - last_t;
         last_t = now;
         let s = snap();
-        let r = Row::new(&prev, &s, dt, args.payload, args.threads);
+        let cur_stats = take();
+        let mut r = Row::new(&prev, &s, dt, args.payload, args.threads);
+        r.serve = cur_stats.since(&prev_stats).summary(dt.as_secs_f64());
+        r.secs = dt.as_secs_f64();
         prev = s;
+        prev_stats = cur_stats;
         let t = start.elapsed().as_secs_f64();
         if args.json {
             print_json(&r.json("interval", t));
@@ -162,7 +186,9 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
             break;
         }
     }
-    let total = Row::new(&first, &prev, start.elapsed(), args.payload, args.threads);
+    let mut total = Row::new(&first, &prev, start.elapsed(), args.payload, args.threads);
+    total.secs = start.elapsed().as_secs_f64();
+    total.serve = prev_stats.since(&first_stats).summary(total.secs);
     if args.json {
         print_json(&total.json("summary", start.elapsed().as_secs_f64()));
     } else {
@@ -187,6 +213,10 @@ struct Row {
     cpu_pct: f64,
     drops: u64,
     hits: u64,
+    /// Seconds the row covers.
+    secs: f64,
+    /// Signing and serving times over the row.
+    serve: ServeSummary,
 }
 
 impl Row {
@@ -210,6 +240,8 @@ impl Row {
             cpu_pct: (b.cpu - a.cpu).as_secs_f64() / secs * 100.0,
             drops: b.drops - a.drops,
             hits: b.hits - a.hits,
+            secs,
+            serve: ServeSummary::default(),
         }
     }
 
@@ -239,13 +271,14 @@ impl Row {
 
     fn print(&self, t: f64) {
         println!(
-            "{:>7.1} {:>10.0} {:>10.0} {:>9.1} {:>11.1} {:>8.0}% {:>6.0} {:>7}  {}",
+            "{:>7.1} {:>10.0} {:>10.0} {:>9.1} {:>11.1} {:>8.0}% {:>10.1} {:>6.0} {:>7}  {}",
             t,
             self.interests_ps,
             self.data_ps,
             self.mbps,
             self.sign_us,
             self.sign_busy * 100.0,
+            self.serve.serve_p50_us,
             self.cpu_pct,
             self.drops,
             self.limit()
@@ -253,7 +286,15 @@ impl Row {
     }
 
     fn json(&self, kind: &str, t: f64) -> serde_json::Value {
+        let at_unix_s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let s = &self.serve;
         json!({
+            "interval_s": self.secs, "at_unix_s": at_unix_s, "signed": s.signed,
+            "sign_us_mean": s.sign_mean_us, "sign_us_p50": s.sign_p50_us, "sign_us_p99": s.sign_p99_us,
+            "sign_cores": s.sign_cores, "served": s.served, "serve_us_mean": s.serve_mean_us,
+            "serve_us_p50": s.serve_p50_us, "serve_us_p99": s.serve_p99_us,
             "type": kind, "time_s": t, "interests_per_s": self.interests_ps, "data_per_s": self.data_ps,
             "mbps": self.mbps, "sign_us_per_packet": self.sign_us, "sign_busy": self.sign_busy,
             "sign_threads": self.threads, "cpu_percent": self.cpu_pct, "drops": self.drops,
