@@ -27,6 +27,7 @@
 //! Not implemented: Ethernet faces.
 
 pub mod config;
+pub mod cpu_clock;
 pub mod face;
 pub mod latency;
 pub mod metrics;

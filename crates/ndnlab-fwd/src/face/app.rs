@@ -27,6 +27,8 @@ pub struct AppFace {
     sender: LinkSender,
     queue: SendQueueRx,
     burst: Vec<(LpFields, Bytes)>,
+    /// Where the forwarding CPU of [`AppFace::send_burst`] is charged.
+    cpu: Option<Arc<crate::cpu_clock::Account>>,
 }
 
 impl AppFace {
@@ -67,7 +69,14 @@ impl AppFace {
             sender: LinkSender::new(None, 0),
             queue,
             burst: Vec::new(),
+            cpu: None,
         }
+    }
+
+    /// Charges the CPU the forwarder spends on this face's bursts, on the
+    /// sender's thread, to `account` (its forwarder's; see [`crate::cpu_clock`]).
+    pub fn charge_cpu_to(&mut self, account: Arc<crate::cpu_clock::Account>) {
+        self.cpu = Some(account);
     }
 
     /// The face id the forwarder gave this face.
@@ -92,7 +101,9 @@ impl AppFace {
             }
         }
         if !self.burst.is_empty() {
-            self.ingress.deliver(&self.face, &mut self.burst);
+            crate::cpu_clock::charge(self.cpu.as_ref(), || {
+                self.ingress.deliver(&self.face, &mut self.burst)
+            });
             self.burst.clear();
         }
     }

@@ -621,18 +621,18 @@ impl Daemon {
             let sh = shared.clone();
             let th = std::thread::Builder::new()
                 .name("ndnlab-timers".into())
-                .spawn(move || {
+                .spawn(crate::cpu_clock::inherit(move || {
                     if let Some(core) = &sh.inline {
                         shard::run_timers(core, &sh);
                     }
-                })?;
+                }))?;
             shard_threads.push(th);
         } else {
             for i in 0..nshards {
                 let sh = shared.clone();
                 let th = std::thread::Builder::new()
                     .name(format!("ndnlab-shard-{i}"))
-                    .spawn(move || shard::run(i, sh))?;
+                    .spawn(crate::cpu_clock::inherit(move || shard::run(i, sh)))?;
                 shard_threads.push(th);
             }
         }
