@@ -522,8 +522,7 @@ impl Pcct {
         if !self.cs.admit || self.cs.capacity == 0 {
             return None;
         }
-        let fresh_until =
-            now.saturating_add(data.freshness_period().map_or(0, |d| d.as_nanos() as u64));
+        let fresh_until = now.saturating_add(data.freshness_ns());
         // With own buffers, an entry that may outlive the entries cached after it is
         // copied: under priority-FIFO fresh Data (stale and unsolicited entries leave in
         // arrival order); under LRU and TinyLFU entries leave in arrival order until

@@ -388,6 +388,15 @@ impl Data {
         self.freshness_ms().map(Duration::from_millis)
     }
 
+    /// FreshnessPeriod in nanoseconds, 0 when absent (stale at once). A period
+    /// longer than `u64::MAX` ns (about 584 years) is `u64::MAX`: it clamps, never
+    /// wraps to a short one.
+    #[inline]
+    pub fn freshness_ns(&self) -> u64 {
+        self.freshness_ms()
+            .map_or(0, |ms| ms.saturating_mul(1_000_000))
+    }
+
     /// FinalBlockId component.
     pub fn final_block_id(&self) -> Option<Component<'_>> {
         let r = self.meta_field(types::FINAL_BLOCK_ID)?;
@@ -564,6 +573,29 @@ mod tests {
             assert_eq!(d.signature_value(), &[0xaa, 0xbb]);
             assert_eq!(d.signed_portion(), &wire[2..21]);
             assert_eq!(d.implicit_digest(), <[u8; 32]>::from(Sha256::digest(wire)));
+        }
+    }
+
+    /// FreshnessPeriod in nanoseconds for the extreme values of the field: exact
+    /// up to `u64::MAX` ns, clamped beyond (2^63-1 ms, the largest VarNumber).
+    #[test]
+    fn freshness_ns_clamps_instead_of_wrapping() {
+        let name = Name::from_uri("/f").expect("uri");
+        let at = |ms: Option<u64>| {
+            let b = Data::builder(name.clone());
+            let b = match ms {
+                Some(ms) => b.freshness_ms(ms),
+                None => b,
+            };
+            Data::decode(b.sign_digest()).expect("valid").freshness_ns()
+        };
+        assert_eq!(at(None), 0);
+        assert_eq!(at(Some(0)), 0);
+        assert_eq!(at(Some(1)), 1_000_000);
+        let largest_exact = u64::MAX / 1_000_000;
+        assert_eq!(at(Some(largest_exact)), largest_exact * 1_000_000);
+        for ms in [largest_exact + 1, i64::MAX as u64, u64::MAX] {
+            assert_eq!(at(Some(ms)), u64::MAX, "{ms} ms");
         }
     }
 }

@@ -326,14 +326,14 @@ impl Interest {
             .map_or(DEFAULT_LIFETIME, Duration::from_millis)
     }
 
-    /// InterestLifetime in nanoseconds (4 s when absent): what
-    /// `lifetime().as_nanos() as u64` gives (the product wraps the same way),
-    /// without the `Duration` round trip (a forwarder computes a deadline from it
-    /// several times per Interest).
+    /// InterestLifetime in nanoseconds (4 s when absent), without the `Duration`
+    /// round trip (a forwarder computes a deadline from it several times per
+    /// Interest). A lifetime longer than `u64::MAX` ns (about 584 years: 2^63-1 ms,
+    /// the largest VarNumber) is `u64::MAX`: it clamps, never wraps to a short one.
     #[inline]
     pub fn lifetime_ns(&self) -> u64 {
         match self.lifetime_field() {
-            Some(ms) => ms.wrapping_mul(1_000_000),
+            Some(ms) => ms.saturating_mul(1_000_000),
             None => DEFAULT_LIFETIME.as_nanos() as u64,
         }
     }
@@ -540,12 +540,15 @@ impl Eq for Interest {}
 mod tests {
     use super::*;
 
-    /// `lifetime_ns` is `lifetime().as_nanos() as u64`, absent and huge values included.
+    /// `lifetime_ns` is `lifetime()` in nanoseconds, absent and extreme values
+    /// included, clamped to `u64::MAX` beyond it.
     #[test]
-    fn lifetime_ns_matches_duration() {
+    fn lifetime_ns_matches_duration_and_clamps() {
         let name = Name::from_uri("/a/b").expect("uri");
         let mut views = vec![Interest::builder(name.clone()).build_view().expect("valid")];
-        for ms in [0, 1, 4000, 65_535, 1 << 40, u64::MAX] {
+        let extremes = [0, 1, 4000, 65_535, 1 << 40, u64::MAX / 1_000_000];
+        let beyond = [u64::MAX / 1_000_000 + 1, i64::MAX as u64, u64::MAX];
+        for ms in extremes.into_iter().chain(beyond) {
             views.push(
                 Interest::builder(name.clone())
                     .lifetime_ms(ms)
@@ -554,7 +557,12 @@ mod tests {
             );
         }
         for i in views {
-            assert_eq!(i.lifetime_ns(), i.lifetime().as_nanos() as u64);
+            let ns = u64::try_from(i.lifetime().as_nanos()).unwrap_or(u64::MAX);
+            assert_eq!(i.lifetime_ns(), ns, "{:?}", i.lifetime_field());
+        }
+        for ms in beyond {
+            let i = Interest::builder(name.clone()).lifetime_ms(ms).build_view();
+            assert_eq!(i.expect("valid").lifetime_ns(), u64::MAX, "{ms} ms");
         }
     }
 }

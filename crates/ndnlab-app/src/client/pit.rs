@@ -14,6 +14,16 @@ use bytes::Bytes;
 use ndnlab_wire::{Data, Interest, NackReason, Name};
 use tokio::sync::{mpsc, oneshot};
 
+/// The longest wait a deadline stands for (2^32 s, about 136 years): an
+/// InterestLifetime beyond it (up to 2^64-1 ms on the wire) waits this long
+/// instead of overflowing the clock.
+const LONGEST_WAIT: Duration = Duration::from_secs(1 << 32);
+
+/// `now + lifetime`, clamped to [`LONGEST_WAIT`]; never earlier than `now`.
+fn deadline_after(now: Instant, lifetime: Duration) -> Instant {
+    now.checked_add(lifetime.min(LONGEST_WAIT)).unwrap_or(now)
+}
+
 /// A Data that answered an Interest.
 #[derive(Debug, Clone)]
 pub struct Received {
@@ -111,7 +121,7 @@ impl Pit {
             .entry(name.value().clone())
             .or_default()
             .push(token);
-        let deadline = now + interest.lifetime();
+        let deadline = deadline_after(now, interest.lifetime());
         self.deadlines.push(Reverse((deadline, token)));
         self.entries.insert(
             token,
@@ -330,5 +340,30 @@ mod tests {
             e.waiter.deliver(Outcome::Timeout);
         }
         assert!(matches!(rx.try_recv(), Ok(Outcome::Timeout)));
+    }
+
+    /// The extreme InterestLifetimes of the wire: 0 expires at once, the longest
+    /// ones wait (clamped) instead of overflowing the clock or expiring early.
+    #[test]
+    fn extreme_lifetimes_clamp() {
+        let now = Instant::now();
+        let at = |ms: u64| {
+            let i = Interest::builder("/x".parse().unwrap())
+                .lifetime_ms(ms)
+                .build_view()
+                .unwrap();
+            let mut pit = Pit::default();
+            pit.insert(&i, now, once().0);
+            pit
+        };
+        assert_eq!(at(0).expire(now).len(), 1);
+        assert_eq!(at(1).expire(now).len(), 0);
+        assert_eq!(at(1).expire(now + Duration::from_millis(1)).len(), 1);
+        let year = Duration::from_secs(365 * 86_400);
+        for ms in [u64::MAX / 1_000_000 + 1, i64::MAX as u64, u64::MAX] {
+            let mut pit = at(ms);
+            assert!(pit.expire(now + 100 * year).is_empty(), "{ms} ms");
+            assert_eq!(pit.expire(now + LONGEST_WAIT).len(), 1, "{ms} ms");
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ndnlab_core::StrategyInstance;
 
 use super::params::{ControlParameters as P, ControlResponse as R, ROUTE_CHILD_INHERIT};
-use super::rib::Route;
+use super::rib::{expiry_after_ms, Route};
 use super::strategy::refusal;
 use super::Manager;
 use crate::face::link::set_reliability;
@@ -438,9 +438,7 @@ fn rib_register(m: &mut Manager, face: &Arc<FaceEntry>, p: P) -> R {
     let cost = p.cost.unwrap_or(0);
     let flags = p.flags.unwrap_or(ROUTE_CHILD_INHERIT);
     let now = m.shared.clock();
-    let expires = p
-        .expiration_period
-        .map(|ms| now.saturating_add(ms.saturating_mul(1_000_000)));
+    let expires = p.expiration_period.and_then(|ms| expiry_after_ms(now, ms));
     let ops = m.rib.register(
         &name,
         Route {
@@ -524,7 +522,7 @@ pub(super) fn rib_announce(
         origin: Some(route.origin),
         cost: Some(route.cost),
         flags: Some(route.flags),
-        expiration_period: route.expires.map(|e| e.saturating_sub(now) / 1_000_000),
+        expiration_period: route.remaining_ms(now),
         ..Default::default()
     };
     let ops = m.rib.add_route(&name, route, now);

@@ -28,6 +28,22 @@ pub const MADE_ANNOUNCEMENT_EXPIRATION_MS: (u64, u64) = (15_000, 3_600_000);
 
 const MS: u64 = 1_000_000;
 
+/// The ExpirationPeriod that means "never expires" (ndn-cxx's
+/// `time::milliseconds::max()`, 2^63-1 ms: what `nfd-autoreg` registers with).
+pub const EXPIRATION_NEVER_MS: u64 = i64::MAX as u64;
+
+/// When a route given `ExpirationPeriod = ms` at `now` (nanoseconds on the
+/// daemon's clock) expires: `None` (never) for [`EXPIRATION_NEVER_MS`] and above,
+/// as NFD's RIB, and for a period so long that the deadline is past the clock's
+/// range (about 584 years); otherwise `now + ms`. Never wraps into the past.
+pub fn expiry_after_ms(now: u64, ms: u64) -> Option<u64> {
+    if ms >= EXPIRATION_NEVER_MS {
+        return None;
+    }
+    now.checked_add(ms.checked_mul(MS)?)
+        .filter(|&e| e != u64::MAX)
+}
+
 /// One route of a RIB entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Route {
@@ -44,10 +60,20 @@ pub struct Route {
 }
 
 impl Route {
+    /// Milliseconds left at `now` (rounded down, 0 once due), for the RIB
+    /// dataset and command responses; `None`: never expires.
+    pub fn remaining_ms(&self, now: u64) -> Option<u64> {
+        self.expires
+            .filter(|&e| e != u64::MAX)
+            .map(|e| e.saturating_sub(now) / MS)
+    }
+
     /// NFD's route made from an announcement toward `face` at `now` (daemon clock;
     /// `unix_ms`: the same instant as Unix time, for the ValidityPeriod).
     pub fn from_announcement(pa: &PrefixAnnouncement, face: u64, now: u64, unix_ms: u64) -> Route {
-        let expires = now.saturating_add(pa.route_lifetime_ms(unix_ms).saturating_mul(MS));
+        // An announcement's route always ends (NFD keeps no never-expiring one): a
+        // period past the clock's range ends at its last instant.
+        let expires = expiry_after_ms(now, pa.route_lifetime_ms(unix_ms)).unwrap_or(u64::MAX);
         Route {
             face_id: face,
             origin: ORIGIN_PREFIXANN,
@@ -545,5 +571,38 @@ mod tests {
                 expiration_ms: 3_600_000
             })
         );
+    }
+
+    /// ExpirationPeriods at the extremes: exact while the deadline fits the clock,
+    /// never past it and from ndn-cxx's `milliseconds::max()` on; none wraps.
+    #[test]
+    fn expiry_after_extreme_periods() {
+        let now = 5 * MS;
+        assert_eq!(expiry_after_ms(now, 0), Some(now));
+        assert_eq!(expiry_after_ms(now, 1), Some(now + MS));
+        let fits = (u64::MAX - 1 - now) / MS;
+        assert_eq!(expiry_after_ms(now, fits), Some(now + fits * MS));
+        for ms in [
+            fits + 1,
+            u64::MAX / MS,
+            u64::MAX / MS + 1,
+            EXPIRATION_NEVER_MS - 1,
+        ] {
+            assert_eq!(expiry_after_ms(now, ms), None, "{ms} ms");
+        }
+        assert_eq!(expiry_after_ms(now, EXPIRATION_NEVER_MS), None);
+        assert_eq!(expiry_after_ms(u64::MAX, 1), None);
+        assert_eq!(expiry_after_ms(u64::MAX, 0), None);
+        let mut r = route(1, 0, 0);
+        assert_eq!(r.remaining_ms(now), None);
+        r.expires = Some(now + 1500 * MS);
+        assert_eq!(r.remaining_ms(now), Some(1500));
+        assert_eq!(
+            r.remaining_ms(u64::MAX - 1),
+            Some(0),
+            "past due: 0, not negative"
+        );
+        r.expires = Some(u64::MAX);
+        assert_eq!(r.remaining_ms(now), None, "the clock's end is never");
     }
 }

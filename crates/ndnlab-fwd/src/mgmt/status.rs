@@ -187,7 +187,7 @@ impl Manager {
                     face: face.id,
                     name: name.clone(),
                     want,
-                    expires: now + interest.lifetime().as_nanos() as u64,
+                    expires: now.saturating_add(interest.lifetime_ns()),
                 });
             }
             return None;
@@ -356,7 +356,7 @@ impl Manager {
                         origin: r.origin,
                         cost: r.cost,
                         flags: r.flags,
-                        expiration_period_ms: r.expires.map(|e| e.saturating_sub(now) / 1_000_000),
+                        expiration_period_ms: r.remaining_ms(now),
                     });
                     dataset::encode_rib_entry(&mut w, name, records);
                 }
