@@ -62,8 +62,13 @@ pub enum Progress<'a> {
         done: usize,
         total: usize,
     },
-    /// A run finished.
-    Done { run: &'a RunSpec, ok: bool },
+    /// A run finished: `ok`, or `skipped` (the runner cannot carry out its
+    /// point), or neither (failed).
+    Done {
+        run: &'a RunSpec,
+        ok: bool,
+        skipped: bool,
+    },
 }
 
 /// What a campaign did.
@@ -72,7 +77,28 @@ pub struct Summary {
     pub rows: Vec<RunRow>,
     pub skipped: usize,
     pub failed: usize,
+    /// Runs whose point the runner cannot carry out (status `skipped`).
+    pub not_applicable: usize,
     pub report: Option<PathBuf>,
+}
+
+/// The error a runner returns for a design point it cannot carry out (a key
+/// or level it refuses for that point only): the run's status is `skipped`,
+/// not `failed`, and the campaign goes on (even with `--fail-fast`).
+#[derive(Debug)]
+pub struct NotApplicable(pub String);
+
+impl std::fmt::Display for NotApplicable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotApplicable {}
+
+/// A [`NotApplicable`] error saying `why`.
+pub fn not_applicable(why: impl Into<String>) -> anyhow::Error {
+    NotApplicable(why.into()).into()
 }
 
 impl Campaign {
@@ -199,6 +225,7 @@ impl Campaign {
             .collect();
         let skipped = rows.len();
         let mut failed = 0;
+        let mut not_applicable = 0;
         let total = self.runs.len();
         let pending: Vec<&RunSpec> = self
             .runs
@@ -226,14 +253,17 @@ impl Campaign {
                 Msg::Done(row) => *row,
             };
             let ok = row.status == "ok";
-            if !ok {
+            let skipped = row.status == "skipped";
+            if skipped {
+                not_applicable += 1;
+            } else if !ok {
                 failed += 1;
             }
             let run = by_id[&row.spec.id];
             rows.push(row);
             results::write(out, &self.factors, rows)?;
-            progress(Progress::Done { run, ok });
-            if !ok && opts.fail_fast {
+            progress(Progress::Done { run, ok, skipped });
+            if !ok && !skipped && opts.fail_fast {
                 anyhow::bail!(
                     "run {} failed (see {}); stopping (--fail-fast)",
                     run.id,
@@ -267,13 +297,15 @@ impl Campaign {
             rows,
             skipped,
             failed,
+            not_applicable,
             report,
         })
     }
 }
 
 impl Campaign {
-    /// Runs one run: its row, `ok` or `failed` (with the error in `logs/<id>.log`).
+    /// Runs one run: its row, `ok`, `skipped` (a [`NotApplicable`] error) or
+    /// `failed` (with the reason in `logs/<id>.log`).
     fn execute(&self, runner: &dyn Runner, run: &RunSpec, out: &Path) -> anyhow::Result<RunRow> {
         let outcome = self
             .point(&run.levels)
@@ -298,9 +330,10 @@ impl Campaign {
                         design::describe(&run.levels)
                     ),
                 )?;
+                let skipped = e.chain().any(|c| c.is::<NotApplicable>());
                 RunRow {
                     spec: run.clone(),
-                    status: "failed".into(),
+                    status: if skipped { "skipped" } else { "failed" }.into(),
                     metrics: Default::default(),
                 }
             }
@@ -483,7 +516,7 @@ mod tests {
                     assert!(done < total);
                     events.push(format!("start {}", run.id));
                 }
-                Progress::Done { run, ok } => events.push(format!("done {} {ok}", run.id)),
+                Progress::Done { run, ok, .. } => events.push(format!("done {} {ok}", run.id)),
             })
             .unwrap();
         (s, events)

@@ -27,9 +27,11 @@ pub struct MergeSummary {
     pub out: PathBuf,
     /// Runs of the experiment's design.
     pub expected: usize,
-    /// Rows written (ok or failed).
+    /// Rows written (ok, failed or skipped).
     pub merged: usize,
     pub failed: usize,
+    /// Rows of runs the runner could not carry out (status `skipped`).
+    pub skipped: usize,
     /// Run ids of the design no slice holds.
     pub missing: Vec<usize>,
     /// Each slice and how many rows came from it.
@@ -170,7 +172,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<MergeSummary> {
         out: out.to_path_buf(),
         expected: runs.len(),
         merged: merged.len(),
-        failed: merged.iter().filter(|r| r.status != "ok").count(),
+        failed: merged.iter().filter(|r| r.status == "failed").count(),
+        skipped: merged.iter().filter(|r| r.status == "skipped").count(),
         missing: missing_sorted,
         slices,
         report,

@@ -7,7 +7,7 @@
 //!                   status, <metrics...>
 //! results.json      the same rows as a JSON array
 //! samples/          <run_id>.csv: delivery times; tables/<run_id>.csv: PIT/CS sizes
-//! logs/             <run_id>.log: why a run failed
+//! logs/             <run_id>.log: why a run failed or was skipped
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +22,8 @@ use crate::runner::Metrics;
 #[derive(Debug, Clone)]
 pub struct RunRow {
     pub spec: RunSpec,
-    /// `ok` or `failed`.
+    /// `ok`, `failed`, or `skipped` (the runner cannot carry out the run's
+    /// design point; see [`crate::campaign::NotApplicable`]).
     pub status: String,
     pub metrics: Metrics,
 }

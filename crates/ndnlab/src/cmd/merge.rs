@@ -29,10 +29,11 @@ pub fn run(a: MergeArgs) -> anyhow::Result<()> {
         println!("{}: {n} runs", dir.display());
     }
     println!(
-        "{} of {} runs merged ({} failed) into {}",
+        "{} of {} runs merged ({} failed, {} skipped) into {}",
         s.merged,
         s.expected,
         s.failed,
+        s.skipped,
         s.out.display()
     );
     if !s.missing.is_empty() {

@@ -109,9 +109,11 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
             bar.set_position(done as u64);
             bar.set_message(design::describe(&run.levels));
         }
-        Progress::Done { ok, .. } => {
+        Progress::Done { ok, skipped, .. } => {
             bar.inc(1);
-            if !ok {
+            if skipped {
+                bar.println("a run was skipped: the runner cannot carry out its point (see logs/)");
+            } else if !ok {
                 bar.println("a run failed (see logs/)");
             }
         }
@@ -124,6 +126,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
             "runs": summary.rows.len(),
             "skipped": summary.skipped,
             "failed": summary.failed,
+            "not_applicable": summary.not_applicable,
             "report": summary.report,
             "points": means.iter().map(|(levels, ok, m)| serde_json::json!({
                 "levels": levels, "ok": ok, "means": m,
@@ -160,9 +163,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         println!("{label:<width$} {ok:>4}{vals}");
     }
     println!(
-        "{} runs, {} failed, {} resumed; results in {}",
+        "{} runs, {} failed, {} skipped (not applicable), {} resumed; results in {}",
         summary.rows.len(),
         summary.failed,
+        summary.not_applicable,
         summary.skipped,
         opts.out.display()
     );

@@ -32,8 +32,9 @@ pub(super) struct Ran<'a> {
     pub seed: u64,
 }
 
-/// What a report gave: the stats, and (Data, mean, p50, p99 in µs) rows.
-type Read = (ConsumerStats, Vec<(f64, f64, f64, f64)>);
+/// What a report gave: the stats, (Data, mean, p50, p99 in µs) rows, and
+/// the seconds its intervals cover (0: no intervals).
+type Read = (ConsumerStats, Vec<(f64, f64, f64, f64)>, f64);
 
 fn num(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or(0.0)
@@ -48,6 +49,8 @@ fn perf(rows: &[Value], a: &AppSpec, warmup: f64) -> Read {
     let mut s = ConsumerStats::default();
     let mut delay = Vec::new();
     let from = if starts_at_window(a) { 0.0 } else { warmup };
+    let mut last_t = from;
+    let mut secs = 0.0;
     for r in rows
         .iter()
         .filter(|r| r["type"] == "interval" && num(r, "time_s") > from)
@@ -61,6 +64,8 @@ fn perf(rows: &[Value], a: &AppSpec, warmup: f64) -> Read {
         s.bytes += count(r, "bytes");
         s.retransmissions += count(r, "retransmissions");
         s.marks += count(r, "marks");
+        secs += num(r, "time_s") - last_t;
+        last_t = num(r, "time_s");
         delay.push(rtt_row(
             r,
             "rtt_mean_ms",
@@ -76,7 +81,7 @@ fn perf(rows: &[Value], a: &AppSpec, warmup: f64) -> Read {
             .find(|r| r["type"] == "summary")
             .and_then(|r| r["finished_s"].as_f64());
     }
-    (s, delay)
+    (s, delay, secs)
 }
 
 /// (Data, mean, p50, p99 in µs) of a report row with those keys in ms.
@@ -116,7 +121,7 @@ fn traffic(rows: &[Value], a: &AppSpec) -> anyhow::Result<Read> {
             )
         })
         .collect();
-    Ok((s, delay))
+    Ok((s, delay, 0.0))
 }
 
 /// An `ndnlab ping --json` report: the replies to pings sent in the window.
@@ -149,7 +154,7 @@ fn ping(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> Read {
         h.value_at_quantile(0.5) as f64,
         h.value_at_quantile(0.99) as f64,
     )];
-    (s, delay)
+    (s, delay, 0.0)
 }
 
 /// An `ndnlab get --json` report, checked against the put's object.
@@ -181,7 +186,7 @@ fn get(rows: &[Value], a: &AppSpec, plan: &RunPlan) -> anyhow::Result<Read> {
     }
     let avg = num(sum, "rtt_avg_ms") * 1000.0;
     let data = s.data as f64;
-    Ok((s, vec![(data, avg, avg, avg)]))
+    Ok((s, vec![(data, avg, avg, avg)], 0.0))
 }
 
 fn hex(b: &[u8]) -> String {
@@ -200,6 +205,7 @@ pub(super) fn consumer_metrics(
     let warmup = plan.exp.experiment.warmup_s;
     let mut stats = Vec::new();
     let mut delay = Vec::new();
+    let mut secs = 0.0f64;
     for c in consumers {
         let path = log_dir.join(format!("{}.json", c.label));
         let text = std::fs::read_to_string(&path)?;
@@ -214,7 +220,7 @@ pub(super) fn consumer_metrics(
             _ if a.pattern == "window" => Ok(perf(&rows, a, warmup)),
             _ => traffic(&rows, a),
         };
-        let (s, d) = read.map_err(|e| {
+        let (s, d, t) = read.map_err(|e| {
             anyhow::anyhow!(
                 "consumer {}: {e} in its report (see {})",
                 c.label,
@@ -223,6 +229,7 @@ pub(super) fn consumer_metrics(
         })?;
         stats.push((c.label.to_string(), s));
         delay.extend(d);
+        secs = secs.max(t);
     }
     if stats.iter().all(|(_, s)| s.interests == 0) {
         anyhow::bail!(
@@ -240,6 +247,14 @@ pub(super) fn consumer_metrics(
     );
     if !failures.is_empty() {
         anyhow::bail!("{}", failures.join("; "));
+    }
+    if secs > 0.0 {
+        // rates over the time the perf clients' own intervals cover
+        let (data, bytes): (u64, u64) = stats
+            .iter()
+            .fold((0, 0), |(d, b), (_, s)| (d + s.data, b + s.bytes));
+        m.insert("data_per_sec".into(), data as f64 / secs);
+        m.insert("throughput_mbps".into(), bytes as f64 * 8.0 / secs / 1e6);
     }
     let weight: f64 = delay.iter().map(|d| d.0).sum();
     if weight > 0.0 {
