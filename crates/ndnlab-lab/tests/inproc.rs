@@ -234,3 +234,83 @@ fn latency_instrumentation_is_collected_per_node() {
     assert_eq!(j["r1"]["sample_every"], 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One forwarder, a consumer and an ECDSA producer signing on `threads`
+/// threads, the CS off so that every Interest is signed for.
+fn signing(threads: usize) -> String {
+    format!(
+        r#"
+[experiment]
+duration_s = 1.0
+warmup_s = 0.3
+[forwarder]
+cs_capacity = 0
+[apps.c]
+kind = "consumer"
+window = 4
+catalogue = 1000000
+[apps.p]
+kind = "producer"
+nodes = ["last"]
+payload = 1000
+signature = "ecdsa-p256"
+threads = {threads}
+"#
+    )
+}
+
+/// The metrics of the papers' producers and CPU per node and per app:
+/// bounded above and below, and cores needed = signing time x rate.
+fn check_producer_metrics(m: &Metrics, threads: f64) {
+    assert!(m["data"] > 100.0, "{m:?}");
+    assert_eq!(m["satisfaction"], 1.0, "{m:?}");
+    // CPU of the forwarder and of each app, each at most its threads' worth
+    let cpu = |k: &str| m[&format!("cpu_cores.{k}")];
+    assert!(cpu("r0") > 0.0 && cpu("r0") <= 1.05, "{m:?}");
+    assert!(cpu("c@r0") > 0.0 && cpu("c@r0") <= 1.05, "{m:?}");
+    assert!(cpu("p@r0") > 0.0 && cpu("p@r0") <= 1.05 * threads, "{m:?}");
+    // the parts add up to at most the whole process
+    assert!(
+        cpu("r0") + cpu("c@r0") + cpu("p@r0") <= m["cpu_cores"] * 1.02,
+        "{m:?}"
+    );
+    // an ECDSA P-256 signature takes microseconds to milliseconds
+    let sign = |k: &str| m[&format!("sign_{k}.p@r0")];
+    assert!(sign("mean_us") > 2.0 && sign("mean_us") < 20_000.0, "{m:?}");
+    assert!(
+        sign("p50_us") > 2.0 && sign("p50_us") <= sign("p99_us"),
+        "{m:?}"
+    );
+    assert!(sign("p99_us") < 100_000.0, "{m:?}");
+    // the signing threads are busy at most all the time
+    assert!(
+        sign("cores") > 0.0 && sign("cores") <= threads * 1.05,
+        "{m:?}"
+    );
+    // every Data was signed for the Interest it answers, in the window
+    let needed = sign("mean_us") * m["data_per_sec"] / 1e6;
+    let rel = (sign("cores_needed") - needed).abs() / needed;
+    assert!(
+        rel < 0.01,
+        "cores needed {} vs {needed}: {m:?}",
+        sign("cores_needed")
+    );
+    // the producer's time from Interest in to Data out covers the signing
+    let serve = |k: &str| m[&format!("serve_{k}_us.p@r0")];
+    assert!(serve("mean") >= sign("mean_us") * 0.9, "{m:?}");
+    assert!(serve("p50") > 0.0 && serve("p50") <= serve("p99"), "{m:?}");
+    // and is part of the consumer's delivery time (histograms of 2 and 3 digits)
+    assert!(serve("p50") <= m["delay_p50_us"] * 1.02, "{m:?}");
+}
+
+#[test]
+fn producers_report_signing_serving_and_cpu_per_node_and_app() {
+    let m = run_one("sign1", &signing(1));
+    check_producer_metrics(&m, 1.0);
+}
+
+#[test]
+fn a_producer_signs_on_a_pool_of_threads() {
+    let m = run_one("sign2", &signing(2));
+    check_producer_metrics(&m, 2.0);
+}

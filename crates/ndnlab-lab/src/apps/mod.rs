@@ -33,7 +33,7 @@ use hdrhistogram::Histogram;
 
 pub use consumer::{consume, ConsumerCore};
 pub use names::Names;
-pub use producer::{serve, Responder};
+pub use producer::{serve, Responder, Threaded};
 pub use transfer::{fetch, GetCore};
 
 /// Nanoseconds since a run's epoch (the monotonic clock's or the simulator's).
@@ -131,8 +131,13 @@ impl Epoch {
     }
 }
 
-/// Runs `f` on a thread of its own with a single-threaded runtime.
-pub fn dedicated<F, Fut>(name: &str, f: F) -> std::thread::JoinHandle<()>
+/// Runs `f` on a thread of its own with a single-threaded runtime; the
+/// thread's CPU is `owner`'s ([`ndnlab_fwd::cpu_clock`]), if given.
+pub fn dedicated<F, Fut>(
+    name: &str,
+    owner: Option<std::sync::Arc<ndnlab_fwd::cpu_clock::Account>>,
+    f: F,
+) -> std::thread::JoinHandle<()>
 where
     F: FnOnce() -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()>,
@@ -140,6 +145,9 @@ where
     std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
+            if let Some(a) = owner {
+                a.claim_current();
+            }
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_time()
                 .build()

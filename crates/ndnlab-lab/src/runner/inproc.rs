@@ -13,6 +13,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ndnlab_app::tools::serve_stats::{ServeStats, SharedServeStats};
+use ndnlab_fwd::cpu_clock::{self, Account};
 use ndnlab_fwd::face::app::AppFace;
 use ndnlab_fwd::latency::dataset::LatencyReport;
 use ndnlab_fwd::{Daemon, FwdConfig};
@@ -31,6 +33,42 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 
 /// See the module documentation.
+/// Set to `0`, turns the per-node and per-app CPU accounting off (the
+/// `cpu_cores.<node>` and `cpu_cores.<app>@<node>` metrics are then absent).
+pub const CPU_ACCOUNTING_ENV: &str = "NDNLAB_LAB_CPU";
+
+/// The CPU accounts of a run's forwarders and apps, by name (none when the
+/// accounting is off).
+#[derive(Default)]
+struct Accounts(BTreeMap<String, Arc<Account>>, bool);
+
+impl Accounts {
+    fn new() -> Accounts {
+        let on = std::env::var(CPU_ACCOUNTING_ENV).map_or(true, |v| v != "0");
+        Accounts(BTreeMap::new(), on)
+    }
+
+    /// The account of `name`, created on first use; None when off.
+    fn of(&mut self, name: &str) -> Option<Arc<Account>> {
+        if !self.1 {
+            return None;
+        }
+        Some(
+            self.0
+                .entry(name.to_string())
+                .or_insert_with(|| Account::new(name))
+                .clone(),
+        )
+    }
+
+    fn read(&self) -> BTreeMap<String, Duration> {
+        self.0
+            .iter()
+            .map(|(n, a)| (n.clone(), a.cpu_time()))
+            .collect()
+    }
+}
+
 pub struct InProc;
 
 impl Runner for InProc {
@@ -46,13 +84,6 @@ impl Runner for InProc {
                     l.a,
                     l.b,
                     l.spec.face
-                );
-            }
-        }
-        for (name, a) in &plan.exp.apps {
-            if a.kind == "producer" && a.threads > 1 {
-                anyhow::bail!(
-                    "apps.{name}.threads: an inproc producer signs on its own thread; signing threads need the processes runner"
                 );
             }
         }
@@ -170,17 +201,26 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .unwrap_or_else(|| exp.forwarder.clone());
         let mut cfg = fwd_config(&spec);
         cfg.latency = crate::latency::section(&spec, dir, plan.run_id, node)?;
-        let d = Daemon::start(cfg)
-            .await
-            .map_err(|e| anyhow::anyhow!("forwarder {node}: {e:#}"))?;
+        // the forwarder's own threads are its account's
+        let start = Daemon::start(cfg);
+        let d = match accounts.of(node) {
+            Some(a) => cpu_clock::spawning_as(a, start).await,
+            None => start.await,
+        }
+        .map_err(|e| anyhow::anyhow!("forwarder {node}: {e:#}"))?;
         daemons.insert(node.clone(), d);
     }
     // Links: a peer face on each side, bridged through the emulator.
     let mut faces: BTreeMap<(String, String), u64> = BTreeMap::new();
     for (i, l) in plan.topology.links.iter().enumerate() {
         let mtu = (l.spec.mtu > 0).then_some(l.spec.mtu);
-        let fa = daemons[&l.a].peer_face(&format!("{}-{}", l.a, l.b), mtu);
-        let fb = daemons[&l.b].peer_face(&format!("{}-{}", l.b, l.a), mtu);
+        let mut fa = daemons[&l.a].peer_face(&format!("{}-{}", l.a, l.b), mtu);
+        let mut fb = daemons[&l.b].peer_face(&format!("{}-{}", l.b, l.a), mtu);
+        // what a face hands its forwarder runs on the link's task, for the forwarder
+        if let (Some(a), Some(b)) = (accounts.of(&l.a), accounts.of(&l.b)) {
+            fa.charge_cpu_to(a);
+            fb.charge_cpu_to(b);
+        }
         faces.insert((l.a.clone(), l.b.clone()), fa.id());
         faces.insert((l.b.clone(), l.a.clone()), fb.id());
         let seed = plan.seed.wrapping_mul(0x100_0000_01B3) ^ i as u64;
@@ -203,7 +243,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             continue;
         }
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
-            let face = daemons[&node].app_face(&format!("{group}@{node}"));
+            let label = format!("{group}@{node}");
+            let mut face = daemons[&node].app_face(&label);
+            if let Some(n) = accounts.of(&node) {
+                face.charge_cpu_to(n);
+            }
+            let owner = accounts.of(&label);
+            let stats = ServeStats::shared();
+            producers.push((label, stats.clone()));
             daemons[&node]
                 .register_route(&Name::from_uri(&a.prefix_on(&node))?, face.id(), 0)
                 .await;
@@ -211,8 +258,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             let at = format!("apps.{group} on {node}");
             threads.push(apps::dedicated(
                 &format!("lab-{group}"),
+    let mut accounts = Accounts::new();
                 move || async move {
-                    if let Err(e) = apps::serve(face, spec, node, stop).await {
+                    if let Err(e) = apps::serve(face, spec, node, stop, stats, pool_owner).await {
                         let mut f = failures.lock().unwrap_or_else(|e| e.into_inner());
                         f.push(format!("{at}: {e:#}"));
                     }
@@ -235,15 +283,19 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let mut consumers = Vec::new();
     for c in apps::placement::consumers(plan)? {
         let label = c.label();
-        let face = daemons[&c.node].app_face(&label);
+        let mut face = daemons[&c.node].app_face(&label);
+        if let Some(n) = accounts.of(&c.node) {
+            face.charge_cpu_to(n);
+        }
+        let owner = accounts.of(&label);
         let stats = Arc::new(Mutex::new(ConsumerStats::default()));
         let (spec, st, seed) = (c.spec.clone(), stats.clone(), c.seed);
         let thread = format!("lab-{}", c.group);
         let task = match c.wants {
-            Wants::Object { size } => apps::dedicated(&thread, move || {
+            Wants::Object { size } => apps::dedicated(&thread, owner, move || {
                 apps::fetch(face, spec, size, (epoch, span), st)
             }),
-            Wants::Names(names) => apps::dedicated(&thread, move || {
+            Wants::Names(names) => apps::dedicated(&thread, owner, move || {
                 apps::consume(face, spec, names, seed, (epoch, span), st)
             }),
         };
@@ -252,6 +304,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     // Samples of PIT and CS sizes over the whole run; counters at the window's ends.
     let mut pit_rows = Vec::new();
     let mut before = BTreeMap::new();
+    let mut producers: Vec<(String, SharedServeStats)> = Vec::new();
     let mut after = BTreeMap::new();
     let mut cpu_open = Duration::ZERO;
     let cpu_close;
@@ -263,8 +316,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         for (name, d) in &daemons {
             let s = snapshot(d).await;
             pit_rows.push((t, name.clone(), s.pit, s.cs));
+            let pool_owner = owner.clone();
         }
         if before.is_empty() && now >= window.0 {
+                owner,
             cpu_open = ndnlab_testkit::cpu::process_time();
             for (name, d) in &daemons {
                 before.insert(name.clone(), snapshot(d).await);
@@ -286,6 +341,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let mut m = Metrics::new();
     let stats: Vec<_> = consumers
         .iter()
+    for (_, s) in &producers {
+        let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
+        s.set_window(window.0.into_std(), window.1.into_std());
+    }
         .map(|(n, s, _)| (n.clone(), s.lock().unwrap_or_else(|e| e.into_inner())))
         .collect();
     let delay_rows = {
@@ -309,6 +368,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                 cs_misses: (a.cs_misses - b.cs_misses) as f64,
             }
         }),
+    let mut owned_open = BTreeMap::new();
+    let owned_close;
+
         measured,
         true,
         &mut m,
@@ -324,12 +386,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     std::fs::create_dir_all(samples.join("tables"))?;
     let mut w = csv::Writer::from_path(samples.join(format!("{}.csv", plan.run_id)))?;
     w.write_record(["t_s", "delay_us"])?;
+            owned_open = accounts.read();
     for (_, t, us) in &delay_rows {
         w.write_record([format!("{t:.6}"), us.to_string()])?;
     }
     w.flush()?;
     let mut w =
         csv::Writer::from_path(samples.join("tables").join(format!("{}.csv", plan.run_id)))?;
+            owned_close = accounts.read();
     w.write_record(["t_s", "node", "pit", "cs"])?;
     for (t, node, pit, cs) in &pit_rows {
         w.write_record([
@@ -385,6 +449,21 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         .collect();
     crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
     stop.store(true, Relaxed);
+    for (name, close) in &owned_close {
+        let open = owned_open.get(name).copied().unwrap_or_default();
+        m.insert(
+            format!("cpu_cores.{name}"),
+            close.saturating_sub(open).as_secs_f64() / measured,
+        );
+    }
+    // what answers the Interests that arrived in the window
+    super::summary::producers(
+        producers.iter().map(|(n, s)| {
+            let s = s.lock().unwrap_or_else(|e| e.into_inner());
+            (n.as_str(), s.summary(measured))
+        }),
+        &mut m,
+    );
     for t in threads {
         let _ = tokio::task::spawn_blocking(move || t.join()).await;
     }

@@ -147,13 +147,73 @@ pub const METRICS: &[(&str, &str)] = &[
     ("pit_max", "largest PIT size sampled on any forwarder"),
     (
         "cpu_cores",
-        "CPU time of the runner's process(es) per second of the window",
+        "CPU time of the runner's process(es) per second of the window; per forwarder and per app as cpu_cores.<node>, cpu_cores.<app>@<node>",
+    ),
+    (
+        "sign_mean_us",
+        "producers (sign_mean_us.<app>@<node>): mean time to sign one Data",
+    ),
+    ("sign_p50_us", "producers: median time to sign one Data"),
+    (
+        "sign_p99_us",
+        "producers: 99th percentile of the time to sign one Data",
+    ),
+    (
+        "sign_cores",
+        "producers: CPU seconds spent signing per second of the window",
+    ),
+    (
+        "sign_cores_needed",
+        "producers: cores the measured Data rate needs, sign_mean_us x Data/s",
+    ),
+    (
+        "serve_mean_us",
+        "producers (serve_mean_us.<app>@<node>): mean time from an Interest in to its Data out",
+    ),
+    ("serve_p50_us", "producers: median time from Interest in to Data out"),
+    (
+        "serve_p99_us",
+        "producers: 99th percentile of the time from Interest in to Data out",
     ),
     (
         "bringup_s",
         "seconds to bring the topology up (processes, netns)",
     ),
 ];
+
+/// The metrics a runner cannot measure: the CPU ones under `sim`, whose
+/// virtual time charges nothing for signing or forwarding.
+pub const UNMEASURED: &[(&str, &[&str])] = &[(
+    "sim",
+    &[
+        "cpu_cores",
+        "sign_mean_us",
+        "sign_p50_us",
+        "sign_p99_us",
+        "sign_cores",
+        "sign_cores_needed",
+        "serve_mean_us",
+        "serve_p50_us",
+        "serve_p99_us",
+    ],
+)];
+
+/// Refuses a plan whose `experiment.metrics` names a metric `runner` cannot
+/// measure (see [`UNMEASURED`]), naming it.
+pub fn refuse_unmeasured(runner: &str, plan: &RunPlan) -> anyhow::Result<()> {
+    let cannot = UNMEASURED
+        .iter()
+        .filter(|(r, _)| *r == runner)
+        .flat_map(|(_, m)| m.iter());
+    for name in cannot {
+        if plan.exp.experiment.metrics.iter().any(|w| w == name) {
+            anyhow::bail!(
+                "experiment.metrics: '{name}' is not measured by the {runner} runner (virtual time charges no CPU); use inproc, processes or netns"
+            );
+        }
+    }
+    Ok(())
+}
 
 /// Keeps the metrics an experiment asked for (all when it names none).
 pub fn select(metrics: Metrics, wanted: &[String]) -> Metrics {
@@ -216,5 +276,19 @@ mod tests {
             vec!["data_per_sec", "data_per_sec.c@r0"]
         );
         assert_eq!(select(m.clone(), &[]), m);
+    }
+
+    #[test]
+    fn sim_refuses_cpu_metrics_by_name() {
+        let text = "[experiment]\nmetrics = [\"data\", \"sign_mean_us\"]\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\n";
+        let (_, exp) = crate::experiment::parse(text, "t.toml").unwrap();
+        let plan = RunPlan::new(0, 1, exp).unwrap();
+        let e = refuse_unmeasured("sim", &plan).unwrap_err().to_string();
+        assert!(e.contains("'sign_mean_us'") && e.contains("sim"), "{e}");
+        refuse_unmeasured("inproc", &plan).unwrap();
+        let known: Vec<_> = METRICS.iter().map(|(k, _)| *k).collect();
+        for (_, names) in UNMEASURED {
+            assert!(names.iter().all(|n| known.contains(n)), "{names:?}");
+        }
     }
 }

@@ -15,7 +15,8 @@
 //! drop on link faces, back-pressure on the app faces of a one-thread
 //! forwarder: `ndnlab_sim::net`), and an app face hands frames to its
 //! application in [`APP_DELAY_NS`];
-//! `cpu_cores` and `bringup_s` are not reported. Besides `inproc`'s samples, it
+//! `cpu_cores` and `bringup_s` are not reported, nor producers' signing and
+//! serving times; an experiment whose `metrics` names one of those is refused. Besides `inproc`'s samples, it
 //! writes `samples/queues/<run>.csv` (each face's transmit queue in frames,
 //! sampled every `experiment.sample_interval_ms`) and `samples/drops/<run>.csv`
 //! (losses by cause). Table and queue samples go to their files as they are
@@ -110,6 +111,7 @@ impl Runner for Sim {
     }
 
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
+        super::refuse_unmeasured("sim", plan)?;
         let mut built = build(plan)?;
         let m = run(plan, &mut built, dir)?;
         Ok(m)

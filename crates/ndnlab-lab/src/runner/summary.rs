@@ -1,6 +1,9 @@
 //! What every runner reports about its consumers and its forwarders: the
-//! metrics of [`super::METRICS`] that come from the applications' stats and
-//! from the forwarders' counters.
+//! metrics of [`super::METRICS`] that come from the applications' stats
+//! (consumers' deliveries, producers' signing and serving times) and from the
+//! forwarders' counters.
+
+use ndnlab_app::tools::serve_stats::ServeSummary;
 
 use crate::apps::ConsumerStats;
 use crate::experiment::Experiment;
@@ -137,4 +140,69 @@ pub fn forwarders<'a>(
             0.0
         },
     );
+}
+
+/// Adds each producer's signing and serving metrics (`<name>`: `app@node`)
+/// to `m`: `sign_*` once it signed in the window, `serve_*` once it sent
+/// Data in it.
+pub fn producers<'a>(producers: impl Iterator<Item = (&'a str, ServeSummary)>, m: &mut Metrics) {
+    for (name, s) in producers {
+        if s.signed > 0 {
+            m.insert(format!("sign_mean_us.{name}"), s.sign_mean_us);
+            m.insert(format!("sign_p50_us.{name}"), s.sign_p50_us);
+            m.insert(format!("sign_p99_us.{name}"), s.sign_p99_us);
+            m.insert(format!("sign_cores.{name}"), s.sign_cores);
+            m.insert(format!("sign_cores_needed.{name}"), s.sign_cores_needed);
+        }
+        if s.served > 0 {
+            m.insert(format!("serve_mean_us.{name}"), s.serve_mean_us);
+            m.insert(format!("serve_p50_us.{name}"), s.serve_p50_us);
+            m.insert(format!("serve_p99_us.{name}"), s.serve_p99_us);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn producer_metrics_are_named_per_app_and_node() {
+        let signing = ServeSummary {
+            signed: 10,
+            served: 12,
+            sign_mean_us: 40.0,
+            sign_p50_us: 39.0,
+            sign_p99_us: 80.0,
+            serve_mean_us: 60.0,
+            serve_p50_us: 55.0,
+            serve_p99_us: 120.0,
+            sign_cores: 0.2,
+            sign_cores_needed: 0.24,
+        };
+        let repository = ServeSummary {
+            served: 5,
+            serve_mean_us: 3.0,
+            ..Default::default()
+        };
+        let mut m = Metrics::new();
+        producers(
+            [
+                ("server@r0", signing),
+                ("repo@r1", repository),
+                ("idle@r2", ServeSummary::default()),
+            ]
+            .into_iter(),
+            &mut m,
+        );
+        assert_eq!(m["sign_mean_us.server@r0"], 40.0);
+        assert_eq!(m["sign_p99_us.server@r0"], 80.0);
+        assert_eq!(m["sign_cores_needed.server@r0"], 0.24);
+        assert_eq!(m["serve_p50_us.server@r0"], 55.0);
+        assert_eq!(m["serve_mean_us.repo@r1"], 3.0);
+        assert!(!m.contains_key("sign_mean_us.repo@r1"));
+        assert!(!m.keys().any(|k| k.ends_with("idle@r2")));
+        // 5 signing and 3 serving metrics, and the repository's 3
+        assert_eq!(m.len(), 11);
+    }
 }

@@ -39,7 +39,7 @@ use super::{Metrics, RunPlan};
 use crate::cleanup::TempDir;
 use crate::experiment::AppSpec;
 use apps::app_args;
-use collect::{counters, cpu_of};
+use collect::{counters, cpu_of, producer_metrics};
 use config::config;
 use consumers::consumer_metrics;
 
@@ -314,6 +314,7 @@ pub fn run(
     // Producers, then consumers, as processes on the nodes' sockets.
     let total = exp.experiment.warmup_s + exp.experiment.duration_s;
     let mut consumers = Vec::new();
+    let mut producers = Vec::new();
     for (group, a) in &exp.apps {
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
             let name = format!("{group}@{node}");
@@ -321,7 +322,10 @@ pub fn run(
                 let mut cmd = command(&fabric.nodes[&node], binary);
                 app_args(&mut cmd, a, &unix_uri(&sock(&node)), total, plan.seed);
                 let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
-                cmd.stdout(Stdio::null()).stderr(log);
+                // perf server's interval reports: signing and serving times
+                let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
+                cmd.args(["--json", "--interval", "0.1"]).stdout(out).stderr(log);
+                producers.push(name.clone());
                 children.spawn(&name, cmd)?;
                 // its prefix is registered once it answers management
                 let prefix = Name::from_uri(&a.prefix)?;
@@ -341,14 +345,21 @@ pub fn run(
     }
     // Counters at the window's ends.
     std::thread::sleep(Duration::from_secs_f64(exp.experiment.warmup_s));
-    let cpu0 = cpu_of(&mut children, &fabric);
+    let cpu0 = cpu_of(&children);
+    let unix_now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64())
+    };
+    let open_unix = unix_now();
     let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(exp.experiment.duration_s));
     let measured = t0.elapsed().as_secs_f64();
     children.check_alive(&consumers, &log_dir)?;
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
-    let cpu1 = cpu_of(&mut children, &fabric);
+    let cpu1 = cpu_of(&children);
+    let close_unix = unix_now();
     // Consumers end by themselves shortly after.
     let deadline = Instant::now() + Duration::from_secs(30);
     for (name, _, _) in &consumers {
@@ -363,7 +374,7 @@ pub fn run(
     children.check_alive(&consumers, &log_dir)?;
     let mut m = Metrics::new();
     m.insert("bringup_s".into(), bringup);
-    for n in after.keys() {
+    for n in cpu1.keys() {
         if let (Some(x), Some(y)) = (cpu0.get(n), cpu1.get(n)) {
             m.insert(format!("cpu_cores.{n}"), (y - x) / measured);
         }
@@ -384,6 +395,7 @@ pub fn run(
     );
     let consumers: Vec<(String, AppSpec)> = consumers.into_iter().map(|(n, _, a)| (n, a)).collect();
     consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
+    producer_metrics(&mut m, &producers, &log_dir, (open_unix, close_unix))?;
     let lat = crate::latency::reports_of(
         clients
             .iter()
