@@ -298,10 +298,13 @@ threads = 2
         v("sign_cores.server@r0") > 0.0 && v("sign_cores.server@r0") <= 2.1,
         "{m}"
     );
-    // the intervals' Data rate and signing time: within 5% of the consumer's rate
-    let needed = mean * v("data_per_sec") / 1e6;
-    let rel = (v("sign_cores_needed.server@r0") - needed).abs() / needed;
-    assert!(rel < 0.05, "{rel}: {m}");
+    // every Data served was signed: the cores the producer's rate needs are
+    // its signing CPU; the consumer's rate, over its own intervals, is close
+    let needed = v("sign_cores_needed.server@r0");
+    let busy = v("sign_cores.server@r0");
+    assert!((needed - busy).abs() / busy < 0.01, "{m}");
+    let from_consumer = mean * v("data_per_sec") / 1e6;
+    assert!((needed - from_consumer).abs() / from_consumer < 0.15, "{m}");
     // Interest in to Data out covers the signing, and is inside the delivery time
     assert!(v("serve_mean_us.server@r0") >= mean * 0.9, "{m}");
     assert!(
