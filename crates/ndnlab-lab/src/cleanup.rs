@@ -23,6 +23,12 @@
 //! create anything, or the campaign finishing a run, is parked for good), kills
 //! every registered process group, deletes the namespaces, removes the
 //! directories, and exits with 128 + the signal's number.
+//!
+//! A campaign killed with SIGKILL runs none of this: its children die with it
+//! (`PR_SET_PDEATHSIG`), and what is left on disk, the socket directories
+//! `ndnlab-lab-<pid>-<run>` of a `<pid>` that is gone, is removed by
+//! [`sweep_stale`] when the next campaign starts ([`install`] calls it); the
+//! netns runner deletes such a campaign's namespaces when it next builds one.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -258,6 +264,41 @@ pub fn teardown() {
     }
 }
 
+/// The start of the name of a run's socket directory in the temporary
+/// directory: `ndnlab-lab-<pid>-<run>`.
+const SOCKET_DIR_PREFIX: &str = "ndnlab-lab-";
+
+/// Removes the socket directories `ndnlab-lab-<pid>-<run>` in `parent` whose
+/// `<pid>` is no longer running (a campaign killed with SIGKILL). Returns how
+/// many it removed.
+pub fn sweep_stale_in(parent: &Path) -> usize {
+    let Ok(dir) = std::fs::read_dir(parent) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(SOCKET_DIR_PREFIX))
+            .and_then(|r| r.split_once('-'))
+            .and_then(|(pid, run)| run.parse::<u64>().ok().and(pid.parse::<u32>().ok()))
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() && std::fs::remove_dir_all(e.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// [`sweep_stale_in`] the temporary directory.
+pub fn sweep_stale() -> usize {
+    sweep_stale_in(&std::env::temp_dir())
+}
+
 /// The pipe's write end, for the signal handler.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
 
@@ -269,13 +310,14 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// Installs the SIGINT and SIGTERM handling (see the module documentation).
-/// Idempotent.
+/// Installs the SIGINT and SIGTERM handling (see the module documentation),
+/// once [`sweep_stale`] removed what killed campaigns left. Idempotent.
 pub fn install() {
     let mut fds = [0; 2];
     if PIPE.load(SeqCst) >= 0 {
         return;
     }
+    sweep_stale();
     // SAFETY: pipe2(2) fills the two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return;
@@ -341,5 +383,33 @@ mod tests {
         drop(d);
         assert!(!p.exists());
         assert!(!registry().items.contains(&Item::Dir(p)));
+    }
+
+    #[test]
+    fn the_sweep_removes_only_the_socket_dirs_of_dead_campaigns() {
+        let parent = std::env::temp_dir().join(format!("ndnlab-sweep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&parent);
+        // A pid that is gone: a child that has been waited for.
+        let mut dead = Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        dead.wait().unwrap();
+        let me = std::process::id();
+        let stale = parent.join(format!("ndnlab-lab-{dead_pid}-3"));
+        let live = parent.join(format!("ndnlab-lab-{me}-3"));
+        let other = parent.join(format!("ndnlab-lab-{dead_pid}-x"));
+        for d in [&stale, &live, &other] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("a.sock"), b"").unwrap();
+        }
+        let removed = sweep_stale_in(&parent);
+        if Path::new(&format!("/proc/{dead_pid}")).exists() {
+            eprintln!("skipped: pid {dead_pid} was reused before the sweep");
+        } else {
+            assert_eq!(removed, 1);
+            assert!(!stale.exists(), "the dead campaign's directory is removed");
+        }
+        assert!(live.exists(), "a running campaign's directory is kept");
+        assert!(other.exists(), "a name not of the runner's form is kept");
+        std::fs::remove_dir_all(&parent).unwrap();
     }
 }
