@@ -138,6 +138,15 @@ pub fn verifier(f: &ForwarderSection) -> Result<Option<Arc<dyn DataVerifier>>, C
     }
 }
 
+/// (Data verified, Data refused) of a shard's counters.
+pub fn counts(c: &ndnlab_core::ForwarderCounters) -> (u64, u64) {
+    let refused = DropReason::DATA_VERIFY
+        .iter()
+        .map(|r| c.drops.get(*r))
+        .sum();
+    (c.n_verified_data, refused)
+}
+
 /// A signature verifier that trusts no key (only DigestSha256 Data passes).
 pub fn refuse_all() -> Option<Arc<dyn DataVerifier>> {
     Some(Arc::new(TrustedKeys {

@@ -245,6 +245,20 @@ pub struct ForwarderSpec {
     pub cs_policy: String,
     /// Input queue of each shard, in packets.
     pub queue_capacity: usize,
+    /// Leading name components the Name Dispatch Table hashes to choose an
+    /// Interest's forwarding thread (`[forwarder] dispatch_components`).
+    pub dispatch_components: usize,
+    /// With one forwarding thread, run it on the face readers (`true`) or on a
+    /// thread of its own behind its queue (`[forwarder] inline`).
+    pub inline: bool,
+    /// What the forwarder checks on every Data it receives: `none`, `digest`
+    /// (its implicit SHA-256 digest) or `signature` (against the producers'
+    /// keys, which the runner gives it as trusted keys).
+    pub verify_data: String,
+    /// Largest packet the forwarder accepts, in bytes (`ndnlab fwd`'s
+    /// `[forwarder] max_packet_size`); 0 (the default): NDN's 8800, raised to
+    /// the largest producer payload plus [`DATA_OVERHEAD`] when that is more.
+    pub max_packet_size: usize,
     /// Strategy per prefix (NFD strategy names).
     pub strategy: BTreeMap<String, String>,
     /// Time one packet in N in the forwarder (`[latency] sample`); 0 = off. See
@@ -269,6 +283,10 @@ impl Default for ForwarderSpec {
             cs_capacity: 65536,
             cs_policy: "lru".into(),
             queue_capacity: 65536,
+            dispatch_components: 1,
+            inline: true,
+            verify_data: "none".into(),
+            max_packet_size: 0,
             strategy: BTreeMap::new(),
             latency_sample: 0,
             latency_skip: 0,
@@ -287,11 +305,45 @@ pub struct ForwarderOverride {
     pub cs_capacity: Option<usize>,
     pub cs_policy: Option<String>,
     pub queue_capacity: Option<usize>,
+    pub dispatch_components: Option<usize>,
+    pub inline: Option<bool>,
+    pub verify_data: Option<String>,
+    pub max_packet_size: Option<usize>,
     #[serde(default)]
     pub strategy: BTreeMap<String, String>,
 }
 
+/// Most prefixes of one app (`apps.<name>.prefixes`).
+pub const MAX_PREFIXES: u32 = 4096;
+
+/// NDN's packet size limit (NFD's `MAX_NDN_PACKET_SIZE`).
+pub const NDN_MAX_PACKET: usize = 8800;
+/// Largest producer payload (`apps.<name>.payload`), in bytes: 64 KiB.
+pub const MAX_PAYLOAD: usize = 65536;
+/// Bytes a Data needs beyond its payload (name, MetaInfo, signature; NDN's 8000
+/// of content in an 8800-byte packet).
+pub const DATA_OVERHEAD: usize = 800;
+
 impl Experiment {
+    /// The largest payload of the experiment's producers (0 without one).
+    pub fn largest_payload(&self) -> usize {
+        self.apps
+            .values()
+            .filter(|a| a.is_producer())
+            .map(|a| a.payload)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The packet size limit of forwarder `f` in this experiment: its
+    /// `max_packet_size`, or (0) NDN's 8800 raised to the largest payload's Data.
+    pub fn packet_limit(&self, f: &ForwarderSpec) -> usize {
+        match f.max_packet_size {
+            0 => NDN_MAX_PACKET.max(self.largest_payload() + DATA_OVERHEAD),
+            n => n,
+        }
+    }
+
     /// The forwarder of `node`: `[forwarder]` with the node's overrides.
     pub fn forwarder_of(&self, node: &str) -> ForwarderSpec {
         self.nodes
@@ -314,6 +366,15 @@ impl ForwarderOverride {
                 .clone()
                 .unwrap_or_else(|| base.cs_policy.clone()),
             queue_capacity: self.queue_capacity.unwrap_or(base.queue_capacity),
+            dispatch_components: self
+                .dispatch_components
+                .unwrap_or(base.dispatch_components),
+            inline: self.inline.unwrap_or(base.inline),
+            verify_data: self
+                .verify_data
+                .clone()
+                .unwrap_or_else(|| base.verify_data.clone()),
+            max_packet_size: self.max_packet_size.unwrap_or(base.max_packet_size),
             strategy,
             ..base.clone()
         }
@@ -393,6 +454,10 @@ pub struct AppSpec {
     /// Name prefix served or requested. In a producer, repository or put,
     /// `{node}` stands for the node's name (one prefix per node).
     pub prefix: String,
+    /// Distinct prefixes under `prefix` (NDN-DPDK's producer prefixes): with N
+    /// above 1 a producer serves and registers `<prefix>/0` ... `<prefix>/N-1`,
+    /// and a consumer asks for content `i` under `<prefix>/<i mod N>`.
+    pub prefixes: u32,
     // --- consumers ---
     /// `window` (keep `window` Interests in flight), `poisson` (`rate` per second,
     /// exponential gaps), `constant` (`rate` per second, even gaps) or `burst`
@@ -455,6 +520,17 @@ impl AppSpec {
     pub fn prefix_on(&self, node: &str) -> String {
         self.prefix.replace("{node}", node)
     }
+
+    /// The prefixes this app serves or asks under on `node`: `prefix_on(node)`,
+    /// or its `prefixes` children `<prefix>/0` ... `<prefix>/N-1`.
+    pub fn prefixes_on(&self, node: &str) -> Vec<String> {
+        let p = self.prefix_on(node);
+        if self.prefixes <= 1 {
+            return vec![p];
+        }
+        let base = p.trim_end_matches('/');
+        (0..self.prefixes).map(|k| format!("{base}/{k}")).collect()
+    }
 }
 
 impl Default for AppSpec {
@@ -463,6 +539,7 @@ impl Default for AppSpec {
             kind: "consumer".into(),
             nodes: vec!["first".into()],
             prefix: "/lab".into(),
+            prefixes: 1,
             pattern: "window".into(),
             window: 16,
             rate: 1000.0,
@@ -716,8 +793,28 @@ fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
     Ok(())
 }
 
-/// NFD nodes run under the runners that start daemons only.
+/// NFD nodes run under the runners that start daemons only, and carry NDN's
+/// packets of at most 8800 bytes.
 fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
+    let mut nfd = vec![("forwarder".to_string(), exp.forwarder.clone())];
+    for (name, o) in &exp.nodes {
+        nfd.push((format!("nodes.{name}"), o.apply(&exp.forwarder)));
+    }
+    for (at, f) in nfd.iter().filter(|(_, f)| f.kind == "nfd") {
+        if exp.packet_limit(f) > NDN_MAX_PACKET {
+            return Err(format!(
+                "{at}.kind: NFD carries packets of at most {NDN_MAX_PACKET} bytes; \
+                 the producers' payloads (or {at}.max_packet_size) need {}",
+                exp.packet_limit(f)
+            ));
+        }
+        if f.verify_data != "none" {
+            return Err(format!(
+                "{at}.verify_data: '{}': NFD does not check Data (kind = \"nfd\")",
+                f.verify_data
+            ));
+        }
+    }
     let runner = exp.experiment.runner.as_str();
     if matches!(runner, "processes" | "netns") {
         return Ok(());
@@ -737,6 +834,21 @@ fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
 }
 
 fn check_forwarder(at: &str, f: &ForwarderSpec) -> Result<(), String> {
+    if f.dispatch_components == 0 {
+        return Err(format!("{at}.dispatch_components must be at least 1"));
+    }
+    if f.kind == "nfd" && f.verify_data != "none" {
+        return Err(format!(
+            "{at}.verify_data: NFD does not verify Data (verify_data = \"none\" with kind = \"nfd\")"
+        ));
+    }
+    if !ndnlab_fwd::verify::MODES.contains(&f.verify_data.as_str()) {
+        return Err(format!(
+            "{at}.verify_data: '{}' ({})",
+            f.verify_data,
+            ndnlab_fwd::verify::MODES.join(", ")
+        ));
+    }
     if !["ndnlab", "nfd"].contains(&f.kind.as_str()) {
         return Err(format!("{at}.kind: '{}' (ndnlab, nfd)", f.kind));
     }
@@ -787,6 +899,20 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
     if !APP_KINDS.iter().any(|(k, _)| *k == a.kind) {
         let kinds: Vec<_> = APP_KINDS.iter().map(|(k, _)| *k).collect();
         return Err(format!("{at}.kind: '{}' ({})", a.kind, kinds.join(", ")));
+    }
+    if a.prefixes == 0 || a.prefixes > MAX_PREFIXES {
+        return Err(format!("{at}.prefixes must be within 1..={MAX_PREFIXES}"));
+    }
+    if a.prefixes > 1 && !matches!(a.kind.as_str(), "consumer" | "producer") {
+        return Err(format!(
+            "{at}.prefixes: several prefixes are for a consumer or a producer, not a {}",
+            a.kind
+        ));
+    }
+    if a.prefixes > 1 && !a.from.is_empty() {
+        return Err(format!(
+            "{at}.prefixes: a consumer with `from` asks under the group's prefixes"
+        ));
     }
     if a.nodes.is_empty() {
         return Err(format!("{at}.nodes: name at least one node"));
@@ -843,7 +969,8 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
         if a.catalogue == 0 {
             return Err(format!("{at}.catalogue must be positive"));
         }
-        let prefix_len = ndnlab_wire::Name::from_uri(&prefix).map_or(0, |n| n.len());
+        let prefix_len = ndnlab_wire::Name::from_uri(&prefix).map_or(0, |n| n.len())
+            + usize::from(a.prefixes > 1);
         if a.from.is_empty() && a.name_components < prefix_len + 1 {
             return Err(format!(
                 "{at}.name_components must be at least {} (the prefix and one more)",

@@ -22,6 +22,7 @@
 //! `sim` runner).
 
 pub mod consumer;
+pub mod keys;
 pub mod names;
 pub mod placement;
 pub mod producer;

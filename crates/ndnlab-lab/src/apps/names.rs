@@ -26,10 +26,21 @@ pub fn content_name(prefix: &Name, components: usize, i: u64) -> Name {
     b.build()
 }
 
+/// Catalogue name `i` under `prefix` spread over `prefixes` children of it
+/// (`<prefix>/<i mod prefixes>/...`; `prefix` itself when `prefixes` is 1),
+/// padded to `components` components.
+pub fn spread_name(prefix: &Name, prefixes: u32, components: usize, i: u64) -> Name {
+    if prefixes <= 1 {
+        return content_name(prefix, components, i);
+    }
+    let child = prefix.append_generic((i % u64::from(prefixes)).to_string().as_bytes());
+    content_name(&child, components, i)
+}
+
 /// The names a consumer asks for.
 pub struct Names {
-    /// (prefix, name components) of each place contents are held.
-    places: Vec<(Name, usize)>,
+    /// (prefix, its `prefixes`, name components) of each place contents are held.
+    places: Vec<(Name, u32, usize)>,
     /// Contents per place.
     catalogue: u64,
     zipf: Option<Zipf<f64>>,
@@ -57,14 +68,14 @@ impl Names {
                     .iter()
                     .map(|n| {
                         let p = Name::from_uri(&group.prefix_on(n)).expect("validated prefix");
-                        (p, components)
+                        (p, group.prefixes, components)
                     })
                     .collect();
                 (places, catalogue)
             }
             None => {
                 let p = Name::from_uri(&spec.prefix).expect("validated prefix");
-                (vec![(p, spec.name_components)], spec.catalogue)
+                (vec![(p, spec.prefixes, spec.name_components)], spec.catalogue)
             }
         };
         let total = catalogue * places.len() as u64;
@@ -90,8 +101,8 @@ impl Names {
             Some(z) => z.sample(rng) as u64 - 1,
             None => rng.gen_range(0..total),
         };
-        let (prefix, components) = &self.places[(j / self.catalogue) as usize];
-        content_name(prefix, *components, j % self.catalogue)
+        let (prefix, prefixes, components) = &self.places[(j / self.catalogue) as usize];
+        spread_name(prefix, *prefixes, *components, j % self.catalogue)
     }
 }
 
@@ -134,6 +145,23 @@ mod tests {
             .map(String::from)
             .into();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn prefixes_spread_the_catalogue_over_children_of_the_prefix() {
+        let s = spec("prefix = \"/a\"\nprefixes = 4\nname_components = 4\ncatalogue = 100\n");
+        let mut n = Names::new(&s, None, 1);
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            let name = n.pick(&mut rng);
+            assert_eq!(name.len(), 4, "{name}");
+            let uri = name.to_string();
+            let i: u64 = uri.rsplit('c').next().unwrap().parse().unwrap();
+            assert!(uri.starts_with(&format!("/a/{}/p0/c", i % 4)), "{uri}");
+            seen.insert(i % 4);
+        }
+        assert_eq!(seen.len(), 4);
     }
 
     #[test]

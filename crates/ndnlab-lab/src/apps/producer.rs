@@ -26,7 +26,7 @@ use ndnlab_app::tools::perf::answer::{start_signers, Job, MakeData};
 use ndnlab_app::tools::put::{segment, segment_of};
 use ndnlab_app::tools::serve::Sink;
 use ndnlab_app::tools::serve_stats::{ServeStats, SharedServeStats};
-use ndnlab_app::tools::signing::{make_identity, SignKind};
+use ndnlab_app::tools::signing::SignKind;
 use ndnlab_fwd::cpu_clock::{self, Account};
 use ndnlab_fwd::face::app::AppFace;
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
@@ -85,7 +85,7 @@ impl Answers {
         threaded: Option<&Threaded>,
     ) -> anyhow::Result<Answers> {
         let kind: SignKind = spec.signature.parse().map_err(anyhow::Error::msg)?;
-        let identity = make_identity(kind, &Name::from_uri(&format!("/lab/{node}"))?)?;
+        let identity = super::keys::identity(kind, node)?;
         let signer: Arc<dyn Signer> = if full_length {
             Arc::new(ndnlab_security::FullLength(identity.signer))
         } else {

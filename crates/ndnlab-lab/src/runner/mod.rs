@@ -42,7 +42,9 @@ impl RunPlan {
                 .select(&a.nodes)
                 .map_err(|e| format!("apps.{name}.nodes: {e}"))?;
             if a.is_producer() {
-                producers.extend(nodes.into_iter().map(|n| (a.prefix_on(&n), n)));
+                for n in nodes {
+                    producers.extend(a.prefixes_on(&n).into_iter().map(|p| (p, n.clone())));
+                }
             }
         }
         let mut routes = if exp.routes.mode == "shortest" {
@@ -92,6 +94,32 @@ impl RunPlan {
                     .then_some(a.size)
             })
     }
+}
+
+/// `data_verified` and `data_refused` from every forwarder's counters, when some
+/// node of the plan verifies Data.
+/// `counts` gives each shard's (verified, refused), as
+/// [`ndnlab_fwd::verify::counts`] reads them.
+pub(crate) fn verify_metrics(
+    plan: &RunPlan,
+    counts: impl Iterator<Item = (u64, u64)>,
+    m: &mut Metrics,
+) {
+    let on = plan
+        .topology
+        .nodes
+        .iter()
+        .any(|n| plan.exp.forwarder_of(n).verify_data != "none");
+    if !on {
+        return;
+    }
+    let (mut verified, mut refused) = (0u64, 0u64);
+    for (v, r) in counts {
+        verified += v;
+        refused += r;
+    }
+    m.insert("data_verified".into(), verified as f64);
+    m.insert("data_refused".into(), refused as f64);
 }
 
 /// A run's measurements: metric name → value (the columns of `results.csv`).
@@ -145,6 +173,14 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
     ("cs_hit_ratio", "CS hits / (hits + misses), all forwarders"),
     ("pit_max", "largest PIT size sampled on any forwarder"),
+    (
+        "data_verified",
+        "with forwarder.verify_data: Data the forwarders checked on arrival, over the whole run (inproc, sim)",
+    ),
+    (
+        "data_refused",
+        "with forwarder.verify_data: Data they dropped for a bad signature, an unknown key or a wrong signature type",
+    ),
     (
         "cpu_cores",
         "CPU time of the runner's process(es) per second of the window; per forwarder and per app as cpu_cores.<node>, cpu_cores.<app>@<node>",

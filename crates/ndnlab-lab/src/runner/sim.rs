@@ -142,13 +142,15 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
     // Each node marks congestion on its links' send queues as `ndnlab fwd`
     // (and NFD) mark on every face whose queue they can measure.
     let mut marking = BTreeMap::new();
+    let trust = crate::apps::keys::trust(plan)?;
     for node in &plan.topology.nodes {
         let spec = exp
             .nodes
             .get(node)
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
-        let cfg = super::inproc::fwd_config(&spec);
+        let mut cfg = super::inproc::fwd_config(exp, &spec);
+        cfg.forwarder.trust = crate::apps::keys::trust_of(&spec, &trust);
         let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
         marking.insert(
             node.clone(),
@@ -205,7 +207,9 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             let r = Responder::with_full_length_signatures(a.clone(), &node)
                 .map_err(|e| anyhow::anyhow!("apps.{group} on {node}: {e:#}"))?;
             let (_, face) = net.add_app(index[&node], LabApp::Producer(Box::new(r)));
-            net.add_route(index[&node], &Name::from_uri(&a.prefix_on(&node))?, face, 0);
+            for prefix in a.prefixes_on(&node) {
+                net.add_route(index[&node], &Name::from_uri(&prefix)?, face, 0);
+            }
         }
     }
     let open = ns(exp.experiment.warmup_s);
@@ -337,7 +341,21 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
         true,
         &mut m,
     );
+    super::verify_metrics(
+        plan,
+        b.net
+            .nodes
+            .iter()
+            .flat_map(|n| n.shards.iter())
+            .map(|sh| ndnlab_fwd::verify::counts(sh.fw.counters())),
+        &mut m,
+    );
     m.insert("pit_max".into(), out.pit_max as f64);
+    // the links' counters at the end of the run
+    let now = b.net.now();
+    out.sample_links(&mut b.net, now);
+    out.links.metrics(&mut m);
+    out.links.write(dir, plan.run_id)?;
     out.finish()?;
     write_samples(plan, b, dir, &delay_rows)?;
     if !failures.is_empty() {
