@@ -39,13 +39,13 @@ impl CongestionMarker {
         }
         match self.next_mark {
             None => {
-                self.next_mark = Some(now + limits.interval_ns);
+                self.next_mark = Some(now.saturating_add(limits.interval_ns));
                 false
             }
             Some(t) if now >= t => {
                 self.marks_in_episode += 1;
                 let step = limits.interval_ns as f64 / ((self.marks_in_episode + 1) as f64).sqrt();
-                self.next_mark = Some(t + step as u64);
+                self.next_mark = Some(t.saturating_add(step as u64));
                 true
             }
             Some(_) => false,
@@ -71,5 +71,28 @@ mod tests {
         // queue drains: episode ends
         assert!(!m.should_mark(172 * ms, 10, &l));
         assert!(!m.should_mark(400 * ms, 100_000, &l));
+    }
+
+    /// BaseCongestionMarkingInterval comes from faces/update (any u64 ns): the
+    /// longest one postpones the first mark to the clock's end instead of
+    /// wrapping into the past; 1 ns marks at the next packet.
+    #[test]
+    fn extreme_intervals_do_not_wrap() {
+        let late = u64::MAX - 10;
+        let long = CongestionLimits {
+            interval_ns: u64::MAX,
+            ..CongestionLimits::default()
+        };
+        let mut m = CongestionMarker::default();
+        assert!(!m.should_mark(late, 100_000, &long));
+        assert!(!m.should_mark(late + 5, 100_000, &long));
+        assert!(m.should_mark(u64::MAX, 100_000, &long));
+        let short = CongestionLimits {
+            interval_ns: 1,
+            ..CongestionLimits::default()
+        };
+        let mut m = CongestionMarker::default();
+        assert!(!m.should_mark(late, 100_000, &short));
+        assert!(m.should_mark(late + 1, 100_000, &short));
     }
 }
