@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 /// The longest wait a deadline stands for (2^32 s, about 136 years): an
 /// InterestLifetime beyond it (up to 2^64-1 ms on the wire) waits this long
 /// instead of overflowing the clock.
-const LONGEST_WAIT: Duration = Duration::from_secs(1 << 32);
+pub const LONGEST_WAIT: Duration = Duration::from_secs(1 << 32);
 
 /// `now + lifetime`, clamped to [`LONGEST_WAIT`]; never earlier than `now`.
 fn deadline_after(now: Instant, lifetime: Duration) -> Instant {

@@ -143,8 +143,7 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
             && (args.count.is_some_and(|c| sent >= c) || tokio::time::Instant::now() >= stop_at)
         {
             sending = false;
-            drain_until =
-                Some(tokio::time::Instant::now() + Duration::from_millis(max_lifetime + 500));
+            drain_until = Some(tokio::time::Instant::now() + drain_wait(max_lifetime));
         }
         if !sending && done >= sent {
             break;
@@ -288,4 +287,28 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
     }
     let _ = Instant::now();
     Ok(stats)
+}
+
+/// How long the client waits for answers once it stops sending: the longest
+/// InterestLifetime of its patterns and half a second, at most the client PIT's
+/// longest wait (a lifetime of up to 2^64-1 ms neither overflows nor wraps).
+fn drain_wait(max_lifetime_ms: u64) -> Duration {
+    Duration::from_millis(max_lifetime_ms.saturating_add(500)).min(crate::client::pit::LONGEST_WAIT)
+}
+
+#[cfg(test)]
+mod drain_tests {
+    use super::*;
+
+    #[test]
+    fn the_drain_wait_clamps_the_longest_lifetimes() {
+        assert_eq!(drain_wait(0), Duration::from_millis(500));
+        assert_eq!(drain_wait(4000), Duration::from_millis(4500));
+        let longest = crate::client::pit::LONGEST_WAIT;
+        for ms in [i64::MAX as u64, u64::MAX - 499, u64::MAX] {
+            assert_eq!(drain_wait(ms), longest, "{ms} ms");
+            // what the client adds it to
+            let _ = tokio::time::Instant::now() + drain_wait(ms);
+        }
+    }
 }
