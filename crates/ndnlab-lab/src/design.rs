@@ -369,12 +369,12 @@ mod tests {
         assert_eq!(e.apps["p"].payload, 4000);
         let err = apply(
             &doc,
-            &vec![("apps.p.payload".into(), toml::Value::Integer(9000))],
+            &vec![("apps.p.payload".into(), toml::Value::Integer(90000))],
             "t.toml",
         )
         .unwrap_err();
         assert!(
-            err.contains("apps.p.payload") && err.contains("8000"),
+            err.contains("apps.p.payload") && err.contains("65536"),
             "{err}"
         );
         let err = apply(

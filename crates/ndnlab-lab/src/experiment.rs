@@ -162,6 +162,10 @@ pub struct LinkSpec {
     pub queue: usize,
     /// Largest frame; 0 is none (datagram faces then use their own).
     pub mtu: usize,
+    /// Whether the faces cut packets larger than `mtu` into NDNLPv2 fragments
+    /// (the default); `false` sends them whole, and the link drops those over
+    /// its `mtu` (counted as `link_drops_mtu`). Not under the `sim` runner.
+    pub fragment: bool,
     /// Link cost for routing.
     pub cost: u64,
 }
@@ -176,6 +180,7 @@ impl Default for LinkSpec {
             bandwidth_mbps: 0.0,
             queue: 0,
             mtu: 0,
+            fragment: true,
             cost: 1,
         }
     }
@@ -210,6 +215,7 @@ pub struct LinkEntry {
     pub bandwidth_mbps: Option<f64>,
     pub queue: Option<usize>,
     pub mtu: Option<usize>,
+    pub fragment: Option<bool>,
     pub cost: Option<u64>,
 }
 
@@ -224,6 +230,7 @@ impl LinkEntry {
             bandwidth_mbps: self.bandwidth_mbps.unwrap_or(base.bandwidth_mbps),
             queue: self.queue.unwrap_or(base.queue),
             mtu: self.mtu.unwrap_or(base.mtu),
+            fragment: self.fragment.unwrap_or(base.fragment),
             cost: self.cost.unwrap_or(base.cost),
         }
     }
@@ -696,6 +703,7 @@ impl Experiment {
             check_forwarder(&format!("nodes.{name}"), &o.apply(&self.forwarder))?;
         }
         check_kind_runner(self)?;
+        check_packet_sizes(self)?;
         if !["shortest", "static"].contains(&self.routes.mode.as_str()) {
             return Err(format!(
                 "routes.mode: '{}' (shortest or static)",
@@ -790,6 +798,43 @@ fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
     if l.mtu != 0 && l.mtu < 64 {
         return Err(format!("{at}.mtu must be 0 (none) or at least 64"));
     }
+    if !l.fragment && l.mtu == 0 {
+        return Err(format!(
+            "{at}.fragment = false drops packets over the link's mtu: set {at}.mtu too"
+        ));
+    }
+    Ok(())
+}
+
+/// Every forwarder can carry the largest producer's Data: an explicit
+/// `max_packet_size` below it refuses the experiment, naming both keys, whatever
+/// the links' MTU (NDNLPv2 fragments are reassembled before the limit applies).
+/// NFD nodes are checked by [`check_kind_runner`].
+fn check_packet_sizes(exp: &Experiment) -> Result<(), String> {
+    let Some((app, payload)) = exp
+        .apps
+        .iter()
+        .filter(|(_, a)| a.is_producer())
+        .map(|(n, a)| (n, a.payload))
+        .max_by_key(|&(_, p)| p)
+    else {
+        return Ok(());
+    };
+    let need = payload + DATA_OVERHEAD;
+    let mut at = vec![("forwarder".to_string(), exp.forwarder.clone())];
+    for name in exp.nodes.keys() {
+        at.push((format!("nodes.{name}"), exp.forwarder_of(name)));
+    }
+    for (key, f) in at {
+        if f.max_packet_size != 0 && f.max_packet_size < need {
+            return Err(format!(
+                "apps.{app}.payload = {payload} needs packets of {need} bytes (payload + {DATA_OVERHEAD}), \
+                 more than {key}.max_packet_size = {}, even over links with an mtu (fragments are \
+                 reassembled before the limit applies); raise it, or set it to 0 to size it from the payload",
+                f.max_packet_size
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -881,6 +926,12 @@ fn check_forwarder(at: &str, f: &ForwarderSpec) -> Result<(), String> {
     }
     if f.queue_capacity == 0 {
         return Err(format!("{at}.queue_capacity must be positive"));
+    }
+    let frame = ndnlab_proto::framing::MAX_FRAME;
+    if f.max_packet_size != 0 && !(1024..=frame).contains(&f.max_packet_size) {
+        return Err(format!(
+            "{at}.max_packet_size must be 0 (sized from the payloads) or within 1024..={frame}"
+        ));
     }
     for (prefix, s) in &f.strategy {
         if !prefix.starts_with('/') {
@@ -982,8 +1033,8 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
         return Err(format!("{at}.lifetime_ms must be positive"));
     }
     if a.is_producer() {
-        if a.payload > 8000 {
-            return Err(format!("{at}.payload must be at most 8000 bytes"));
+        if a.payload > MAX_PAYLOAD {
+            return Err(format!("{at}.payload must be at most {MAX_PAYLOAD} bytes"));
         }
         if a.kind == "put" && a.payload == 0 {
             return Err(format!("{at}.payload (bytes per segment) must be positive"));

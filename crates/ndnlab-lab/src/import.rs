@@ -355,6 +355,7 @@ fn empty_link(a: &str, b: &str) -> LinkEntry {
         bandwidth_mbps: None,
         queue: None,
         mtu: None,
+        fragment: None,
         cost: None,
     }
 }

@@ -60,6 +60,17 @@ impl LinkDir {
         self.emu.queue_len(now)
     }
 
+    /// Bytes waiting for the transmitter at `now`.
+    pub fn queue_bytes(&mut self, now: Nanos) -> usize {
+        self.emu.queue_bytes(now)
+    }
+
+    /// The emulated link's counters (frames and bytes sent, delivered, dropped
+    /// by cause).
+    pub fn counters(&self) -> ndnlab_proto::emu::EmuCounters {
+        self.emu.counters()
+    }
+
     /// Frames in flight or queued.
     pub fn in_flight(&self) -> usize {
         self.emu.in_flight()

@@ -14,6 +14,12 @@
 //! ([`super::FaceStats`] `emu_*`); a lost frame still counts as sent by the face
 //! (its packet counters), as a frame lost on a wire does.
 //!
+//! After every pass of frames the writer publishes the emulator's counters
+//! (frames and bytes sent, delivered, dropped by cause) and its transmit queue
+//! on the face ([`LinkStats`]); management serves them as the
+//! `/localhost/nfd/ndnlab/links` dataset, one [`LinkRecord`] line per face with
+//! an emulated link, which the laboratory's daemon runners read.
+//!
 //! On a face with NDNLPv2 reliability, the retransmissions and lone acks sent by
 //! its timer task (`super::link`) go straight to the socket, bypassing the link.
 //!

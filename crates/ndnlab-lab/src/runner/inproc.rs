@@ -22,11 +22,12 @@ use ndnlab_proto::emu::{LinkEmulator, LinkParams};
 use ndnlab_wire::Name;
 use tokio::time::Instant;
 
+use super::links::LinkSample;
 use super::{Metrics, RunPlan, Runner};
 use crate::apps::placement::Wants;
 use crate::apps::{self, ConsumerStats, Span};
 
-use crate::experiment::ForwarderSpec;
+use crate::experiment::{Experiment, ForwarderSpec};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// How often PIT and CS sizes are sampled.
@@ -95,12 +96,14 @@ impl Runner for InProc {
     }
 }
 
-/// The `ndnlab fwd` configuration of a node's `[forwarder]` (the `sim` runner's too).
-pub(crate) fn fwd_config(f: &ForwarderSpec) -> FwdConfig {
+/// The `ndnlab fwd` configuration of a node's `[forwarder]` `f` in `exp` (the
+/// `sim` runner's too).
+pub(crate) fn fwd_config(exp: &Experiment, f: &ForwarderSpec) -> FwdConfig {
     let mut cfg = FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = f.threads;
     cfg.forwarder.queue_capacity = f.queue_capacity;
+    cfg.forwarder.max_packet_size = exp.packet_limit(f);
     cfg.cs.capacity = f.cs_capacity;
     cfg.cs.admit = f.cs_capacity > 0;
     cfg.cs.policy = f.cs_policy.clone();
@@ -115,16 +118,54 @@ pub(crate) fn fwd_config(f: &ForwarderSpec) -> FwdConfig {
     cfg
 }
 
-/// Moves frames between two peer faces through one emulator per direction.
-async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
-    let mut ab = LinkEmulator::new(params.clone(), seed);
-    let mut ba = LinkEmulator::new(params, seed ^ 0x9E37_79B9_7F4A_7C15);
-    let t0 = Instant::now();
-    let now = move || t0.elapsed().as_nanos() as u64;
+/// A link in memory: its two emulators (`a`→`b`, `b`→`a`) on the clock that
+/// started at `t0`, shared by the task moving its frames ([`bridge`]) and the
+/// sampler ([`MemoryLink::sample`]).
+struct MemoryLink {
+    t0: Instant,
+    emus: Mutex<[LinkEmulator; 2]>,
+}
+
+impl MemoryLink {
+    fn new(params: LinkParams, seed: u64) -> MemoryLink {
+        let ab = LinkEmulator::new(params.clone(), seed);
+        let ba = LinkEmulator::new(params, seed ^ 0x9E37_79B9_7F4A_7C15);
+        MemoryLink {
+            t0: Instant::now(),
+            emus: Mutex::new([ab, ba]),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.t0.elapsed().as_nanos() as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, [LinkEmulator; 2]> {
+        self.emus.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Direction `i` (0: `a`→`b`) now.
+    fn sample(&self, i: usize) -> LinkSample {
+        let now = self.now();
+        let e = &mut self.lock()[i];
+        LinkSample {
+            queue_frames: e.queue_len(now) as u64,
+            queue_bytes: e.queue_bytes(now) as u64,
+            counters: e.counters(),
+        }
+    }
+}
+
+/// Moves frames between two peer faces through the link's emulators.
+async fn bridge(mut a: AppFace, mut b: AppFace, link: Arc<MemoryLink>) {
+    let t0 = link.t0;
     loop {
-        let next = match (ab.next_arrival(), ba.next_arrival()) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
+        let next = {
+            let e = link.lock();
+            match (e[0].next_arrival(), e[1].next_arrival()) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            }
         };
         let wake = async move {
             match next {
@@ -135,28 +176,34 @@ async fn bridge(mut a: AppFace, mut b: AppFace, params: LinkParams, seed: u64) {
         tokio::select! {
             x = a.recv_burst() => {
                 let Some(frames) = x else { return };
-                let t = now();
+                let t = link.now();
+                let e = &mut link.lock()[0];
                 for f in frames {
-                    let _ = ab.send(t, f);
+                    let _ = e.send(t, f);
                 }
             }
             x = b.recv_burst() => {
                 let Some(frames) = x else { return };
-                let t = now();
+                let t = link.now();
+                let e = &mut link.lock()[1];
                 for f in frames {
-                    let _ = ba.send(t, f);
+                    let _ = e.send(t, f);
                 }
             }
             _ = wake => {}
         }
-        let t = now();
-        let out: Vec<_> = std::iter::from_fn(|| ab.poll(t)).collect();
-        if !out.is_empty() {
-            b.send_burst(out);
+        let t = link.now();
+        let (to_b, to_a) = {
+            let mut e = link.lock();
+            let to_b: Vec<_> = std::iter::from_fn(|| e[0].poll(t)).collect();
+            let to_a: Vec<_> = std::iter::from_fn(|| e[1].poll(t)).collect();
+            (to_b, to_a)
+        };
+        if !to_b.is_empty() {
+            b.send_burst(to_b);
         }
-        let out: Vec<_> = std::iter::from_fn(|| ba.poll(t)).collect();
-        if !out.is_empty() {
-            a.send_burst(out);
+        if !to_a.is_empty() {
+            a.send_burst(to_a);
         }
     }
 }
@@ -199,7 +246,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .get(node)
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
-        let mut cfg = fwd_config(&spec);
+        let mut cfg = fwd_config(exp, &spec);
         cfg.latency = crate::latency::section(&spec, dir, plan.run_id, node)?;
         // the forwarder's own threads are its account's
         let start = Daemon::start(cfg);
@@ -212,8 +259,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     }
     // Links: a peer face on each side, bridged through the emulator.
     let mut faces: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut links = Vec::new();
     for (i, l) in plan.topology.links.iter().enumerate() {
-        let mtu = (l.spec.mtu > 0).then_some(l.spec.mtu);
+        let mtu = (l.spec.mtu > 0 && l.spec.fragment).then_some(l.spec.mtu);
         let mut fa = daemons[&l.a].peer_face(&format!("{}-{}", l.a, l.b), mtu);
         let mut fb = daemons[&l.b].peer_face(&format!("{}-{}", l.b, l.a), mtu);
         // what a face hands its forwarder runs on the link's task, for the forwarder
@@ -224,7 +272,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         faces.insert((l.a.clone(), l.b.clone()), fa.id());
         faces.insert((l.b.clone(), l.a.clone()), fb.id());
         let seed = plan.seed.wrapping_mul(0x100_0000_01B3) ^ i as u64;
-        tokio::spawn(bridge(fa, fb, l.spec.params(), seed));
+        let link = Arc::new(MemoryLink::new(l.spec.params(), seed));
+        links.push(((l.a.clone(), l.b.clone()), link.clone()));
+        tokio::spawn(bridge(fa, fb, link));
     }
     for (node, routes) in &plan.routes {
         for (prefix, via, cost) in routes {
@@ -308,6 +358,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let mut after = BTreeMap::new();
     let mut cpu_open = Duration::ZERO;
     let cpu_close;
+    let mut link_rows = super::links::Recorder::default();
     let mut tick = tokio::time::interval(SAMPLE_EVERY);
     loop {
         tick.tick().await;
@@ -317,6 +368,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             let s = snapshot(d).await;
             pit_rows.push((t, name.clone(), s.pit, s.cs));
             let pool_owner = owner.clone();
+        }
+        for ((a, b), link) in &links {
+            link_rows.push(t, (a, b), (a, b), link.sample(0));
+            link_rows.push(t, (a, b), (b, a), link.sample(1));
         }
         if before.is_empty() && now >= window.0 {
                 owner,
@@ -448,6 +503,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         .map(|(n, d)| (n.clone(), LatencyReport::of(d.shared().latency.as_deref())))
         .collect();
     crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
+    // Per-link counters at the end of the run, after the last queue sample.
+    let t = Instant::now().duration_since(start).as_secs_f64();
+    for ((a, b), link) in &links {
+        link_rows.push(t, (a, b), (a, b), link.sample(0));
+        link_rows.push(t, (a, b), (b, a), link.sample(1));
+    }
+    link_rows.metrics(&mut m);
+    link_rows.write(dir, plan.run_id)?;
     stop.store(true, Relaxed);
     for (name, close) in &owned_close {
         let open = owned_open.get(name).copied().unwrap_or_default();

@@ -10,6 +10,7 @@
 
 pub mod daemons;
 pub mod inproc;
+pub mod links;
 pub mod netns;
 pub mod processes;
 pub mod sim;
@@ -214,6 +215,27 @@ pub const METRICS: &[(&str, &str)] = &[
     (
         "bringup_s",
         "seconds to bring the topology up (processes, netns)",
+    ),
+    (
+        "link_frames",
+        "per direction of each link (`.<from>-<to>`), over the whole run: frames its transmitter took (NDNLPv2 fragments with an mtu; lost ones included)",
+    ),
+    ("link_bytes", "per link direction: bytes of those frames"),
+    (
+        "link_drops_queue",
+        "per link direction: frames refused by its full transmit queue (`queue`)",
+    ),
+    (
+        "link_drops_loss",
+        "per link direction: frames lost at random (`loss_pct`)",
+    ),
+    (
+        "link_drops_mtu",
+        "per link direction: frames larger than the link's `mtu`",
+    ),
+    (
+        "link_queue_max",
+        "per link direction: the longest transmit queue sampled, in frames",
     ),
 ];
 

@@ -180,6 +180,13 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
         params
             .validate()
             .map_err(|e| anyhow::anyhow!("link {}-{}: {e}", l.a, l.b))?;
+        if !l.spec.fragment {
+            anyhow::bail!(
+                "link {}-{}: fragment = false: the sim runner's links always fragment to their mtu (use inproc or processes)",
+                l.a,
+                l.b
+            );
+        }
         let ab = net.links.len();
         let (fa, fb) = net.add_link(
             index[&l.a],
@@ -380,6 +387,10 @@ struct SampleFiles {
     queues: csv::Writer<std::fs::File>,
     /// The largest PIT of a node over the samples.
     pit_max: usize,
+    /// The topology's links in order (link `i` is `net.links[2i]`, `a`→`b`,
+    /// and `net.links[2i + 1]`), and their samples.
+    link_names: Vec<(String, String)>,
+    links: super::links::Recorder,
 }
 
 impl SampleFiles {
@@ -399,6 +410,13 @@ impl SampleFiles {
             tables,
             queues,
             pit_max: 0,
+            link_names: plan
+                .topology
+                .links
+                .iter()
+                .map(|l| (l.a.clone(), l.b.clone()))
+                .collect(),
+            links: Default::default(),
         })
     }
 
@@ -436,7 +454,24 @@ impl SampleFiles {
                 }
             }
         }
+        self.sample_links(net, t);
         Ok(())
+    }
+
+    /// Every link direction's queue and counters at `t`.
+    fn sample_links(&mut self, net: &mut Network<LabApp>, t: Nanos) {
+        let ts = t as f64 / 1e9;
+        for (i, (a, b)) in self.link_names.iter().enumerate() {
+            for (k, from_to) in [(a, b), (b, a)].into_iter().enumerate() {
+                let l = &mut net.links[2 * i + k];
+                let s = super::links::LinkSample {
+                    queue_frames: l.queue_len(t) as u64,
+                    queue_bytes: l.queue_bytes(t) as u64,
+                    counters: l.counters(),
+                };
+                self.links.push(ts, (a, b), from_to, s);
+            }
+        }
     }
 
     fn finish(mut self) -> anyhow::Result<()> {

@@ -168,7 +168,7 @@ fn bad_experiment_files_name_file_line_and_key() {
             "level",
             format!("{APPS}[factors]\n\"apps.p.payload\" = [100, 90000]\n"),
             &[],
-            &["apps.p.payload=90000", "8000"],
+            &["apps.p.payload=90000", "65536"],
         ),
         (
             "node",

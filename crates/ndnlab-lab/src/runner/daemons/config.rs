@@ -46,10 +46,16 @@ pub(super) fn config(
         .map(|o| o.apply(&exp.forwarder))
         .unwrap_or_else(|| exp.forwarder.clone());
     let mut t = format!(
-        "[forwarder]\nthreads = {}\nqueue_capacity = {}\n[cs]\ncapacity = {}\npolicy = \"{}\"\nadmit = {}\n\
+        "[forwarder]\nthreads = {}\nqueue_capacity = {}\nmax_packet_size = {}\n\
+         dispatch_components = {}\ninline = {}\nverify_data = \"{}\"\n\
+         [cs]\ncapacity = {}\npolicy = \"{}\"\nadmit = {}\n\
          [faces.unix]\npath = \"{}\"\n{}",
         f.threads,
         f.queue_capacity,
+        exp.packet_limit(&f),
+        f.dispatch_components,
+        f.inline,
+        f.verify_data,
         f.cs_capacity,
         f.cs_policy,
         f.cs_capacity > 0,
@@ -60,6 +66,9 @@ pub(super) fn config(
         t += &format!("[[strategy]]\nprefix = \"{prefix}\"\nstrategy = \"{s}\"\n");
     }
     t += &crate::latency::toml_section(&f, dir, plan.run_id, node)?;
+    if f.verify_data == "signature" {
+        t += &crate::apps::keys::trust_toml(&crate::apps::keys::trust(plan)?);
+    }
     for l in &plan.topology.links {
         let peer = if l.a == node {
             &l.b

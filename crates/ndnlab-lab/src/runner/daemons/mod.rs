@@ -17,6 +17,7 @@ mod apps;
 mod collect;
 mod config;
 mod consumers;
+mod links;
 pub mod nfd;
 mod relay;
 
@@ -280,7 +281,8 @@ pub fn run(
                 uri: Some(end.uri.clone()),
                 local_uri: end.local.clone(),
                 face_persistency: Some(0),
-                mtu: (l.spec.mtu > 0 && l.spec.face != "tcp").then_some(l.spec.mtu as u64),
+                mtu: (l.spec.mtu > 0 && l.spec.fragment && l.spec.face != "tcp")
+                    .then_some(l.spec.mtu as u64),
                 ..Default::default()
             };
             let r = clients[me]
@@ -343,8 +345,17 @@ pub fn run(
         cmd.stdout(out).stderr(err);
         children.spawn(name, cmd)?;
     }
-    // Counters at the window's ends.
-    std::thread::sleep(Duration::from_secs_f64(exp.experiment.warmup_s));
+    // Counters at the window's ends; the links sampled meanwhile.
+    let mut link_sampler = links::LinkSampler::new(
+        plan,
+        clients
+            .iter()
+            .filter(|(n, _)| !nfd::is_nfd(plan, n))
+            .map(|(n, c)| (*n, c)),
+        &face_ids,
+        started,
+    );
+    link_sampler.sleep(Duration::from_secs_f64(exp.experiment.warmup_s))?;
     let cpu0 = cpu_of(&children);
     let unix_now = || {
         std::time::SystemTime::now()
@@ -354,7 +365,7 @@ pub fn run(
     let open_unix = unix_now();
     let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
-    std::thread::sleep(Duration::from_secs_f64(exp.experiment.duration_s));
+    link_sampler.sleep(Duration::from_secs_f64(exp.experiment.duration_s))?;
     let measured = t0.elapsed().as_secs_f64();
     children.check_alive(&consumers, &log_dir)?;
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
@@ -403,6 +414,7 @@ pub fn run(
             .map(|(n, c)| (*n, c)),
     )?;
     crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
+    link_sampler.finish(&mut m, dir, plan.run_id)?;
     Ok(m)
 }
 
