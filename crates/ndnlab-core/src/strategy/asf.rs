@@ -385,7 +385,8 @@ impl Forwarder {
                     if let Some(e) = self.pcct.pit_mut(p) {
                         e.flags.probed = true;
                     }
-                    self.asf.namespace(key, now).next_probe = Some(now + prm.probing_interval);
+                    self.asf.namespace(key, now).next_probe =
+                        Some(now.saturating_add(prm.probing_interval));
                 }
             }
             return;
