@@ -373,9 +373,7 @@ impl ForwarderOverride {
                 .clone()
                 .unwrap_or_else(|| base.cs_policy.clone()),
             queue_capacity: self.queue_capacity.unwrap_or(base.queue_capacity),
-            dispatch_components: self
-                .dispatch_components
-                .unwrap_or(base.dispatch_components),
+            dispatch_components: self.dispatch_components.unwrap_or(base.dispatch_components),
             inline: self.inline.unwrap_or(base.inline),
             verify_data: self
                 .verify_data

@@ -122,3 +122,43 @@ pub fn trust_of(f: &crate::experiment::ForwarderSpec, run: &[TrustEntry]) -> Vec
         Vec::new()
     }
 }
+
+/// Whether some forwarder of the plan verifies signatures.
+pub fn verifies(plan: &RunPlan) -> bool {
+    plan.topology
+        .nodes
+        .iter()
+        .any(|n| plan.exp.forwarder_of(n).verify_data == "signature")
+}
+
+/// For a producer process on `node` (`ndnlab perf server --keychain DIR --key
+/// NAME`): stores its key in the keychain `dir` and returns the key's name;
+/// `None` for a DigestSha256 producer.
+pub fn export(kind: SignKind, node: &str, dir: &std::path::Path) -> anyhow::Result<Option<Name>> {
+    let SignKind::Key(kt) = kind else {
+        return Ok(None);
+    };
+    let k = lab_key(node, kt)?;
+    let kc = ndnlab_security::Keychain::open(dir)
+        .map_err(|e| anyhow::anyhow!("keychain {}: {e}", dir.display()))?;
+    match kc.store_key(&k.name, &k.key, None) {
+        Ok(()) | Err(ndnlab_security::KeychainError::AlreadyExists(_)) => {}
+        Err(e) => anyhow::bail!("storing {} in {}: {e}", k.name, dir.display()),
+    }
+    Ok(Some(k.name.clone()))
+}
+
+/// The `[[forwarder.trust]]` tables of an `ndnlab fwd` configuration file.
+pub fn trust_toml(entries: &[TrustEntry]) -> String {
+    let mut t = String::new();
+    for e in entries {
+        t += "[[forwarder.trust]]\n";
+        if let Some(c) = &e.certificate {
+            t += &format!("certificate = \"{c}\"\n");
+        }
+        if let (Some(h), Some(s)) = (&e.hmac, &e.secret) {
+            t += &format!("hmac = \"{h}\"\nsecret = \"{s}\"\n");
+        }
+    }
+    t
+}

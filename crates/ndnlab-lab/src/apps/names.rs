@@ -75,7 +75,10 @@ impl Names {
             }
             None => {
                 let p = Name::from_uri(&spec.prefix).expect("validated prefix");
-                (vec![(p, spec.prefixes, spec.name_components)], spec.catalogue)
+                (
+                    vec![(p, spec.prefixes, spec.name_components)],
+                    spec.catalogue,
+                )
             }
         };
         let total = catalogue * places.len() as u64;

@@ -104,6 +104,9 @@ pub(crate) fn fwd_config(exp: &Experiment, f: &ForwarderSpec) -> FwdConfig {
     cfg.forwarder.threads = f.threads;
     cfg.forwarder.queue_capacity = f.queue_capacity;
     cfg.forwarder.max_packet_size = exp.packet_limit(f);
+    cfg.forwarder.dispatch_components = f.dispatch_components;
+    cfg.forwarder.inline = f.inline;
+    cfg.forwarder.verify_data = f.verify_data.clone();
     cfg.cs.capacity = f.cs_capacity;
     cfg.cs.admit = f.cs_capacity > 0;
     cfg.cs.policy = f.cs_policy.clone();
@@ -239,6 +242,8 @@ async fn snapshot(d: &Daemon) -> Snapshot {
 
 async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let exp = &plan.exp;
+    let mut accounts = Accounts::new();
+    let trust = apps::keys::trust(plan)?;
     let mut daemons: BTreeMap<String, Daemon> = BTreeMap::new();
     for node in &plan.topology.nodes {
         let spec = exp
@@ -247,6 +252,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
         let mut cfg = fwd_config(exp, &spec);
+        cfg.forwarder.trust = apps::keys::trust_of(&spec, &trust);
         cfg.latency = crate::latency::section(&spec, dir, plan.run_id, node)?;
         // the forwarder's own threads are its account's
         let start = Daemon::start(cfg);
@@ -301,14 +307,17 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             let owner = accounts.of(&label);
             let stats = ServeStats::shared();
             producers.push((label, stats.clone()));
-            daemons[&node]
-                .register_route(&Name::from_uri(&a.prefix_on(&node))?, face.id(), 0)
-                .await;
+            for prefix in a.prefixes_on(&node) {
+                daemons[&node]
+                    .register_route(&Name::from_uri(&prefix)?, face.id(), 0)
+                    .await;
+            }
             let (spec, stop, failures) = (a.clone(), stop.clone(), failures.clone());
             let at = format!("apps.{group} on {node}");
+            let pool_owner = owner.clone();
             threads.push(apps::dedicated(
                 &format!("lab-{group}"),
-    let mut accounts = Accounts::new();
+                owner,
                 move || async move {
                     if let Err(e) = apps::serve(face, spec, node, stop, stats, pool_owner).await {
                         let mut f = failures.lock().unwrap_or_else(|e| e.into_inner());
@@ -432,6 +441,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     );
     let pit_max = pit_rows.iter().map(|r| r.2).max().unwrap_or(0);
     m.insert("pit_max".into(), pit_max as f64);
+    let mut reports = Vec::new();
+    for d in daemons.values() {
+        reports.extend(d.shared().query_shards().await);
+    }
+    let counts = reports
+        .iter()
+        .map(|r| ndnlab_fwd::verify::counts(&r.counters));
+    super::verify_metrics(plan, counts, &mut m);
     m.insert(
         "cpu_cores".into(),
         (cpu_close.saturating_sub(cpu_open)).as_secs_f64() / measured,

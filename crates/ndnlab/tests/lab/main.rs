@@ -6,6 +6,7 @@
 mod agreement;
 mod cleanup;
 mod examples;
+mod forwarder_knobs;
 mod links;
 mod merge;
 mod netns;

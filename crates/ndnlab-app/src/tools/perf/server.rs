@@ -41,6 +41,10 @@ pub struct ServerArgs {
     /// Signing threads.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Sign with this key (a key, identity or certificate name) of the keychain
+    /// (`--keychain`) instead of a fresh key of the `--sign` type.
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub key: Option<Name>,
     /// Serve pre-signed Data: each name is signed once and kept in memory.
     #[arg(long)]
     pub cache: bool,
@@ -74,7 +78,16 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
     anyhow::ensure!(args.interval > 0.0, "--interval must be positive");
     let uri = args.connect.uri()?;
-    let id = make_identity(args.sign, &args.prefix)?;
+    let id = match &args.key {
+        Some(k) => crate::tools::signing::Identity {
+            signer: crate::tools::command_signer(args.connect.keychain.as_deref(), Some(k))?
+                .ok_or_else(|| anyhow::anyhow!("--key {k}: no such key"))?,
+            kind: args.sign,
+            certificate: None,
+            key_name: Some(k.clone()),
+        },
+        None => make_identity(args.sign, &args.prefix)?,
+    };
     let payload: Bytes = (0..args.payload)
         .map(|i| (i * 7 + 13) as u8)
         .collect::<Vec<u8>>()

@@ -123,6 +123,16 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
                 .args(["--payload", &a.payload.to_string()])
                 .args(["--freshness", &a.freshness_ms.to_string()])
                 .args(["--sign", &a.signature]);
+            if crate::apps::keys::verifies(l.plan) {
+                // the key every forwarder of the run trusts
+                let kc = l.files.join("keychain");
+                let kind = a.signature.parse().map_err(anyhow::Error::msg)?;
+                if let Some(key) = crate::apps::keys::export(kind, l.node, &kc)? {
+                    cmd.arg("--keychain")
+                        .arg(&kc)
+                        .args(["--key", &key.to_string()]);
+                }
+            }
             if a.kind == "repository" {
                 cmd.arg("--cache");
             } else {
