@@ -174,3 +174,79 @@ fn client_without_server_fails_clearly() {
         stderr(&out)
     );
 }
+
+#[test]
+fn count_zipf_several_prefixes_and_no_fresh() {
+    let fwd = Fwd::start();
+    let servers: Vec<_> = ["/app/za", "/app/zb"]
+        .iter()
+        .map(|p| {
+            // FreshnessPeriod 0: only Interests without MustBeFresh can hit the CS
+            spawn(&[
+                "perf",
+                "server",
+                "--prefix",
+                p,
+                "--payload",
+                "100",
+                "--cache",
+                "--duration",
+                "30",
+                "--json",
+                "--interval",
+                "0.2",
+                "--socket",
+                fwd.sock(),
+            ])
+        })
+        .collect();
+    wait_registered(&fwd, "/app/za");
+    wait_registered(&fwd, "/app/zb");
+    // the probes' Data out of the CS
+    fwd.ctl_ok(&["cs", "erase", "/", "--count", "1000000"]);
+    let out = run(
+        &[
+            "perf",
+            "client",
+            "--prefix",
+            "/app/za",
+            "--prefix",
+            "/app/zb",
+            "--names",
+            "10",
+            "--zipf",
+            "1.0",
+            "--seed",
+            "5",
+            "--count",
+            "300",
+            "--window",
+            "4",
+            "--no-fresh",
+            "--duration",
+            "30",
+            "--json",
+            "--socket",
+            fwd.sock(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let s = lines
+        .iter()
+        .find(|v| v["type"] == "summary")
+        .expect("summary");
+    // the count stops the client long before its duration, and says when
+    assert_eq!(s["data"].as_u64().unwrap(), 300, "{s}");
+    let finished = s["finished_s"].as_f64().expect("finished_s with --count");
+    assert!(finished > 0.0 && finished < 30.0, "{s}");
+    // 20 names under two prefixes (10 each): the CS, emptied before, holds
+    // names of both (more than 10) and answered the rest, which MustBeFresh
+    // would have ruled out (the servers' freshness is 0)
+    let cs = fwd.ctl_json(&["cs", "info"]);
+    let num = |k: &str| cs[k].as_u64().unwrap_or_else(|| panic!("{k}: {cs}"));
+    assert!((11..=20).contains(&num("nEntries")), "{cs}");
+    assert!(num("nHits") >= 280, "at most 20 misses: {cs}");
+    drop(servers);
+}

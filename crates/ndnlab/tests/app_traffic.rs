@@ -110,3 +110,80 @@ fn bad_pattern_is_a_clear_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn warmup_is_left_out_and_zipf_ranks_patterns_in_order() {
+    let fwd = Fwd::start();
+    let _server = spawn(&[
+        "traffic",
+        "server",
+        "--prefix",
+        "/app/tz",
+        "--duration",
+        "60",
+        "--socket",
+        fwd.sock(),
+    ]);
+    let ok = wait_until(Duration::from_secs(20), || {
+        let o = run(
+            &[
+                "traffic",
+                "client",
+                "--pattern",
+                "name=/app/tz/probe",
+                "--count",
+                "1",
+                "--json",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(10),
+        );
+        json_lines(&stdout(&o))
+            .first()
+            .is_some_and(|v| v["satisfied"] == 1)
+    });
+    assert!(ok, "traffic server never answered");
+    let out = run(
+        &[
+            "traffic",
+            "client",
+            "--socket",
+            fwd.sock(),
+            "--json",
+            "--seed",
+            "3",
+            "--rate",
+            "200",
+            "--duration",
+            "1.5",
+            "--warmup",
+            "0.5",
+            "--zipf",
+            "1.2",
+            "--pattern",
+            "name=/app/tz/a,distinct=5,payload=64",
+            "--pattern",
+            "name=/app/tz/b,distinct=5,payload=64",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let s = lines
+        .iter()
+        .find(|v| v["type"] == "summary")
+        .expect("summary");
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+    // Poisson at 200/s: ~100 Interests in the 0.5 s warm-up, ~200 after
+    // (5 standard deviations: +-50 and +-71)
+    assert!((50..=150).contains(&n(s, "warmup_sent")), "{s}");
+    assert!((129..=271).contains(&n(s, "sent")), "{s}");
+    assert_eq!(n(s, "satisfied"), n(s, "sent"), "{s}");
+    assert_eq!(n(s, "bytes"), 64 * n(s, "satisfied"), "{s}");
+    // Zipf(1.2) over the 10 names, pattern a's first: P(a) = 0.83
+    let pats: Vec<_> = lines.iter().filter(|v| v["type"] == "pattern").collect();
+    let (a, b) = (n(pats[0], "sent"), n(pats[1], "sent"));
+    assert_eq!(a + b, n(s, "sent"));
+    assert!(a > 3 * b && b > 0, "a {a}, b {b}");
+}
