@@ -315,36 +315,67 @@ pub fn run(
     let bringup = started.elapsed().as_secs_f64();
     // Producers, then consumers, as processes on the nodes' sockets.
     let total = exp.experiment.warmup_s + exp.experiment.duration_s;
-    let mut consumers = Vec::new();
+    let launch = |label: &str, node: &str, spec: &AppSpec, seed: u64| -> anyhow::Result<Command> {
+        let mut cmd = command(&fabric.nodes[node], binary);
+        let seconds = if apps::starts_at_window(spec) {
+            exp.experiment.duration_s
+        } else {
+            total
+        };
+        let sock = unix_uri(&sock(node));
+        let l = apps::Launch {
+            plan,
+            spec,
+            label,
+            node,
+            sock: &sock,
+            seconds,
+            seed,
+            files: &conf_dir,
+        };
+        app_args(&mut cmd, &l)?;
+        Ok(cmd)
+    };
     let mut producers = Vec::new();
-    for (group, a) in &exp.apps {
+    for (group, a) in exp.apps.iter().filter(|(_, a)| a.is_producer()) {
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
             let name = format!("{group}@{node}");
-            if a.kind == "producer" {
-                let mut cmd = command(&fabric.nodes[&node], binary);
-                app_args(&mut cmd, a, &unix_uri(&sock(&node)), total, plan.seed);
-                let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
+            let mut cmd = launch(&name, &node, a, plan.seed)?;
+            let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
+            if matches!(a.kind.as_str(), "producer" | "repository") {
                 // perf server's interval reports: signing and serving times
                 let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
-                cmd.args(["--json", "--interval", "0.1"]).stdout(out).stderr(log);
+                cmd.args(["--json", "--interval", "0.1"]).stdout(out);
                 producers.push(name.clone());
-                children.spawn(&name, cmd)?;
-                // its prefix is registered once it answers management
-                let prefix = Name::from_uri(&a.prefix)?;
-                wait_route(&clients[&node], &prefix)?;
             } else {
-                consumers.push((name, node, a.clone()));
+                cmd.stdout(Stdio::null());
             }
+            cmd.stderr(log);
+            children.spawn(&name, cmd)?;
+            // its prefix is registered once it answers management
+            let prefix = Name::from_uri(&a.prefix_on(&node))?;
+            wait_route(&clients[&node], &prefix)?;
         }
     }
-    for (name, node, a) in &consumers {
-        let mut cmd = command(&fabric.nodes[node], binary);
-        app_args(&mut cmd, a, &unix_uri(&sock(node)), total, plan.seed);
-        let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
-        let err = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
-        cmd.stdout(out).stderr(err);
-        children.spawn(name, cmd)?;
-    }
+    // Consumers as the inproc runner places them (labels and seeds); those
+    // with a count, and gets, once the window opens.
+    let placed = crate::apps::placement::consumers(plan)?;
+    let consumers: Vec<(String, String, AppSpec)> = placed
+        .iter()
+        .map(|c| (c.label(), c.node.clone(), c.spec.clone()))
+        .collect();
+    let mut spawn_consumers = |at_window: bool| -> anyhow::Result<()> {
+        for c in placed.iter().filter(|c| apps::starts_at_window(c.spec) == at_window) {
+            let name = c.label();
+            let mut cmd = launch(&name, &c.node, c.spec, c.seed)?;
+            let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
+            let err = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
+            cmd.stdout(out).stderr(err);
+            children.spawn(&name, cmd)?;
+        }
+        Ok(())
+    };
+    spawn_consumers(false)?;
     // Counters at the window's ends; the links sampled meanwhile.
     let mut link_sampler = links::LinkSampler::new(
         plan,
@@ -356,6 +387,7 @@ pub fn run(
         started,
     );
     link_sampler.sleep(Duration::from_secs_f64(exp.experiment.warmup_s))?;
+    spawn_consumers(true)?;
     let cpu0 = cpu_of(&children);
     let unix_now = || {
         std::time::SystemTime::now()
@@ -404,8 +436,16 @@ pub fn run(
         after.len() > 1,
         &mut m,
     );
-    let consumers: Vec<(String, AppSpec)> = consumers.into_iter().map(|(n, _, a)| (n, a)).collect();
-    consumer_metrics(&mut m, &consumers, &log_dir, exp.experiment.warmup_s)?;
+    let ran: Vec<consumers::Ran> = placed
+        .iter()
+        .zip(&consumers)
+        .map(|(c, (label, _, _))| consumers::Ran {
+            label,
+            spec: c.spec,
+            seed: c.seed,
+        })
+        .collect();
+    consumer_metrics(&mut m, plan, &ran, &log_dir, measured)?;
     producer_metrics(&mut m, &producers, &log_dir, (open_unix, close_unix))?;
     let lat = crate::latency::reports_of(
         clients
