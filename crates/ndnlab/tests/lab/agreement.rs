@@ -4,17 +4,14 @@
 //! ratio within 0.05.
 //!
 //! Why 0.05: the catalogue (100 names) fits the CS, and each runner's consumer
-//! asks for all of it during the warm-up (`perf client --names` walks it in
-//! order; `inproc` draws uniformly, and needs about 519 draws, the coupon
-//! collector's expectation, where its warm-up sends thousands). In the window
+//! asks for all of it during the warm-up (every runner draws names uniformly,
+//! `perf client --zipf 0` under the daemon runners, and needs about 519 draws,
+//! the coupon collector's expectation, where a warm-up sends thousands). In the window
 //! every Interest is then a hit at the first forwarder, and the ratio falls
 //! short of 1 only by Interests for names whose Data was still on its way when
 //! the window opened: at most a window of 8 against the window's hundreds of
 //! Interests under the slowest runner. The ratio is over every forwarder, and
-//! the forwarders behind the first see nothing in steady state. The runners
-//! would disagree with a CS smaller than the catalogue (a cyclic walk through
-//! LRU misses every time, uniform draws hit at CS/catalogue): that case is a
-//! documented difference, not tested here.
+//! the forwarders behind the first see nothing in steady state.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! `ndnlab perf`: NDNperf/iperf-style throughput measurement.
 //!
 //! The client requests `/<prefix>/seq=<n>` (MustBeFresh, so caches with
-//! FreshnessPeriod 0 do not answer) through one windowed pipeline per flow;
+//! FreshnessPeriod 0 do not answer, unless `--no-fresh`; `n` in turn, or drawn
+//! by `--zipf` among `--names`) through one windowed pipeline per flow;
 //! the server answers each name with `--payload` bytes of signed Data.
 //! Both report per interval and say what limits them.
 
