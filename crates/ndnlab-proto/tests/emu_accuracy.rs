@@ -24,6 +24,10 @@ fn frame(len: usize) -> Bytes {
     Bytes::from(vec![0u8; len])
 }
 
+/// The emulator after a run, each frame's fate in sending order, and the
+/// arrivals (time, length) in arrival order.
+type Outcome = (LinkEmulator, Vec<Result<(), EmuDrop>>, Vec<(Nanos, usize)>);
+
 /// Sends `N` frames, the i-th at `at(i)` with length `len(i)`, and returns for
 /// each the send time, its fate, and (once drained) its arrival time in order.
 fn run(
@@ -31,7 +35,7 @@ fn run(
     seed: u64,
     at: impl Fn(usize) -> Nanos,
     len: impl Fn(usize) -> usize,
-) -> (LinkEmulator, Vec<Result<(), EmuDrop>>, Vec<(Nanos, usize)>) {
+) -> Outcome {
     let mut e = LinkEmulator::new(params, seed);
     let mut fates = Vec::with_capacity(N);
     let mut arrivals = Vec::with_capacity(N);
