@@ -365,7 +365,10 @@ pub fn run(
         .map(|c| (c.label(), c.node.clone(), c.spec.clone()))
         .collect();
     let mut spawn_consumers = |at_window: bool| -> anyhow::Result<()> {
-        for c in placed.iter().filter(|c| apps::starts_at_window(c.spec) == at_window) {
+        for c in placed
+            .iter()
+            .filter(|c| apps::starts_at_window(c.spec) == at_window)
+        {
             let name = c.label();
             let mut cmd = launch(&name, &c.node, c.spec, c.seed)?;
             let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
