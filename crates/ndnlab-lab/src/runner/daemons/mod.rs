@@ -389,8 +389,12 @@ pub fn run(
         &face_ids,
         started,
     );
-    link_sampler.sleep(Duration::from_secs_f64(exp.experiment.warmup_s))?;
-    spawn_consumers(true)?;
+    // a sampler that loses a forwarder: the forwarder's death explains it
+    let warm = link_sampler.sleep(Duration::from_secs_f64(exp.experiment.warmup_s));
+    if warm.is_ok() {
+        spawn_consumers(true)?;
+    }
+    warm.or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu0 = cpu_of(&children);
     let unix_now = || {
         std::time::SystemTime::now()
@@ -400,7 +404,9 @@ pub fn run(
     let open_unix = unix_now();
     let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
-    link_sampler.sleep(Duration::from_secs_f64(exp.experiment.duration_s))?;
+    link_sampler
+        .sleep(Duration::from_secs_f64(exp.experiment.duration_s))
+        .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let measured = t0.elapsed().as_secs_f64();
     children.check_alive(&consumers, &log_dir)?;
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
