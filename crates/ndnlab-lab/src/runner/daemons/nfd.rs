@@ -95,9 +95,15 @@ pub fn conf(f: &ForwarderSpec, sock: &Path, port: u16) -> String {
     )
 }
 
-/// Whether a link has anything to emulate besides its MTU (which faces carry).
+/// Whether a link has anything for a relay to emulate (an MTU too: the relay
+/// drops frames over it, as `ndnlab fwd`'s face emulation does; TCP links have
+/// none).
 fn emulated(l: &LinkSpec) -> bool {
-    l.delay_ms > 0.0 || l.jitter_ms > 0.0 || l.loss_pct > 0.0 || l.bandwidth_mbps > 0.0
+    l.delay_ms > 0.0
+        || l.jitter_ms > 0.0
+        || l.loss_pct > 0.0
+        || l.bandwidth_mbps > 0.0
+        || (l.mtu > 0 && l.face != "tcp")
 }
 
 /// Checks that the fabric can carry out every link with an NFD end; the error
@@ -131,6 +137,14 @@ pub(super) fn check(plan: &RunPlan, relayed: bool) -> anyhow::Result<()> {
                 );
             }
         } else {
+            if s.mtu > 0 && !s.fragment && s.face != "tcp" {
+                anyhow::bail!(
+                    "link {}-{}: fragment = false: NFD node {first} has no link emulation to drop \
+                     frames over the mtu under the netns runner; use the processes runner",
+                    l.a,
+                    l.b
+                );
+            }
             for (k, v) in [
                 ("delay_ms", s.delay_ms),
                 ("jitter_ms", s.jitter_ms),
