@@ -166,10 +166,14 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
                 .args(["--lifetime", &a.lifetime_ms.to_string(), "--json"]);
         }
         "ping" => {
-            let count = (exp.warmup_s + exp.duration_s) * a.rate;
+            // one ping every interval for the run, or `count` from the window
+            let count = match a.count {
+                0 => ((exp.warmup_s + exp.duration_s) * a.rate).ceil().max(1.0) as u64,
+                n => n,
+            };
             cmd.args(["ping", "--socket", l.sock, &a.prefix])
                 .args(["--interval", &ping_interval_ms(a.rate).to_string()])
-                .args(["--count", &(count.ceil().max(1.0) as u64).to_string()])
+                .args(["--count", &count.to_string()])
                 .args(["--timeout", &a.lifetime_ms.to_string()])
                 .args(["--start-seq", &ping_start(l.seed).to_string(), "--json"]);
         }

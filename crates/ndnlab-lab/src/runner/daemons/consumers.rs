@@ -129,10 +129,12 @@ fn ping(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> Read {
     let e = &plan.exp.experiment;
     let every = ping_interval_ms(a.rate) as f64 / 1000.0;
     let start = ping_start(seed);
+    // seconds from the ping's start to the window's opening
+    let open = if starts_at_window(a) { 0.0 } else { e.warmup_s };
     let mut s = ConsumerStats::default();
     for r in rows.iter().filter(|r| r["type"] == "reply") {
         let t = (count(r, "seq").wrapping_sub(start)) as f64 * every;
-        if t < e.warmup_s || t >= e.warmup_s + e.duration_s {
+        if t < open || t >= open + e.duration_s {
             continue;
         }
         s.interests += 1;
@@ -146,6 +148,13 @@ fn ping(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> Read {
             Some("nack") => s.nacks += 1,
             _ => s.timeouts += 1,
         }
+    }
+    if a.count > 0 {
+        s.finished_s = rows
+            .iter()
+            .rev()
+            .find(|r| r["type"] == "summary")
+            .map(|r| num(r, "time_ms") / 1000.0);
     }
     let h = &s.delay_us;
     let delay = vec![(
