@@ -55,7 +55,7 @@ fn invalid(key: String, reason: impl Into<String>) -> ConfigError {
 }
 
 fn hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

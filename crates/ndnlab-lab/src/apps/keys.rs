@@ -25,8 +25,11 @@ struct LabKey {
     certificate: Certificate,
 }
 
-fn cache() -> &'static Mutex<BTreeMap<(String, KeyType), Arc<LabKey>>> {
-    static KEYS: OnceLock<Mutex<BTreeMap<(String, KeyType), Arc<LabKey>>>> = OnceLock::new();
+/// The keys made so far, by (node, key type).
+type Keys = Mutex<BTreeMap<(String, KeyType), Arc<LabKey>>>;
+
+fn cache() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
     KEYS.get_or_init(Default::default)
 }
 
