@@ -101,7 +101,7 @@ impl AppFace {
             }
         }
         if !self.burst.is_empty() {
-            crate::cpu_clock::charge(self.cpu.as_ref(), || {
+            crate::cpu_clock::charge_sampled(self.cpu.as_ref(), || {
                 self.ingress.deliver(&self.face, &mut self.burst)
             });
             self.burst.clear();
