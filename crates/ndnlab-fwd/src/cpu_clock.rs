@@ -170,7 +170,7 @@ pub fn charge_sampled<R>(to: Option<&Arc<Account>>, f: impl FnOnce() -> R) -> R 
         d.set(x);
         x
     });
-    if draw % SAMPLE == 0 {
+    if draw.is_multiple_of(SAMPLE) {
         measured(to, SAMPLE, f)
     } else {
         f()

@@ -78,7 +78,7 @@ impl ServeStats {
 
     fn counts(&self, arrived: Instant) -> bool {
         self.window
-            .map_or(true, |(open, close)| arrived >= open && arrived < close)
+            .is_none_or(|(open, close)| arrived >= open && arrived < close)
     }
 
     /// Records one signature of `took`, for an Interest that `arrived`.
