@@ -33,7 +33,6 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 /// How often PIT and CS sizes are sampled.
 const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 
-/// See the module documentation.
 /// Set to `0`, turns the per-node and per-app CPU accounting off (the
 /// `cpu_cores.<node>` and `cpu_cores.<app>@<node>` metrics are then absent).
 pub const CPU_ACCOUNTING_ENV: &str = "NDNLAB_LAB_CPU";
@@ -70,6 +69,7 @@ impl Accounts {
     }
 }
 
+/// See the module documentation.
 pub struct InProc;
 
 impl Runner for InProc {
@@ -294,6 +294,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let stop = Arc::new(AtomicBool::new(false));
     let failures = Arc::new(Mutex::new(Vec::<String>::new()));
     let mut threads = Vec::new();
+    let mut producers: Vec<(String, SharedServeStats)> = Vec::new();
     for (group, a) in &exp.apps {
         if !a.is_producer() {
             continue;
@@ -339,6 +340,10 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         Instant::from_std(epoch.at(span.close)),
     );
     let start = Instant::from_std(start);
+    for (_, s) in &producers {
+        let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
+        s.set_window(window.0.into_std(), window.1.into_std());
+    }
     let mut consumers = Vec::new();
     for c in apps::placement::consumers(plan)? {
         let label = c.label();
@@ -363,10 +368,12 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     // Samples of PIT and CS sizes over the whole run; counters at the window's ends.
     let mut pit_rows = Vec::new();
     let mut before = BTreeMap::new();
-    let mut producers: Vec<(String, SharedServeStats)> = Vec::new();
     let mut after = BTreeMap::new();
     let mut cpu_open = Duration::ZERO;
     let cpu_close;
+    let mut owned_open = BTreeMap::new();
+    let owned_close;
+
     let mut link_rows = super::links::Recorder::default();
     let mut tick = tokio::time::interval(SAMPLE_EVERY);
     loop {
@@ -376,21 +383,21 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         for (name, d) in &daemons {
             let s = snapshot(d).await;
             pit_rows.push((t, name.clone(), s.pit, s.cs));
-            let pool_owner = owner.clone();
         }
         for ((a, b), link) in &links {
             link_rows.push(t, (a, b), (a, b), link.sample(0));
             link_rows.push(t, (a, b), (b, a), link.sample(1));
         }
         if before.is_empty() && now >= window.0 {
-                owner,
             cpu_open = ndnlab_testkit::cpu::process_time();
+            owned_open = accounts.read();
             for (name, d) in &daemons {
                 before.insert(name.clone(), snapshot(d).await);
             }
         }
         if now >= window.1 {
             cpu_close = ndnlab_testkit::cpu::process_time();
+            owned_close = accounts.read();
             for (name, d) in &daemons {
                 after.insert(name.clone(), snapshot(d).await);
             }
@@ -405,10 +412,6 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let mut m = Metrics::new();
     let stats: Vec<_> = consumers
         .iter()
-    for (_, s) in &producers {
-        let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
-        s.set_window(window.0.into_std(), window.1.into_std());
-    }
         .map(|(n, s, _)| (n.clone(), s.lock().unwrap_or_else(|e| e.into_inner())))
         .collect();
     let delay_rows = {
@@ -432,9 +435,6 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                 cs_misses: (a.cs_misses - b.cs_misses) as f64,
             }
         }),
-    let mut owned_open = BTreeMap::new();
-    let owned_close;
-
         measured,
         true,
         &mut m,
@@ -453,19 +453,32 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         "cpu_cores".into(),
         (cpu_close.saturating_sub(cpu_open)).as_secs_f64() / measured,
     );
+    for (name, close) in &owned_close {
+        let open = owned_open.get(name).copied().unwrap_or_default();
+        m.insert(
+            format!("cpu_cores.{name}"),
+            close.saturating_sub(open).as_secs_f64() / measured,
+        );
+    }
+    // what answers the Interests that arrived in the window
+    super::summary::producers(
+        producers.iter().map(|(n, s)| {
+            let s = s.lock().unwrap_or_else(|e| e.into_inner());
+            (n.as_str(), s.summary(measured))
+        }),
+        &mut m,
+    );
     // Raw samples, for pandas: delivery times, and table sizes over time.
     let samples = dir.join("samples");
     std::fs::create_dir_all(samples.join("tables"))?;
     let mut w = csv::Writer::from_path(samples.join(format!("{}.csv", plan.run_id)))?;
     w.write_record(["t_s", "delay_us"])?;
-            owned_open = accounts.read();
     for (_, t, us) in &delay_rows {
         w.write_record([format!("{t:.6}"), us.to_string()])?;
     }
     w.flush()?;
     let mut w =
         csv::Writer::from_path(samples.join("tables").join(format!("{}.csv", plan.run_id)))?;
-            owned_close = accounts.read();
     w.write_record(["t_s", "node", "pit", "cs"])?;
     for (t, node, pit, cs) in &pit_rows {
         w.write_record([
@@ -529,21 +542,6 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     link_rows.metrics(&mut m);
     link_rows.write(dir, plan.run_id)?;
     stop.store(true, Relaxed);
-    for (name, close) in &owned_close {
-        let open = owned_open.get(name).copied().unwrap_or_default();
-        m.insert(
-            format!("cpu_cores.{name}"),
-            close.saturating_sub(open).as_secs_f64() / measured,
-        );
-    }
-    // what answers the Interests that arrived in the window
-    super::summary::producers(
-        producers.iter().map(|(n, s)| {
-            let s = s.lock().unwrap_or_else(|e| e.into_inner());
-            (n.as_str(), s.summary(measured))
-        }),
-        &mut m,
-    );
     for t in threads {
         let _ = tokio::task::spawn_blocking(move || t.join()).await;
     }
