@@ -53,7 +53,7 @@ fn start_long_run(d: &std::path::Path, f: &std::path::Path, runner: &str) -> (Ch
     let out = d.join("out");
     let child = Command::new(env!("CARGO_BIN_EXE_ndnlab"))
         .arg("run")
-        .arg(&f)
+        .arg(f)
         .arg("--out")
         .arg(&out)
         .stdout(Stdio::null())
