@@ -118,6 +118,16 @@ impl Default for ForwarderSection {
     }
 }
 
+/// Bytes a Data needs beyond its payload (name, MetaInfo, signature): NDN's
+/// 8000 bytes of content fit in an 8800-byte packet.
+pub const DATA_OVERHEAD: usize = 800;
+
+/// The `max_packet_size` that carries Data of `payload` content bytes: NDN's
+/// 8800, or payload + [`DATA_OVERHEAD`] when that is more.
+pub fn max_packet_size_for(payload: usize) -> usize {
+    (crate::mgmt::internal::MAX_NDN_PACKET_SIZE as usize).max(payload + DATA_OVERHEAD)
+}
+
 impl ForwarderSection {
     /// The number of shards to run: the configured value, or one (cores <= 2) or
     /// cores/2 capped at 8 forwarding threads, leaving cores to the face I/O.

@@ -268,6 +268,16 @@ pub fn teardown() {
 /// directory: `ndnlab-lab-<pid>-<run>`.
 const SOCKET_DIR_PREFIX: &str = "ndnlab-lab-";
 
+/// The socket directory of run `run_id` of this campaign (short: Unix socket
+/// paths are limited), which [`sweep_stale_in`] recognises once this process is
+/// gone.
+pub fn socket_dir(run_id: usize) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "{SOCKET_DIR_PREFIX}{}-{run_id}",
+        std::process::id()
+    ))
+}
+
 /// Removes the socket directories `ndnlab-lab-<pid>-<run>` in `parent` whose
 /// `<pid>` is no longer running (a campaign killed with SIGKILL). Returns how
 /// many it removed.

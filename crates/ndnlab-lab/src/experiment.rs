@@ -327,9 +327,8 @@ pub const MAX_PREFIXES: u32 = 4096;
 pub const NDN_MAX_PACKET: usize = 8800;
 /// Largest producer payload (`apps.<name>.payload`), in bytes: 64 KiB.
 pub const MAX_PAYLOAD: usize = 65536;
-/// Bytes a Data needs beyond its payload (name, MetaInfo, signature; NDN's 8000
-/// of content in an 8800-byte packet).
-pub const DATA_OVERHEAD: usize = 800;
+/// Bytes a Data needs beyond its payload (name, MetaInfo, signature).
+pub use ndnlab_fwd::config::DATA_OVERHEAD;
 
 impl Experiment {
     /// The largest payload of the experiment's producers (0 without one).
@@ -346,7 +345,7 @@ impl Experiment {
     /// `max_packet_size`, or (0) NDN's 8800 raised to the largest payload's Data.
     pub fn packet_limit(&self, f: &ForwarderSpec) -> usize {
         match f.max_packet_size {
-            0 => NDN_MAX_PACKET.max(self.largest_payload() + DATA_OVERHEAD),
+            0 => ndnlab_fwd::config::max_packet_size_for(self.largest_payload()),
             n => n,
         }
     }

@@ -11,10 +11,15 @@ use fwd_common::{Fwd, Py};
 const UDP: &str = "[faces.udp]\nlisten = [\"127.0.0.1:0\"]\n";
 const TCP: &str = "[faces.tcp]\nlisten = [\"127.0.0.1:0\"]\n";
 
+/// 100 KB Data need forwarders that accept packets beyond NDN's 8800 bytes (a
+/// key of the `[forwarder]` table the test forwarder's configuration ends with,
+/// so it comes first in `extra`).
+const BIG: &str = "max_packet_size = 110000\n";
+
 #[test]
 fn two_forwarders_over_udp_carry_100kb_data() {
-    let a = Fwd::start("u2a", UDP);
-    let b = Fwd::start("u2b", UDP);
+    let a = Fwd::start("u2a", &format!("{BIG}{UDP}"));
+    let b = Fwd::start("u2b", &format!("{BIG}{UDP}"));
     a.link(&b, "udp4", "/big");
     let mut prod = Py::spawn(
         "fwd_producer.py",

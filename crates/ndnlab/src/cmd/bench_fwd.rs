@@ -95,7 +95,12 @@ struct FwdProc {
 }
 
 impl FwdProc {
-    fn start(i: usize, threads: usize, latency_sample: u64) -> anyhow::Result<FwdProc> {
+    fn start(
+        i: usize,
+        threads: usize,
+        latency_sample: u64,
+        max_packet: usize,
+    ) -> anyhow::Result<FwdProc> {
         let dir = std::env::temp_dir().join(format!("ndnlab-bench-fwd-{}-{i}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
@@ -112,6 +117,7 @@ impl FwdProc {
             .arg(&socket)
             .args(["--tcp", "127.0.0.1:0", "--udp", "127.0.0.1:0"])
             .args(["--latency-sample", &latency_sample.to_string()])
+            .args(["--max-packet-size", &max_packet.to_string()])
             .stdout(Stdio::piped())
             .spawn()
             .context("cannot start ndnlab fwd")?;
@@ -246,6 +252,7 @@ fn run_inproc(
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = a.threads;
     cfg.latency.sample = a.latency_sample;
+    cfg.forwarder.max_packet_size = ndnlab_fwd::config::max_packet_size_for(a.payload);
     let (payload, window, pool) = (a.payload, a.window(), a.pool());
     rt.block_on(async move {
         let d = ndnlab_fwd::Daemon::start(cfg).await?;
@@ -272,7 +279,10 @@ fn run_procs(
 ) -> anyhow::Result<(Measured, Vec<(String, f64)>)> {
     anyhow::ensure!(a.hops >= 1, "--hops must be >= 1");
     let fwds: Vec<FwdProc> = (0..a.hops)
-        .map(|i| FwdProc::start(i, a.threads, a.latency_sample))
+        .map(|i| {
+            let max_packet = ndnlab_fwd::config::max_packet_size_for(a.payload);
+            FwdProc::start(i, a.threads, a.latency_sample, max_packet)
+        })
         .collect::<Result<_, _>>()?;
     let prefix = Name::from_uri("/ndnlab/bench")?;
     let scheme = match a.link.as_str() {

@@ -39,6 +39,11 @@ pub struct FwdArgs {
     /// of its own.
     #[arg(long)]
     pub latency_log: Option<PathBuf>,
+    /// Largest packet accepted, in bytes (`[forwarder] max_packet_size`; NDN's
+    /// 8800 by default). Larger values are a non-standard extension for large
+    /// segments, which datagram faces carry as NDNLPv2 fragments.
+    #[arg(long)]
+    pub max_packet_size: Option<usize>,
 }
 
 /// mimalloc's `purge_delay` option (its index in mimalloc 3's `mi_option_e`).
@@ -147,6 +152,9 @@ pub fn run(args: FwdArgs) -> anyhow::Result<()> {
     }
     if let Some(p) = args.latency_log {
         cfg.latency.log = Some(p);
+    }
+    if let Some(n) = args.max_packet_size {
+        cfg.forwarder.max_packet_size = n;
     }
     cfg.validate()?;
     init_tracing(&cfg.log.level);

@@ -197,11 +197,7 @@ pub fn run(
     std::fs::create_dir_all(&conf_dir)?;
     std::fs::create_dir_all(&log_dir)?;
     // Unix sockets have a short path limit: keep them in a short temp dir.
-    let socks = TempDir::new(std::env::temp_dir().join(format!(
-        "ndnlab-lab-{}-{}",
-        std::process::id(),
-        plan.run_id
-    )))?;
+    let socks = TempDir::new(crate::cleanup::socket_dir(plan.run_id))?;
     let sock = |n: &str| socks.path().join(format!("{n}.sock"));
     if !fabric.description.is_empty() {
         std::fs::write(conf_dir.join("fabric.txt"), &fabric.description)?;
