@@ -86,8 +86,13 @@ fn fetch(c: &mut RawFace, prefix: &str, count: usize, size: usize) -> usize {
 
 #[test]
 fn data_of_100kb_is_fragmented_over_udp() {
-    let a = TestFwd::start("udpA", with_ip("udp"));
-    let b = TestFwd::start("udpB", with_ip("udp"));
+    // 100 KB Data: beyond NDN's 8800-byte packets
+    let big = |c: &mut ndnlab_fwd::FwdConfig| {
+        with_ip("udp")(c);
+        c.forwarder.max_packet_size = 110_000;
+    };
+    let a = TestFwd::start("udpA", big);
+    let b = TestFwd::start("udpB", big);
     link(&a, &b, "udp4", "/big");
     let prod = common::producer(&b, "/big", 100_000, 20);
     let mut cons = a.client();

@@ -21,6 +21,8 @@ type Ws = WebSocketStream<TcpStream>;
 fn start() -> (TestFwd, String) {
     let fwd = TestFwd::start("ws", |c| {
         c.faces.websocket.listen = vec!["127.0.0.1:0".parse().unwrap()];
+        // 100 KB Data: beyond NDN's 8800-byte packets
+        c.forwarder.max_packet_size = 110_000;
     });
     let ws = fwd.listener("ws://");
     (fwd, ws)

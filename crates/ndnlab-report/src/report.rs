@@ -164,7 +164,7 @@ pub fn build(exp: &ExperimentDir, opts: &ReportOptions) -> Result<Report, Report
     ];
     if dropped > 0 {
         rows.push(vec![
-            "runs left out (status failed or skipped)".into(),
+            "runs left out (status not ok)".into(),
             dropped.to_string(),
         ]);
     }
