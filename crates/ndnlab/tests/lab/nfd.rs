@@ -111,6 +111,11 @@ fn a_line_of_three_nfds_carries_data() {
     let m = &s["points"][0]["means"];
     // NFD's own counters (status/general) and CPU (/proc) of each node
     assert!(m["fwd_interests_per_sec.r1"].as_f64().unwrap() > 0.0, "{m}");
+    // the middle NFD's faces (faces/list, read at the window's close: a
+    // consumer's face may be gone by then, the links' faces are not)
+    // forwarded Interests and returned Data for them
+    let (interests, data) = super::processes::face_sums(&out, "r1");
+    assert!(data > 0.0 && interests >= data, "{interests} {data}");
     for k in ["cpu_cores.r0", "cpu_cores.r1", "cpu_cores.r2"] {
         assert!(m[k].as_f64().is_some_and(|c| c > 0.0), "{k}: {m}");
     }

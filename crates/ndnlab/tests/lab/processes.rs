@@ -42,6 +42,25 @@ fn setup(tag: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     (d, f)
 }
 
+/// `node`'s Interests in and Data out over all its faces in run 0's
+/// `samples/faces/0.csv` (the faces/list counters at the window's close).
+pub fn face_sums(out: &std::path::Path, node: &str) -> (f64, f64) {
+    let text = std::fs::read_to_string(out.join("samples/faces/0.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| head.iter().position(|h| *h == k).unwrap();
+    let (n, i, d) = (col("node"), col("in_interests"), col("out_data"));
+    let (mut interests, mut data) = (0.0, 0.0);
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        if f[n] == node {
+            interests += f[i].parse::<f64>().unwrap_or(0.0);
+            data += f[d].parse::<f64>().unwrap_or(0.0);
+        }
+    }
+    (interests, data)
+}
+
 #[test]
 fn a_line_of_daemon_processes_carries_data() {
     let (d, f) = setup("line", LINE);
@@ -69,6 +88,11 @@ fn a_line_of_daemon_processes_carries_data() {
     ] {
         assert!(m[k].is_number(), "{k} missing: {m}");
     }
+    // the middle forwarder's faces (faces/list, read at the window's close: a
+    // consumer's face may be gone by then, the links' faces are not)
+    // forwarded Interests and returned Data for them
+    let (interests, data) = face_sums(&out, "r1");
+    assert!(data > 0.0 && interests >= data, "{interests} {data}");
     // the generated configurations and the daemons' logs are kept
     assert!(out.join("nodes/0/r1.toml").exists());
     assert!(out.join("logs/0/r1.log").exists());

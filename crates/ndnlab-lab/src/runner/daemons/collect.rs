@@ -129,6 +129,58 @@ fn window_summary(rows: &[serde_json::Value], open: f64, close: f64) -> ServeSum
     s
 }
 
+/// Writes `samples/faces/<run_id>.csv`: every face of every node with its
+/// counters from the `faces/list` dataset (NFD's and `ndnlab fwd`'s alike), the
+/// columns the `inproc` runner writes. `drops` is empty: the dataset has no
+/// such counter.
+pub(super) fn write_faces(
+    clients: &BTreeMap<&String, BlockingClient>,
+    path: &Path,
+) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record([
+        "node",
+        "face",
+        "remote",
+        "in_interests",
+        "in_data",
+        "in_nacks",
+        "out_interests",
+        "out_data",
+        "out_nacks",
+        "in_bytes",
+        "out_bytes",
+        "drops",
+    ])?;
+    for (n, c) in clients {
+        let d = c
+            .dataset("faces", "list")
+            .with_context(|| format!("faces/list of forwarder {n}"))?;
+        for r in decode_records(DatasetKind::Faces, &d).map_err(anyhow::Error::msg)? {
+            let num = |k: &str| r.num(k).map(|v| v.to_string()).unwrap_or_default();
+            w.write_record([
+                (*n).clone(),
+                num("faceId"),
+                r.text("remote").unwrap_or_default().to_string(),
+                num("nInInterests"),
+                num("nInData"),
+                num("nInNacks"),
+                num("nOutInterests"),
+                num("nOutData"),
+                num("nOutNacks"),
+                num("nInBytes"),
+                num("nOutBytes"),
+                String::new(),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -406,6 +406,12 @@ pub fn run(
     let measured = t0.elapsed().as_secs_f64();
     children.check_alive(&consumers, &log_dir)?;
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
+    let faces_csv = dir
+        .join("samples")
+        .join("faces")
+        .join(format!("{}.csv", plan.run_id));
+    collect::write_faces(&clients, &faces_csv)
+        .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu1 = cpu_of(&children);
     let close_unix = unix_now();
     // Consumers end by themselves shortly after.
