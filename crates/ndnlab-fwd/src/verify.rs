@@ -54,16 +54,6 @@ fn invalid(key: String, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-fn hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// The keys of one entry: (names the KeyLocator may carry, key).
 fn entry_keys(i: usize, e: &TrustEntry) -> Result<(Vec<Name>, PublicKey), ConfigError> {
     let at = |k: &str| format!("forwarder.trust[{i}].{k}");
@@ -97,7 +87,7 @@ fn entry_keys(i: usize, e: &TrustEntry) -> Result<(Vec<Name>, PublicKey), Config
                 .secret
                 .as_deref()
                 .ok_or_else(|| invalid(at("secret"), "an hmac key needs its secret (hex)"))?;
-            let secret = hex(secret)
+            let secret = ndnlab_security::hex_decode(secret)
                 .ok_or_else(|| invalid(at("secret"), "not an even number of hex digits"))?;
             Ok((vec![name], PublicKey::hmac(&secret)))
         }

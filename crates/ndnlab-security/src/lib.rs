@@ -55,6 +55,7 @@ mod verify;
 pub use cert::{validity_from, CertError, Certificate, CERT_FRESHNESS};
 pub use error::KeyError;
 pub use key_type::{KeyType, UnknownKeyType};
+pub use keychain::hex_decode;
 pub use keychain::{
     base64_encode, decode_cert_file, KeyEntry, KeyStorage, Keychain, KeychainError,
     DEFAULT_VALIDITY, KEYCHAIN_ENV,

@@ -492,20 +492,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     // Per-face counters at the end of the run.
     std::fs::create_dir_all(samples.join("faces"))?;
     let mut w = csv::Writer::from_path(samples.join("faces").join(format!("{}.csv", plan.run_id)))?;
-    w.write_record([
-        "node",
-        "face",
-        "remote",
-        "in_interests",
-        "in_data",
-        "in_nacks",
-        "out_interests",
-        "out_data",
-        "out_nacks",
-        "in_bytes",
-        "out_bytes",
-        "drops",
-    ])?;
+    w.write_record(crate::runner::FACE_COLUMNS)?;
     for (node, d) in &daemons {
         for f in d.shared().faces.list() {
             let st = &f.stats;

@@ -123,6 +123,22 @@ pub(crate) fn verify_metrics(
     m.insert("data_refused".into(), refused as f64);
 }
 
+/// The columns of `samples/faces/<run_id>.csv`, under every runner that writes it.
+pub const FACE_COLUMNS: [&str; 12] = [
+    "node",
+    "face",
+    "remote",
+    "in_interests",
+    "in_data",
+    "in_nacks",
+    "out_interests",
+    "out_data",
+    "out_nacks",
+    "in_bytes",
+    "out_bytes",
+    "drops",
+];
+
 /// A run's measurements: metric name → value (the columns of `results.csv`).
 pub type Metrics = BTreeMap<String, f64>;
 

@@ -141,20 +141,7 @@ pub(super) fn write_faces(
         std::fs::create_dir_all(parent)?;
     }
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record([
-        "node",
-        "face",
-        "remote",
-        "in_interests",
-        "in_data",
-        "in_nacks",
-        "out_interests",
-        "out_data",
-        "out_nacks",
-        "in_bytes",
-        "out_bytes",
-        "drops",
-    ])?;
+    w.write_record(crate::runner::FACE_COLUMNS)?;
     for (n, c) in clients {
         let d = c
             .dataset("faces", "list")
