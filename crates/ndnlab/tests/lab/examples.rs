@@ -2,7 +2,7 @@
 //! scale; the two cheapest run for real at quick scale in this process.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
@@ -15,12 +15,7 @@ fn examples() -> Vec<PathBuf> {
     files
 }
 
-fn ndnlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 fn ok(out: &Output, what: &str) -> String {
     assert!(

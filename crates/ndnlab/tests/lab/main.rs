@@ -15,3 +15,11 @@ mod processes;
 mod run;
 mod sim;
 mod topo;
+
+/// Runs the `ndnlab` binary under test with `args`.
+fn ndnlab(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ndnlab"))
+        .args(args)
+        .output()
+        .expect("run ndnlab")
+}

@@ -3,7 +3,7 @@
 //! refused.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The built-in default experiment, shortened: 4 points, 2 replicates each.
 const SETS: [&str; 6] = [
@@ -15,12 +15,7 @@ const SETS: [&str; 6] = [
     "experiment.repetitions=2",
 ];
 
-fn ndnlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 fn ok(out: &Output) -> String {
     assert!(

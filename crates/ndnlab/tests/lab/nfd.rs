@@ -4,14 +4,7 @@
 //! `nfd` is on the PATH or NDNLAB_NFD names it, and are skipped with a message
 //! otherwise; what is refused by key runs always.
 
-use std::process::Command;
-
-fn ndnlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 /// Whether NFD is there; prints why the test is skipped when not.
 fn have_nfd(test: &str) -> bool {

@@ -5,12 +5,7 @@
 
 use std::process::Command;
 
-fn ndnlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 const LINE: &str = r#"
 [experiment]

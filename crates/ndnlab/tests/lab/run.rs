@@ -3,14 +3,9 @@
 //! shards, and refuses bad experiment files naming the file, line and key.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn ndnlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 fn dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ndnlab-run-{tag}-{}", std::process::id()));

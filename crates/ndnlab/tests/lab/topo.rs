@@ -10,12 +10,7 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn ndnlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(args)
-        .output()
-        .expect("run ndnlab")
-}
+use crate::ndnlab;
 
 fn ok(out: &Output) -> String {
     assert!(
