@@ -17,6 +17,8 @@
 //!   ANOVA table, F tests, effects with confidence intervals.
 //! * [`means`]: main-effects and interaction data for any design.
 //! * [`residuals`]: residuals against predicted values and normal QQ data.
+//! * [`che`]: Che's approximation of an LRU cache's hit ratio under Zipf (or
+//!   any) popularity.
 //! * [`fit`]: distributions fitted to latency samples: maximum likelihood,
 //!   probability plot correlation coefficients and shape sweeps, Anderson-Darling,
 //!   Kolmogorov-Smirnov, Box-Cox, and the choice among the candidates.
@@ -26,6 +28,7 @@
 //! Failures are typed ([`AnalysisError`]) and name the column, line or cell.
 
 pub mod anova;
+pub mod che;
 pub mod dataset;
 pub mod dist;
 pub mod error;
