@@ -8,11 +8,15 @@
 //!   fail with the command that fixes it. Interop scripts live in
 //!   `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
 //!   [`Py`] and [`Lines`] handle;
-//! * [`temp_dir`], [`wait_until`]: small test utilities;
+//! * [`temp_dir`], [`wait_until`]: small test utilities; [`skip`], the one way a
+//!   test that cannot run here says so; [`binomial_interval`], the bounds a seeded
+//!   random count is checked against;
 //! * `fuzzing` (feature `fuzzing`): the stable proptest driver of the crates' fuzz
 //!   harnesses, which also replays the checked-in corpora of `fuzz/corpus/`.
 
+mod binomial;
 pub mod cpu;
+pub use binomial::binomial_interval;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
@@ -86,6 +90,17 @@ pub fn python_home() -> PathBuf {
         home
     })
     .clone()
+}
+
+/// Says that the running test is skipped and why, as `<test>: skipped: <reason>`
+/// (the test is the harness thread's name), on the process's stderr itself: the
+/// harness captures `eprintln!` of a passing test, so the line shows in a plain
+/// `cargo test` run. A test returns right after; it never returns early without
+/// calling this.
+pub fn skip(reason: impl std::fmt::Display) {
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("a test");
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {reason}");
 }
 
 /// Polls `cond` every 50 ms until it holds (true) or `timeout` passes (false).
