@@ -173,6 +173,11 @@ fn a_unique_name_flood_on_one_face_leaves_the_pit_bounded_and_the_others_served(
         "PIT {pit_max_seen} > {PIT_MAX}"
     );
     if per_face == 0 {
+        // the bound is off: it never bites, and the consumer may lose to the flood
+        assert_eq!(face_full, 0, "a per-face bound of 0 bit:\n{text}");
+        ndnlab_testkit::skip(
+            "FLOOD_PER_FACE=0 turns the per-face PIT bound off: its share and the consumer's satisfaction are not checked",
+        );
         return;
     }
     assert!(
