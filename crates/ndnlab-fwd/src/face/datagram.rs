@@ -59,7 +59,7 @@ pub async fn run_writer<S: DatagramSink>(
             i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
             _ = face.closed() => return Ok(()),
             // Frames of an emulated link that are due now.
-            _ = FaceEmulator::due(emu.as_ref(), ingress), if emu.is_some() => None,
+            _ = FaceEmulator::due(emu.as_mut(), ingress), if emu.is_some() => None,
             _ = tick.tick() => {
                 let on_demand = face.persistency.get() == Persistency::OnDemand;
                 if let Some(seen) = p.idle.as_ref().filter(|_| on_demand) {

@@ -24,9 +24,9 @@
 //! its timer task (`super::link`) go straight to the socket, bypassing the link.
 //!
 //! Frames that are due later wait in the emulator; the writer task sleeps until the
-//! next arrival on the tokio timer, whose resolution is 1 ms: a frame leaves at its
-//! arrival time rounded up to the next millisecond tick, so delays are never
-//! shorter than configured and may be up to about 1 ms longer.
+//! next arrival on the face's [`LinkTimer`] (a timerfd, not tokio's millisecond
+//! wheel), so a frame leaves one wake-up (tens of microseconds) after it is due,
+//! never before.
 
 use std::net::IpAddr;
 use std::sync::atomic::AtomicU64;
@@ -36,6 +36,7 @@ use bytes::Bytes;
 use ndnlab_proto::emu::{EmuDrop, LinkEmulator, LinkParams};
 use ndnlab_proto::lp::Nanos;
 
+use super::emu_timer::LinkTimer;
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use super::{FaceEntry, FaceStats};
@@ -324,6 +325,7 @@ impl LinkRecord {
 #[derive(Debug)]
 pub struct FaceEmulator {
     link: LinkEmulator,
+    timer: LinkTimer,
 }
 
 impl FaceEmulator {
@@ -341,6 +343,7 @@ impl FaceEmulator {
         }
         Some(FaceEmulator {
             link: LinkEmulator::new(params, spec.seed_for(face.id)),
+            timer: LinkTimer::default(),
         })
     }
 
@@ -370,13 +373,13 @@ impl FaceEmulator {
 
     /// Resolves when the next frame in flight is due (never, with none in flight
     /// or no emulator). The deadline is taken from the daemon clock when called.
-    pub async fn due(this: Option<&FaceEmulator>, ingress: &dyn Ingress) {
-        let Some(at) = this.and_then(|e| e.link.next_arrival()) else {
+    pub async fn due(this: Option<&mut FaceEmulator>, ingress: &dyn Ingress) {
+        let Some((at, e)) = this.and_then(|e| Some((e.link.next_arrival()?, e))) else {
             return std::future::pending().await;
         };
         let now = ingress.now();
         if at > now {
-            tokio::time::sleep(Duration::from_nanos(at - now)).await;
+            e.timer.sleep(Duration::from_nanos(at - now)).await;
         }
     }
 }
@@ -491,6 +494,7 @@ mod tests {
                 },
                 1,
             ),
+            timer: LinkTimer::default(),
         };
         let mut frames: Vec<Bytes> = [10, 10, 10, 200]
             .iter()

@@ -16,6 +16,7 @@ pub mod app;
 pub mod bind;
 pub mod datagram;
 pub mod emu;
+pub mod emu_timer;
 pub mod ether;
 pub mod link;
 mod share;

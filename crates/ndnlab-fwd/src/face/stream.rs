@@ -242,7 +242,7 @@ async fn write_loop_emulated<W: AsyncWrite + Unpin>(
     loop {
         let first = tokio::select! {
             i = queue.recv() => match i { Some(i) => Some(i), None => return Ok(()) },
-            _ = FaceEmulator::due(Some(&emu), ingress) => None,
+            _ = FaceEmulator::due(Some(&mut emu), ingress) => None,
         };
         let mut next = first;
         let mut total = 0;

@@ -5,8 +5,9 @@
 //! threads of their own over app faces. Nothing leaves the process, so it measures the real CPU
 //! cost of forwarding without sockets, and runs on any machine.
 //!
-//! Link timing rides on tokio's timer, whose granularity is 1 ms: delays are
-//! rounded up to the next millisecond boundary, bandwidth and loss are exact.
+//! A link's task waits for its next arrival on a [`LinkTimer`] (a timerfd, not
+//! tokio's millisecond wheel): a frame is handed on one wake-up (tens of
+//! microseconds) after it is due, never before; bandwidth and loss are exact.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use ndnlab_app::tools::serve_stats::{ServeStats, SharedServeStats};
 use ndnlab_fwd::cpu_clock::{self, Account};
 use ndnlab_fwd::face::app::AppFace;
+use ndnlab_fwd::face::emu_timer::LinkTimer;
 use ndnlab_fwd::latency::dataset::LatencyReport;
 use ndnlab_fwd::{Daemon, FwdConfig};
 use ndnlab_proto::emu::{LinkEmulator, LinkParams};
@@ -161,7 +163,7 @@ impl MemoryLink {
 
 /// Moves frames between two peer faces through the link's emulators.
 async fn bridge(mut a: AppFace, mut b: AppFace, link: Arc<MemoryLink>) {
-    let t0 = link.t0;
+    let mut timer = LinkTimer::default();
     loop {
         let next = {
             let e = link.lock();
@@ -170,9 +172,14 @@ async fn bridge(mut a: AppFace, mut b: AppFace, link: Arc<MemoryLink>) {
                 (x, y) => x.or(y),
             }
         };
-        let wake = async move {
+        let wake = async {
             match next {
-                Some(t) => tokio::time::sleep_until(t0 + Duration::from_nanos(t)).await,
+                Some(t) => {
+                    let now = link.now();
+                    timer
+                        .sleep(Duration::from_nanos(t.saturating_sub(now)))
+                        .await
+                }
                 None => std::future::pending().await,
             }
         };

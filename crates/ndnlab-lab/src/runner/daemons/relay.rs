@@ -7,8 +7,14 @@
 //! straight through) and leaves from the socket facing B toward B's listener,
 //! and the other way round, so each end sees its neighbour at the relay's
 //! address. One thread per direction; both stop when the relay is dropped.
+//!
+//! A direction waits for its next frame or its next arrival in `ppoll`, whose
+//! timeout is in nanoseconds, with the thread's timer slack at its least (1 ns):
+//! a frame leaves one wake-up after it is due, never before. (A socket's receive
+//! timeout would count in kernel jiffies, 1 to 4 ms.)
 
 use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -96,17 +102,21 @@ fn carry(
     let t0 = Instant::now();
     let now = || t0.elapsed().as_nanos() as u64;
     let mut buf = vec![0u8; 65_536];
+    let slack: libc::c_ulong = 1;
+    // SAFETY: sets this thread's timer slack (ns); no pointer is passed.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, slack, 0, 0, 0) };
     while !stop.load(Ordering::Relaxed) {
         let wait = match emu.as_ref().and_then(LinkEmulator::next_arrival) {
-            Some(at) => {
-                Duration::from_nanos(at.saturating_sub(now())).clamp(Duration::from_micros(1), IDLE)
-            }
+            Some(at) => Duration::from_nanos(at.saturating_sub(now())).min(IDLE),
             None => IDLE,
         };
-        if from.set_read_timeout(Some(wait)).is_err() {
-            return;
-        }
-        if let Ok((n, _)) = from.recv_from(&mut buf) {
+        let readable = match readable_within(from, wait) {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        // only this thread reads `from`: a readable socket has a datagram (or
+        // an error, which the read clears) waiting
+        if let Some(Ok((n, _))) = readable.then(|| from.recv_from(&mut buf)) {
             match emu.as_mut() {
                 None => {
                     let _ = to.send_to(&buf[..n], dest);
@@ -124,6 +134,35 @@ fn carry(
             }
         }
     }
+}
+
+/// Whether `socket` has a datagram (or an error) to read within `wait`
+/// (`ppoll`: a nanosecond timeout; an interrupted wait counts as a timeout).
+/// `Err`: the socket is no longer open.
+fn readable_within(socket: &UdpSocket, wait: Duration) -> std::io::Result<bool> {
+    let mut pfd = libc::pollfd {
+        fd: socket.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs() as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: `pfd` and `timeout` are valid for the call, which reads one pollfd
+    // and writes its `revents`; no signal mask is passed.
+    let rc = unsafe { libc::ppoll(&mut pfd, 1, &timeout, std::ptr::null()) };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.kind() {
+            std::io::ErrorKind::Interrupted => Ok(false),
+            _ => Err(e),
+        };
+    }
+    if pfd.revents & libc::POLLNVAL != 0 {
+        return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+    }
+    Ok(pfd.revents & (libc::POLLIN | libc::POLLERR) != 0)
 }
 
 #[cfg(test)]
