@@ -15,6 +15,10 @@ mod processes;
 mod run;
 mod sim;
 mod topo;
+mod truth_delay;
+mod truth_download;
+mod truth_rate;
+mod truth_run;
 
 /// Runs the `ndnlab` binary under test with `args`.
 fn ndnlab(args: &[&str]) -> std::process::Output {

@@ -1,0 +1,88 @@
+//! What the truth experiments (`truth_*`) share: running one of
+//! `experiments/truth/*.toml` under a runner with `ndnlab run --json` and
+//! reading its one row back, and one lock so that two real-time truth
+//! experiments never share the machine's cores with each other.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::netns::{num, rows, run};
+
+/// A truth experiment's results: its one row of `results.csv`, the `--json`
+/// summary, and the wall time of the whole `ndnlab run`.
+pub struct Truth {
+    pub row: BTreeMap<String, String>,
+    pub wall: Duration,
+    pub file: String,
+    pub runner: String,
+}
+
+impl Truth {
+    /// The metric `k` of the row (a failure names the run and its row).
+    pub fn get(&self, k: &str) -> f64 {
+        num(&self.row, k)
+    }
+}
+
+/// `experiments/truth/<name>`.
+pub fn truth_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../experiments/truth")
+        .join(name)
+}
+
+/// Runs `experiments/truth/<name>` under `runner` with `sets` (`KEY=VALUE`,
+/// each passed as `--set`); the run must succeed with one `ok` row.
+pub fn truth(name: &str, runner: &str, sets: &[&str]) -> Truth {
+    let out = ndnlab_testkit::temp_dir(&format!("truth-{runner}"));
+    let mut args = vec!["--json", "--runner", runner];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let started = Instant::now();
+    let o = run(&truth_file(name), &out, &args);
+    let wall = started.elapsed();
+    let what = format!("{name} under {runner} {sets:?}");
+    assert!(
+        o.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: --json output: {e}"));
+    let log = std::fs::read_to_string(out.join("logs/0.log")).unwrap_or_default();
+    assert_eq!(summary["failed"], 0, "{what}: {summary}\n{log}");
+    let mut r = rows(&out);
+    assert_eq!(r.len(), 1, "{what}: one run: {r:?}");
+    let row = r.remove(0);
+    assert_eq!(row["status"], "ok", "{what}: {row:?}\n{log}");
+    let _ = std::fs::remove_dir_all(&out);
+    Truth {
+        row,
+        wall,
+        file: name.to_string(),
+        runner: runner.to_string(),
+    }
+}
+
+/// Asserts `lo <= t.get(k) <= hi`, naming the experiment, the runner, the
+/// bounds and how they were derived (`why`).
+pub fn within(t: &Truth, k: &str, lo: f64, hi: f64, why: &str) {
+    let v = t.get(k);
+    assert!(
+        (lo..=hi).contains(&v),
+        "{} under {}: {k} = {v}, outside [{lo}, {hi}] ({why}); row: {:?}",
+        t.file,
+        t.runner,
+        t.row
+    );
+}
+
+/// Held by every real-time truth experiment while it runs: their bounds are
+/// derived for one experiment at a time on the machine.
+pub fn real_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
