@@ -41,15 +41,20 @@ struct VethPair {
 }
 
 impl VethPair {
-    /// `None` (after printing why) when this process cannot make namespaces.
+    /// `None` (after saying why, [`ndnlab_testkit::skip`]) when this process
+    /// cannot make namespaces: not root, no `ip`, or `ip netns add` refused (a
+    /// container without the capability).
     fn create(tag: &str) -> Option<VethPair> {
-        let uid = Command::new("id").arg("-u").output().ok()?;
-        if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-            eprintln!("skipping: Ethernet face tests need root (network namespaces, raw sockets)");
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+        if !root {
+            ndnlab_testkit::skip("Ethernet face tests need root (network namespaces, raw sockets)");
             return None;
         }
-        if !ip(&["netns", "list"]).status.success() {
-            eprintln!("skipping: `ip netns` is not available");
+        if Command::new("ip").arg("-V").output().is_err() {
+            ndnlab_testkit::skip("no `ip` (iproute2) on the PATH");
             return None;
         }
         let pid = std::process::id();
@@ -65,13 +70,16 @@ impl VethPair {
                 format!("02:00:00:{:02x}:{:02x}:0b", pid & 0xff, (pid >> 8) & 0xff),
             ],
         };
-        for ns in &pair.ns {
+        for (k, ns) in pair.ns.iter().enumerate() {
             let out = ip(&["netns", "add", ns]);
             if !out.status.success() {
-                eprintln!(
-                    "skipping: cannot create a network namespace: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                if k > 0 {
+                    ip(&["netns", "del", &pair.ns[0]]);
+                }
+                ndnlab_testkit::skip(format!(
+                    "cannot create a network namespace: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
                 return None;
             }
         }
@@ -310,8 +318,12 @@ fn malformed_frames_are_dropped_and_counted() {
     let Some(veth) = VethPair::create("x") else {
         return;
     };
-    if Command::new("python3").arg("-V").output().is_err() {
-        eprintln!("skipping: no python3 to send raw frames with");
+    if !Command::new("python3")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        ndnlab_testkit::skip("no python3 to send raw frames with");
         return;
     }
     let b = veth.fwd_with_metrics(1, "ethxb");
@@ -335,7 +347,7 @@ fn malformed_frames_are_dropped_and_counted() {
         dev = veth.dev[0],
     );
     if veth.python(0, &send).is_none() {
-        eprintln!("skipping: python3 does not run in the namespace");
+        ndnlab_testkit::skip("python3 does not run in the namespace");
         return;
     }
     let metrics = |want: &[&str]| -> String {

@@ -6,15 +6,15 @@
 
 use crate::ndnlab;
 
-/// Whether NFD is there; prints why the test is skipped when not.
-fn have_nfd(test: &str) -> bool {
+/// Whether NFD is there; says why the test is skipped when not.
+fn have_nfd() -> bool {
     if std::env::var_os("NDNLAB_NFD").is_some() {
         return true;
     }
     let on_path = std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("nfd").is_file()));
     if !on_path {
-        eprintln!("{test}: skipped: no `nfd` on the PATH and NDNLAB_NFD is not set");
+        ndnlab_testkit::skip("no `nfd` on the PATH and NDNLAB_NFD is not set");
     }
     on_path
 }
@@ -96,7 +96,7 @@ fn assert_carried(summary: &serde_json::Value, out: &std::path::Path, point: usi
 
 #[test]
 fn a_line_of_three_nfds_carries_data() {
-    if !have_nfd("a_line_of_three_nfds_carries_data") {
+    if !have_nfd() {
         return;
     }
     let (s, out) = run("line", &format!("{BASE}\n[forwarder]\nkind = \"nfd\"\n"));
@@ -119,7 +119,7 @@ fn a_line_of_three_nfds_carries_data() {
 
 #[test]
 fn a_mixed_line_with_emulated_delay() {
-    if !have_nfd("a_mixed_line_with_emulated_delay") {
+    if !have_nfd() {
         return;
     }
     // ndnlab fwd, NFD, ndnlab fwd: each ndnlab end emulates what it sends,
@@ -160,7 +160,7 @@ fn assert_delay(m: &serde_json::Value, delay_ms: f64) {
 
 #[test]
 fn emulated_delay_between_nfds() {
-    if !have_nfd("emulated_delay_between_nfds") {
+    if !have_nfd() {
         return;
     }
     let delay = 10.0;
@@ -178,7 +178,7 @@ fn emulated_delay_between_nfds() {
 
 #[test]
 fn kind_is_a_factor() {
-    if !have_nfd("kind_is_a_factor") {
+    if !have_nfd() {
         return;
     }
     let text = format!("{BASE}\n[factors]\n\"forwarder.kind\" = [\"ndnlab\", \"nfd\"]\n");
