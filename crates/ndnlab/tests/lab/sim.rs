@@ -1,7 +1,8 @@
 //! The `sim` runner: the same experiment and seed give byte-identical results
 //! and samples (ECDSA-signed Data over rate-limited links included: the
 //! producers sign at full length); a bad runner name is refused with the key
-//! named; nodes mark congestion.
+//! named; nodes mark congestion, and a 5 Mbit/s bottleneck bounds the content
+//! rate.
 
 use super::netns::{num, rows, run, setup};
 
@@ -62,10 +63,32 @@ fn sim_runs_are_byte_identical_for_the_same_seed() {
     }
     let rows = rows(&d.join("a"));
     assert_eq!(rows.len(), 2);
+    // Poisson arrivals at 2000/s over the 2 s window: Poisson(4000) Interests,
+    // inside its 99.9% interval (Binomial(10^6, 0.004), within 0.4% of it in
+    // variance)
+    let (lo, hi) = ndnlab_testkit::binomial_interval(1_000_000, 4000.0 / 1e6, 0.999);
     for r in &rows {
         assert_eq!(r["status"], "ok", "{r:?}");
-        assert!(num(r, "data") > 1000.0, "{r:?}");
+        let interests = num(r, "interests");
+        assert!(
+            (lo as f64..=hi as f64).contains(&interests),
+            "{interests} Interests, not in {lo}..={hi}: {r:?}"
+        );
+        assert!(num(r, "data") <= interests, "{r:?}");
+        // content bytes: 1000 per Data, 8 bits, per second of the window
+        let mbps = num(r, "data_per_sec") * 1000.0 * 8.0 / 1e6;
+        assert!(
+            (num(r, "throughput_mbps") - mbps).abs() < 1e-9,
+            "throughput_mbps is not {mbps}: {r:?}"
+        );
     }
+    // without loss every Interest of the window is answered
+    assert_eq!(
+        num(&rows[0], "data"),
+        num(&rows[0], "interests"),
+        "{:?}",
+        rows[0]
+    );
     // loss on the links shows as timeouts
     assert_eq!(num(&rows[0], "timeouts"), 0.0, "{:?}", rows[0]);
     assert!(num(&rows[1], "timeouts") > 0.0, "{:?}", rows[1]);
@@ -128,8 +151,32 @@ payload = 4000
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = rows(&d.join("out"));
     assert_eq!(rows[0]["status"], "ok", "{:?}", rows[0]);
-    assert!(num(&rows[0], "marks") > 0.0, "{:?}", rows[0]);
-    assert_eq!(num(&rows[0], "timeouts"), 0.0, "{:?}", rows[0]);
-    assert!(num(&rows[0], "pit_max") < 200.0, "{:?}", rows[0]);
+    let r = &rows[0];
+    assert!(num(r, "marks") > 0.0, "{r:?}");
+    assert_eq!(num(r, "timeouts"), 0.0, "{r:?}");
+    assert!(num(r, "pit_max") < 200.0, "{r:?}");
+    // The bottleneck: r1 -> r0 carries one Data (4000 content bytes) per frame
+    // and one per Interest (no loss); its content rate is 5 Mbit/s times the
+    // content's share of a frame's wire bytes.
+    let frames = num(r, "link_frames.r1-r0");
+    assert_eq!(frames, num(r, "link_frames.r0-r1"), "{r:?}");
+    let wire = num(r, "link_bytes.r1-r0") / frames;
+    assert!(
+        (4000.0..4200.0).contains(&wire),
+        "{wire} bytes a Data: {r:?}"
+    );
+    let goodput = 5.0 * 4000.0 / wire;
+    let window = 4.0;
+    let got = num(r, "throughput_mbps");
+    // above: no more Data arrive in the window than the link serializes in
+    // it, plus the one being received as it opens
+    let most = goodput + 4000.0 * 8.0 / window / 1e6;
+    assert!(got <= most, "{got} Mbit/s > the bottleneck's {most}: {r:?}");
+    // below: an AIMD sawtooth between W/2 and W >= the path's BDP keeps at
+    // least 3/4 of a link busy; the window's first Data wait behind the queue
+    // its warm-up left (at most link_queue_max frames of wire bytes)
+    let head = (num(r, "link_queue_max.r1-r0") + 1.0) * wire * 8.0 / 5e6;
+    let least = 0.75 * goodput * (window - head) / window;
+    assert!(got >= least, "{got} Mbit/s < {least}: {r:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
