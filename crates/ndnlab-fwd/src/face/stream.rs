@@ -427,6 +427,46 @@ mod tests {
         task.abort();
     }
 
+    #[tokio::test]
+    async fn an_emulated_face_writes_a_wake_up_after_due_not_a_tick_later() {
+        // Real time: packets offered at different phases of the millisecond tick,
+        // each read back from the pipe, against tokio's own sleep of the same
+        // delay in turns. tokio's wheel ends a sleep of whole milliseconds 1 ms
+        // late plus a wake-up (face::emu_timer); the writer's link timer ends it
+        // a wake-up late. Both share the thread and its load, so the assert is on
+        // the millisecond between the medians, with half of it as the margin.
+        let delay = std::time::Duration::from_millis(3);
+        let (face, mut r, task) = emulated_face(ndnlab_proto::emu::LinkParams {
+            delay_ns: delay.as_nanos() as u64,
+            ..Default::default()
+        });
+        let (mut face_late, mut wheel_late) = (Vec::new(), Vec::new());
+        for i in 0..40u32 {
+            std::thread::sleep(std::time::Duration::from_micros(37 * i as u64 % 1000));
+            let p = interest(i);
+            let s = std::time::Instant::now();
+            face.send_batch(out(&p));
+            let mut got = vec![0u8; p.len()];
+            r.read_exact(&mut got).await.unwrap();
+            let took = s.elapsed();
+            assert_eq!(got, p);
+            assert!(took >= delay, "written after {took:?}, before the delay");
+            face_late.push(took - delay);
+            let s = std::time::Instant::now();
+            tokio::time::sleep(delay).await;
+            wheel_late.push(s.elapsed() - delay);
+        }
+        face_late.sort();
+        wheel_late.sort();
+        let (f, w) = (face_late[20], wheel_late[20]);
+        println!("median lateness: emulated face {f:?}, tokio's sleep {w:?}");
+        assert!(
+            f + std::time::Duration::from_micros(500) < w,
+            "median lateness: emulated face {f:?}, tokio's sleep {w:?}"
+        );
+        task.abort();
+    }
+
     #[tokio::test(start_paused = true)]
     async fn loss_on_an_emulated_stream_face_drops_whole_packets() {
         let (face, mut r, task) = emulated_face(ndnlab_proto::emu::LinkParams {
