@@ -1,6 +1,6 @@
 //! Measurement helpers shared by the tools: latency histograms (hdrhistogram,
-//! microsecond resolution), their summaries, and rates. CPU time comes from
-//! `ndnlab_testkit::cpu`.
+//! microsecond resolution), their summaries, their buckets as JSON (which merge
+//! exactly), and rates. CPU time comes from `ndnlab_testkit::cpu`.
 
 use std::time::Duration;
 
@@ -35,6 +35,10 @@ impl Latency {
     }
     pub fn reset(&mut self) {
         self.h.reset();
+    }
+    /// The recorded buckets, as [`buckets`] gives them (microseconds).
+    pub fn buckets(&self) -> Vec<[u64; 2]> {
+        buckets(&self.h)
     }
     pub fn summary(&self) -> LatencySummary {
         if self.h.is_empty() {
@@ -75,6 +79,42 @@ pub struct LatencySummary {
     pub mdev_ms: f64,
 }
 
+/// A histogram's recorded buckets as `[value, count]` pairs, values
+/// increasing: `value` is the highest value equivalent to the bucket's (the
+/// tools' `--json` `*_hist_*` fields). Recorded back into a histogram of the
+/// same bounds and precision ([`add_buckets`]) each pair lands in the bucket it
+/// came from, so the histograms of intervals or processes merge exactly: the
+/// merged percentiles are those of all the samples, never a mean of
+/// percentiles.
+pub fn buckets(h: &Histogram<u64>) -> Vec<[u64; 2]> {
+    h.iter_recorded()
+        .map(|v| [v.value_iterated_to(), v.count_at_value()])
+        .collect()
+}
+
+/// Adds the `[value, count]` pairs of `pairs` (a JSON array, as [`buckets`]
+/// writes it) to `h`; returns how many samples they hold, or what is wrong
+/// with them.
+pub fn add_buckets(h: &mut Histogram<u64>, pairs: &serde_json::Value) -> Result<u64, String> {
+    let rows = pairs
+        .as_array()
+        .ok_or_else(|| format!("not an array of [value, count] pairs: {pairs}"))?;
+    let mut n = 0u64;
+    for r in rows {
+        let (v, c) = match r.as_array().map(Vec::as_slice) {
+            Some([v, c]) => (v.as_u64(), c.as_u64()),
+            _ => (None, None),
+        };
+        let (Some(v), Some(c)) = (v, c) else {
+            return Err(format!("not a [value, count] pair of integers: {r}"));
+        };
+        h.record_n(v, c)
+            .map_err(|e| format!("[{v}, {c}]: {e:?} (bounds {}..{})", h.low(), h.high()))?;
+        n += c;
+    }
+    Ok(n)
+}
+
 /// Megabits per second.
 pub fn mbps(bytes: u64, over: Duration) -> f64 {
     if over.is_zero() {
@@ -106,6 +146,36 @@ mod tests {
     #[test]
     fn empty_summary_is_zero() {
         assert_eq!(Latency::default().summary(), LatencySummary::default());
+    }
+
+    #[test]
+    fn buckets_merge_exactly() {
+        let (mut a, mut b, mut both) = (Latency::default(), Latency::default(), Latency::default());
+        for us in [1u64, 7, 999, 1001, 12_345, 12_346, 599_999_000] {
+            a.record(Duration::from_micros(us));
+            both.record(Duration::from_micros(us));
+        }
+        for us in [3u64, 7, 45_678_901] {
+            b.record(Duration::from_micros(us));
+            both.record(Duration::from_micros(us));
+        }
+        let mut merged = Latency::default();
+        let text = serde_json::json!([a.buckets(), b.buckets()]).to_string();
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(add_buckets(&mut merged.h, &back[0]), Ok(7));
+        assert_eq!(add_buckets(&mut merged.h, &back[1]), Ok(3));
+        assert_eq!(merged.buckets(), both.buckets());
+        assert_eq!(merged.summary(), both.summary());
+        for bad in [
+            "{}",
+            "[[1]]",
+            "[[1, -2]]",
+            "[[\"a\", 1]]",
+            "[[1000000000000000, 1]]",
+        ] {
+            let v: serde_json::Value = serde_json::from_str(bad).unwrap();
+            assert!(add_buckets(&mut merged.h, &v).is_err(), "{bad}");
+        }
     }
 
     #[test]

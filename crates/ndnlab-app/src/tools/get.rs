@@ -99,7 +99,8 @@ pub struct GetArgs {
     /// No progress bar, no summary.
     #[arg(short = 'q', long)]
     pub quiet: bool,
-    /// Summary as JSON.
+    /// Summary as JSON; `rtt_hist_us` holds each segment's delivery time
+    /// (its last Interest to its Data) as `[µs, count]` buckets.
     #[arg(long)]
     pub json: bool,
 }
@@ -121,6 +122,9 @@ pub struct GetSummary {
     pub rtt_min_ms: f64,
     pub rtt_avg_ms: f64,
     pub rtt_max_ms: f64,
+    /// Each segment's delivery time, from its last Interest to its Data:
+    /// `[µs, count]` buckets ([`crate::stats::buckets`]).
+    pub rtt_hist_us: Vec<[u64; 2]>,
     pub verified: bool,
     pub sha256: String,
 }
@@ -318,6 +322,9 @@ pub async fn fetch(
     let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
     let mut fetcher = Fetcher::new(args.fetch_options(), 0);
     let mut tokens: HashMap<u64, u64> = HashMap::new();
+    // each segment's last Interest, and the delivery times
+    let mut sent_at: HashMap<u64, Duration> = HashMap::new();
+    let mut delivery = crate::stats::Latency::default();
     let base = Instant::now();
     let mut segments = 0u64;
     let mut final_seen: Option<u64> = None;
@@ -341,6 +348,7 @@ pub async fn fetch(
                     .express_with(interest, Waiter::Sink { tag: req.seg, tx: tx.clone() })
                     .await?;
                 tokens.insert(req.seg, t);
+                sent_at.insert(req.seg, now);
             }
             let wake = fetcher.poll_timeout().map_or(base + Duration::from_secs(1), |t| base + t);
             tokio::select! {
@@ -374,6 +382,9 @@ pub async fn fetch(
                                     continue;
                                 }
                                 segments += 1;
+                                if let Some(t) = sent_at.remove(&seg) {
+                                    delivery.record(now.saturating_sub(t));
+                                }
                                 sink.push(seg, d.content())?;
                                 if let Some(pb) = &progress {
                                     pb.set_position(segments);
@@ -421,6 +432,7 @@ pub async fn fetch(
         rtt_min_ms: ms(fetcher.rtt().min()),
         rtt_avg_ms: ms(fetcher.rtt().mean()),
         rtt_max_ms: ms(fetcher.rtt().max()),
+        rtt_hist_us: delivery.buckets(),
         verified: verify,
         sha256: hex::encode(sha),
     })

@@ -8,12 +8,16 @@
 //! [`ServeStats`]; each record is of an Interest that arrived at a given
 //! instant, and a record given a window ([`ServeStats::set_window`]) keeps
 //! only those that arrived inside it. An interval's statistics are the
-//! difference of two snapshots ([`ServeStats::since`]).
+//! difference of two snapshots ([`ServeStats::since`]); a report carries its
+//! histograms as buckets ([`ServeStats::json`]), and the reports of several
+//! intervals or producers add up exactly ([`ServeStats::add_json`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+
+use crate::stats::{add_buckets, buckets};
 
 /// Longest time recorded, in nanoseconds (larger values are clamped).
 const MAX_NS: u64 = 60_000_000_000;
@@ -108,6 +112,34 @@ impl ServeStats {
         let _ = d.serve_ns.subtract(&earlier.serve_ns);
         d.sign_busy_ns = self.sign_busy_ns.saturating_sub(earlier.sign_busy_ns);
         d
+    }
+
+    /// The record as `--json` fields: `sign_hist_ns` and `serve_hist_ns`, the
+    /// histograms' `[nanoseconds, count]` buckets ([`buckets`]), and
+    /// `sign_busy_ns`, the signing time summed.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sign_hist_ns": buckets(&self.sign_ns),
+            "serve_hist_ns": buckets(&self.serve_ns),
+            "sign_busy_ns": self.sign_busy_ns,
+        })
+    }
+
+    /// Adds the record a report row holds (the fields of [`Self::json`]);
+    /// the error names the field.
+    pub fn add_json(&mut self, row: &serde_json::Value) -> Result<(), String> {
+        add_buckets(&mut self.sign_ns, &row["sign_hist_ns"])
+            .map_err(|e| format!("sign_hist_ns: {e}"))?;
+        add_buckets(&mut self.serve_ns, &row["serve_hist_ns"])
+            .map_err(|e| format!("serve_hist_ns: {e}"))?;
+        let busy = row["sign_busy_ns"].as_u64().ok_or_else(|| {
+            format!(
+                "sign_busy_ns: not a count of nanoseconds: {}",
+                row["sign_busy_ns"]
+            )
+        })?;
+        self.sign_busy_ns += busy;
+        Ok(())
     }
 
     /// Forgets everything recorded.
@@ -210,6 +242,34 @@ mod tests {
         // 60 µs over 0.1 s; 20 µs x 60 Data/s
         assert!((w.sign_cores - 0.0006).abs() < 1e-12, "{w:?}");
         assert!((w.sign_cores_needed - 0.0012).abs() < 1e-12, "{w:?}");
+    }
+
+    #[test]
+    fn reports_add_up_to_the_record_of_all_their_samples() {
+        let t = Instant::now();
+        let (mut a, mut b, mut all) = (
+            ServeStats::default(),
+            ServeStats::default(),
+            ServeStats::default(),
+        );
+        for (i, us) in [40u64, 41, 45, 300, 2000].into_iter().enumerate() {
+            let s = if i % 2 == 0 { &mut a } else { &mut b };
+            for r in [&mut *s, &mut all] {
+                r.record_sign(t, Duration::from_micros(us));
+                r.record_serve(t, Duration::from_micros(us + 5), 2);
+            }
+        }
+        let mut merged = ServeStats::default();
+        for s in [&a, &b] {
+            let row: serde_json::Value = serde_json::from_str(&s.json().to_string()).unwrap();
+            merged.add_json(&row).unwrap();
+        }
+        assert_eq!(merged.sign_busy_ns, 2_426_000);
+        assert_eq!(merged.summary(1.0), all.summary(1.0));
+        let e = merged
+            .add_json(&serde_json::json!({"sign_hist_ns": []}))
+            .unwrap_err();
+        assert!(e.starts_with("serve_hist_ns: "), "{e}");
     }
 
     #[test]

@@ -9,9 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use ndnlab_proto::lp::LpFields;
 use ndnlab_wire::{Data, NackReason, Name};
 
 use super::client::{nack_kind, Counts, Gauge};
+use super::window::WindowTally;
 use crate::client::burst::{BurstConn, InterestShape, TOKEN_LEN};
 use crate::pipeline::{DataVerdict, FetchOptions, Fetcher};
 use crate::tools::popularity::{unit_of, Popularity};
@@ -44,6 +47,12 @@ pub(super) struct Batched {
     pub done: Arc<AtomicBool>,
     /// `--verify`: each Data's signature is checked; failures are counted.
     pub verifier: Option<Arc<DataVerifier>>,
+    /// `--window-start`, `--window-secs`: the window's opening and length,
+    /// from the client's start; its counts are left in `window_counts` (after
+    /// the deadline the flows send nothing more and wait, up to a lifetime,
+    /// for the answers to the window's Interests).
+    pub window: Option<(Duration, Duration)>,
+    pub window_counts: Arc<Mutex<Option<Counts>>>,
 }
 
 impl Batched {
@@ -95,6 +104,10 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let mut counts = Counts::default();
     let mut published = Instant::now();
     let mut nonce: u32 = rand::random::<u32>() | 1;
+    let lifetime = Duration::from_millis(b.lifetime);
+    let mut tally = b
+        .window
+        .map(|(open, secs)| WindowTally::new(open, secs, lifetime));
     while Instant::now() < b.deadline {
         if b.count.is_some() && fetchers.iter().enumerate().all(|(f, x)| flow_done(f, x)) {
             *b.finished.lock().expect("finish lock") = Some(Instant::now());
@@ -112,6 +125,9 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
                 nonce ^= nonce >> 17;
                 nonce ^= nonce << 5;
                 conn.push_interest(&b.prefixes[prefix], seq, nonce, shape, token(f, req.seg));
+                if let Some(w) = &mut tally {
+                    w.sent((f, req.seg), now, req.retx);
+                }
             }
             let g = &b.gauges[f];
             g.in_flight.store(fetcher.in_flight() as u64, Relaxed);
@@ -132,38 +148,15 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             .saturating_duration_since(Instant::now())
             .clamp(Duration::from_micros(100), PUBLISH);
         let got = conn.poll(wait, |fields, pkt| {
-            let Some((f, seg)) = fields.pit_token.as_deref().and_then(untoken) else {
-                return;
-            };
-            let Some(fetcher) = fetchers.get_mut(f) else {
-                return;
-            };
-            let now = base.elapsed();
-            if let Some(code) = fields.nack {
-                counts.nacks += 1;
-                let _ = fetcher.on_nack(now, seg, nack_kind(NackReason::from_code(code)));
-                return;
-            }
-            let Ok(data) = Data::decode(pkt) else { return };
-            let marked = fields.congestion_mark > 0;
-            counts.marks += marked as u64;
-            let verdict = fetcher.on_data(now, seg, marked);
-            // A forged Data still answers its Interest (no retransmission storm
-            // against a forging server), but is counted as rejected, not as Data.
-            if let (DataVerdict::New { .. }, Some(v)) = (&verdict, &b.verifier) {
-                if let Err(why) = v.check(&data) {
-                    counts.rejected += 1;
-                    counts.first_rejection.get_or_insert(why);
-                    return;
-                }
-            }
-            if let DataVerdict::New { rtt } = verdict {
-                counts.data += 1;
-                counts.bytes += data.content_slice().len() as u64;
-                if let Some(rtt) = rtt {
-                    counts.rtt.record(rtt);
-                }
-            }
+            answer(
+                b,
+                &mut fetchers,
+                &mut counts,
+                &mut tally,
+                base.elapsed(),
+                fields,
+                pkt,
+            )
         })?;
         if got == 0 {
             let now = base.elapsed();
@@ -176,10 +169,91 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
         if published.elapsed() >= PUBLISH {
             publish(&fetchers, &mut last, &mut counts, &b.shared);
             published = Instant::now();
+            if let Some(w) = &mut tally {
+                w.expire(base.elapsed());
+            }
+        }
+    }
+    // the answers to the window's last Interests, within their lifetime
+    let drain_end = Instant::now() + lifetime;
+    while tally.as_ref().is_some_and(WindowTally::waiting) && Instant::now() < drain_end {
+        let wait = drain_end
+            .saturating_duration_since(Instant::now())
+            .clamp(Duration::from_micros(100), PUBLISH);
+        conn.poll(wait, |fields, pkt| {
+            answer(
+                b,
+                &mut fetchers,
+                &mut counts,
+                &mut tally,
+                base.elapsed(),
+                fields,
+                pkt,
+            )
+        })?;
+        if let Some(w) = &mut tally {
+            w.expire(base.elapsed());
         }
     }
     publish(&fetchers, &mut last, &mut counts, &b.shared);
+    if let Some(w) = tally {
+        *b.window_counts.lock().expect("window lock") = Some(w.finish());
+    }
     Ok(())
+}
+
+/// A Data or Nack `pkt` (with its link fields) that arrived at `now`: to its
+/// flow's pipeline, the interval's counts and the window's.
+fn answer(
+    b: &Batched,
+    fetchers: &mut [Fetcher],
+    counts: &mut Counts,
+    tally: &mut Option<WindowTally>,
+    now: Duration,
+    fields: LpFields,
+    pkt: Bytes,
+) {
+    let Some((f, seg)) = fields.pit_token.as_deref().and_then(untoken) else {
+        return;
+    };
+    let Some(fetcher) = fetchers.get_mut(f) else {
+        return;
+    };
+    if let Some(code) = fields.nack {
+        counts.nacks += 1;
+        if let Some(w) = tally {
+            w.nack((f, seg));
+        }
+        let _ = fetcher.on_nack(now, seg, nack_kind(NackReason::from_code(code)));
+        return;
+    }
+    let Ok(data) = Data::decode(pkt) else { return };
+    let marked = fields.congestion_mark > 0;
+    counts.marks += marked as u64;
+    let verdict = fetcher.on_data(now, seg, marked);
+    // A forged Data still answers its Interest (no retransmission storm
+    // against a forging server), but is counted as rejected, not as Data.
+    if let (DataVerdict::New { .. }, Some(v)) = (&verdict, &b.verifier) {
+        if let Err(why) = v.check(&data) {
+            counts.rejected += 1;
+            counts.first_rejection.get_or_insert(why);
+            if let Some(w) = tally {
+                w.rejected((f, seg));
+            }
+            return;
+        }
+    }
+    if let DataVerdict::New { rtt } = verdict {
+        let bytes = data.content_slice().len() as u64;
+        counts.data += 1;
+        counts.bytes += bytes;
+        if let Some(rtt) = rtt {
+            counts.rtt.record(rtt);
+        }
+        if let Some(w) = tally {
+            w.data((f, seg), now, bytes, marked);
+        }
+    }
 }
 
 /// Adds what happened since the last call to the reporter's counts.

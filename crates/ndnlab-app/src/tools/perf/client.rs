@@ -1,4 +1,12 @@
 //! `ndnlab perf client`: one windowed pipeline per flow, periodic reports.
+//!
+//! An interval's row counts what happened in it (a Data may answer an Interest
+//! of the interval before); its round-trip times are Karn's (no retransmitted
+//! segment). With `--window-start` and `--window-secs` the client also counts
+//! the Interests it sent inside that window and their outcomes, whenever they
+//! come ([`super::window`]), and reports them in a `window` row. With `--json`
+//! every row carries its round-trip histogram as `rtt_hist_us`: `[µs, count]`
+//! buckets ([`crate::stats::buckets`]) that add up exactly over rows.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -82,7 +90,18 @@ pub struct ClientArgs {
     /// certificate file, binary or base64); implies --verify.
     #[arg(long, value_name = "CERTFILE")]
     pub trust_anchor: Option<std::path::PathBuf>,
-    /// One JSON object per interval, then a summary.
+    /// Count the Interests sent from S seconds after the client's start
+    /// (its first Interest) for --window-secs, each with its outcome whenever
+    /// it comes, and report them (a `window` row with --json); the client then
+    /// stops sending at --duration and waits, up to a lifetime, for the
+    /// answers to the window's Interests.
+    #[arg(long, value_name = "S", requires = "window_secs")]
+    pub window_start: Option<f64>,
+    /// The length of that window, in seconds.
+    #[arg(long, value_name = "S", requires = "window_start")]
+    pub window_secs: Option<f64>,
+    /// One JSON object per interval, then the window's (with --window-start),
+    /// then a summary; each with its round-trip histogram, `rtt_hist_us`.
     #[arg(long)]
     pub json: bool,
 }
@@ -146,6 +165,20 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         args.interval > 0.0 && args.duration > 0.0,
         "--interval and --duration must be positive"
     );
+    let window = match (args.window_start, args.window_secs) {
+        (Some(start), Some(secs)) => {
+            anyhow::ensure!(
+                start >= 0.0 && secs > 0.0 && (start + secs).is_finite(),
+                "--window-start must not be negative and --window-secs must be positive"
+            );
+            Some((
+                Duration::from_secs_f64(start),
+                Duration::from_secs_f64(secs),
+            ))
+        }
+        _ => None,
+    };
+    let window_counts = Arc::new(Mutex::new(None));
     let uri = args.connect.uri()?;
     let verifier_on = args.verify || args.trust_anchor.is_some();
     let kind = match args.cc.as_deref() {
@@ -194,6 +227,8 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         deadline,
         done: done.clone(),
         verifier,
+        window,
+        window_counts: window_counts.clone(),
     };
     let driver = std::thread::Builder::new()
         .name("perf-client".into())
@@ -270,6 +305,26 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     }
     let rest = std::mem::take(&mut *shared.lock().expect("stats lock"));
     total.add(&rest);
+    let counted = window_counts.lock().expect("window lock").take();
+    if let (Some(w), Some((open, secs))) = (&counted, window) {
+        let limit = format!(
+            "Interests sent from {:.3} s for {:.3} s",
+            open.as_secs_f64(),
+            secs.as_secs_f64()
+        );
+        let mut row = row_json("window", (open + secs).as_secs_f64(), secs, w, 0.0, &limit);
+        row["window_start_s"] = open.as_secs_f64().into();
+        row["window_secs"] = secs.as_secs_f64().into();
+        if args.json {
+            print_json(&row);
+        } else {
+            let s = w.rtt.summary();
+            println!(
+                "--- window: {limit}: {} Interests, {} Data, {} Nacks, {} timeouts; rtt p50/p99 = {:.3}/{:.3} ms",
+                w.sent, w.data, w.nacks, w.timeouts, s.p50_ms, s.p99_ms
+            );
+        }
+    }
     let elapsed = start.elapsed();
     let cpu_pct = cpu::process_time().as_secs_f64() / elapsed.as_secs_f64() * 100.0;
     let limit = ctx.limit(&total, &gauges, cpu_pct, true);
@@ -376,7 +431,7 @@ fn row_json(
         "data": c.data, "bytes": c.bytes, "interests": c.sent, "retransmissions": c.retx,
         "rtt_mean_ms": s.mean_ms, "rtt_p50_ms": s.p50_ms, "rtt_p99_ms": s.p99_ms,
         "loss_percent": loss(c), "timeouts": c.timeouts, "nacks": c.nacks, "marks": c.marks,
-        "rejected": c.rejected,
+        "rejected": c.rejected, "rtt_hist_us": c.rtt.buckets(),
         "cpu_percent": cpu_pct, "limit": limit,
     })
 }

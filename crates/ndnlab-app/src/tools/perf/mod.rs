@@ -10,6 +10,7 @@ pub mod answer;
 mod batched;
 pub mod client;
 pub mod server;
+mod window;
 
 /// Default prefix of both sides.
 pub const DEFAULT_PREFIX: &str = "/ndnlab/perf";

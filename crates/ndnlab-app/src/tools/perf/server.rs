@@ -1,7 +1,11 @@
 //! `ndnlab perf server`: answers every Interest under the prefix with fresh
 //! signed Data from a signing pool (or from pre-signed Data with `--cache`),
 //! and reports per interval what limits it, its signing time per Data and its
-//! time from Interest in to Data out (mean, median, 99th percentile).
+//! time from Interest in to Data out (mean, median, 99th percentile). With
+//! `--json` each row also carries the histograms those come from
+//! (`sign_hist_ns`, `serve_hist_ns`: `[nanoseconds, count]` buckets, 2
+//! significant digits) and `sign_busy_ns`, so rows add up exactly
+//! ([`ServeStats::add_json`]).
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
@@ -57,7 +61,9 @@ pub struct ServerArgs {
     /// Stop after this many seconds (default: run until interrupted).
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
-    /// One JSON object per interval, then a summary.
+    /// One JSON object per interval, then a summary; each with its signing
+    /// and serving histograms (`sign_hist_ns`, `serve_hist_ns`: `[ns, count]`
+    /// buckets) and `sign_busy_ns`.
     #[arg(long)]
     pub json: bool,
 }
@@ -182,7 +188,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
         let s = snap();
         let cur_stats = take();
         let mut r = Row::new(&prev, &s, dt, args.payload, args.threads);
-        r.serve = cur_stats.since(&prev_stats).summary(dt.as_secs_f64());
+        r.recorded = cur_stats.since(&prev_stats);
+        r.serve = r.recorded.summary(dt.as_secs_f64());
         r.secs = dt.as_secs_f64();
         prev = s;
         prev_stats = cur_stats;
@@ -201,7 +208,8 @@ pub async fn run(args: ServerArgs) -> anyhow::Result<()> {
     }
     let mut total = Row::new(&first, &prev, start.elapsed(), args.payload, args.threads);
     total.secs = start.elapsed().as_secs_f64();
-    total.serve = prev_stats.since(&first_stats).summary(total.secs);
+    total.recorded = prev_stats.since(&first_stats);
+    total.serve = total.recorded.summary(total.secs);
     if args.json {
         print_json(&total.json("summary", start.elapsed().as_secs_f64()));
     } else {
@@ -230,6 +238,8 @@ struct Row {
     secs: f64,
     /// Signing and serving times over the row.
     serve: ServeSummary,
+    /// What they are computed from.
+    recorded: ServeStats,
 }
 
 impl Row {
@@ -255,6 +265,7 @@ impl Row {
             hits: b.hits - a.hits,
             secs,
             serve: ServeSummary::default(),
+            recorded: ServeStats::default(),
         }
     }
 
@@ -303,7 +314,7 @@ impl Row {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         let s = &self.serve;
-        json!({
+        let mut v = json!({
             "interval_s": self.secs, "at_unix_s": at_unix_s, "signed": s.signed,
             "sign_us_mean": s.sign_mean_us, "sign_us_p50": s.sign_p50_us, "sign_us_p99": s.sign_p99_us,
             "sign_cores": s.sign_cores, "served": s.served, "serve_us_mean": s.serve_mean_us,
@@ -312,7 +323,11 @@ impl Row {
             "mbps": self.mbps, "sign_us_per_packet": self.sign_us, "sign_busy": self.sign_busy,
             "sign_threads": self.threads, "cpu_percent": self.cpu_pct, "drops": self.drops,
             "cache_hits": self.hits, "limit": self.limit(),
-        })
+        });
+        if let (Some(v), serde_json::Value::Object(h)) = (v.as_object_mut(), self.recorded.json()) {
+            v.extend(h);
+        }
+        v
     }
 }
 

@@ -1,4 +1,10 @@
 //! `ndnlab traffic client`: open-loop Interests; per-pattern outcomes.
+//!
+//! Every count is of the Interests sent after `--warmup`, with their outcomes
+//! whenever they come (the client waits a lifetime for the last). With
+//! `--json`, each pattern's row and the summary carry the delivery-time
+//! histogram, `delivery_hist_us`: `[µs, count]` buckets
+//! ([`crate::stats::buckets`]) that add up exactly over patterns and clients.
 
 use std::time::{Duration, Instant};
 
@@ -50,7 +56,8 @@ pub struct ClientArgs {
     /// RNG seed (default: random).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Per-pattern statistics as JSON.
+    /// Per-pattern statistics as JSON, then a summary; each with its
+    /// delivery-time histogram, `delivery_hist_us` (`[µs, count]` buckets).
     #[arg(long)]
     pub json: bool,
     /// No table.
@@ -74,6 +81,8 @@ pub struct PatternStats {
     pub delivery_p50_ms: f64,
     pub delivery_p99_ms: f64,
     pub delivery_max_ms: f64,
+    /// The delivery times' histogram: `[µs, count]` buckets.
+    pub delivery_hist_us: Vec<[u64; 2]>,
 }
 
 struct Acc {
@@ -231,6 +240,7 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
                 delivery_p50_ms: s.p50_ms,
                 delivery_p99_ms: s.p99_ms,
                 delivery_max_ms: s.max_ms,
+                delivery_hist_us: a.delivery.buckets(),
             }
         })
         .collect();
@@ -241,12 +251,17 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
             print_json(&v);
         }
         let sum = |f: fn(&PatternStats) -> u64| stats.iter().map(f).sum::<u64>();
+        let mut all = Latency::default();
+        for a in &acc {
+            all.merge(&a.delivery);
+        }
         print_json(&serde_json::json!({
             "type": "summary", "seed": seed, "arrival": args.arrival, "rate": args.rate,
             "sent": sent - uncounted, "satisfied": sum(|s| s.satisfied),
             "nacked": sum(|s| s.nacked), "timeouts": sum(|s| s.timeouts),
             "bytes": sum(|s| s.bytes), "warmup_sent": uncounted,
             "time_s": elapsed.as_secs_f64(), "unanswered_at_exit": sent - done,
+            "delivery_hist_us": all.buckets(),
         }));
     } else if !args.quiet {
         println!(
