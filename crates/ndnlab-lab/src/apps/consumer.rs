@@ -26,6 +26,9 @@ use rand::{Rng, SeedableRng};
 use super::{ConsumerStats, Epoch, Names, Nanos, Span, SWEEP};
 use crate::experiment::AppSpec;
 
+#[cfg(test)]
+mod tests;
+
 /// How many Interests may be in flight.
 enum Limit {
     Fixed(usize),

@@ -446,8 +446,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         true,
         &mut m,
     );
-    let pit_max = pit_rows.iter().map(|r| r.2).max().unwrap_or(0);
-    m.insert("pit_max".into(), pit_max as f64);
+    super::summary::pit_max(pit_rows.iter().map(|r| r.2), &mut m);
     let mut reports = Vec::new();
     for d in daemons.values() {
         reports.extend(d.shared().query_shards().await);
@@ -456,16 +455,11 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         .iter()
         .map(|r| ndnlab_fwd::verify::counts(&r.counters));
     super::verify_metrics(plan, counts, &mut m);
-    m.insert(
-        "cpu_cores".into(),
-        (cpu_close.saturating_sub(cpu_open)).as_secs_f64() / measured,
-    );
+    let spent = |a: Duration, b: Duration| b.saturating_sub(a).as_secs_f64();
+    super::summary::cpu_cores(None, spent(cpu_open, cpu_close), measured, &mut m);
     for (name, close) in &owned_close {
         let open = owned_open.get(name).copied().unwrap_or_default();
-        m.insert(
-            format!("cpu_cores.{name}"),
-            close.saturating_sub(open).as_secs_f64() / measured,
-        );
+        super::summary::cpu_cores(Some(name), spent(open, *close), measured, &mut m);
     }
     // what answers the Interests that arrived in the window
     super::summary::producers(

@@ -1,8 +1,19 @@
 //! What every runner reports about its consumers and its forwarders: the
 //! metrics of [`super::METRICS`] that come from the applications' stats
-//! (consumers' deliveries, producers' signing and serving times) and from the
-//! forwarders' counters.
+//! (consumers' deliveries, producers' signing and serving times), from the
+//! forwarders' counters and from the CPU clocks. Every runner computes them
+//! here, from counts of the Interests sent inside the measurement window
+//! ([`ConsumerStats`]) and the window's length in seconds.
+//!
+//! Delivery-time statistics are exact, from the raw samples, when every
+//! consumer kept all of its own (up to [`crate::apps::MAX_SAMPLES`] each:
+//! `inproc`, `sim`); otherwise they come from the consumers' histograms
+//! merged (the tools' reports under `processes` and `netns`: 3 significant
+//! digits, each value reported as the top of its bucket, at most 0.1% above
+//! it). Percentiles are nearest-rank either way (the `ceil(q n)`-th smallest
+//! sample, as hdrhistogram ranks them), never a mean of percentiles.
 
+use hdrhistogram::Histogram;
 use ndnlab_app::tools::serve_stats::ServeSummary;
 
 use crate::apps::ConsumerStats;
@@ -93,13 +104,64 @@ pub fn consumers<'a>(
         "throughput_mbps".into(),
         total.bytes as f64 * 8.0 / measured / 1e6,
     );
-    if total.data > 0 {
-        let h = &total.delay_us;
-        m.insert("delay_mean_us".into(), h.mean());
-        m.insert("delay_p50_us".into(), h.value_at_quantile(0.5) as f64);
-        m.insert("delay_p99_us".into(), h.value_at_quantile(0.99) as f64);
+    if let Some((mean, p50, p99)) = delays(&consumers, &total.delay_us) {
+        m.insert("delay_mean_us".into(), mean);
+        m.insert("delay_p50_us".into(), p50);
+        m.insert("delay_p99_us".into(), p99);
     }
     delay_rows
+}
+
+/// The `ceil(q n)`-th smallest of `sorted` (at least the first), as
+/// hdrhistogram's `value_at_quantile` ranks them; None when empty.
+pub fn nearest_rank(sorted: &[u64], q: f64) -> Option<u64> {
+    let rank = (q.min(1.0) * sorted.len() as f64).ceil() as usize;
+    sorted.get(rank.clamp(1, sorted.len().max(1)) - 1).copied()
+}
+
+/// (mean, p50, p99) of the delivery times in µs: from every consumer's raw
+/// samples when each kept all of them, else from `merged`, their histograms
+/// added up; None without a Data.
+fn delays(
+    consumers: &[(&str, &ConsumerStats)],
+    merged: &Histogram<u64>,
+) -> Option<(f64, f64, f64)> {
+    let complete = consumers
+        .iter()
+        .all(|(_, s)| s.samples.len() as u64 == s.data);
+    if complete {
+        let mut all: Vec<u64> = consumers
+            .iter()
+            .flat_map(|(_, s)| s.samples.iter().map(|&(_, us)| us))
+            .collect();
+        all.sort_unstable();
+        let mean = all.iter().sum::<u64>() as f64 / all.len().max(1) as f64;
+        return Some((
+            mean,
+            nearest_rank(&all, 0.5)? as f64,
+            nearest_rank(&all, 0.99)? as f64,
+        ));
+    }
+    if merged.is_empty() {
+        return None;
+    }
+    Some((
+        merged.mean(),
+        merged.value_at_quantile(0.5) as f64,
+        merged.value_at_quantile(0.99) as f64,
+    ))
+}
+
+/// Adds `cpu_cores` (`name` None: the whole runner) or `cpu_cores.<name>`:
+/// `seconds` of CPU spent in the window per second of it (`measured`).
+pub fn cpu_cores(name: Option<&str>, seconds: f64, measured: f64, m: &mut Metrics) {
+    let key = name.map_or_else(|| "cpu_cores".to_string(), |n| format!("cpu_cores.{n}"));
+    m.insert(key, seconds / measured);
+}
+
+/// Adds `pit_max`: the largest of the PIT sizes sampled (0 without one).
+pub fn pit_max(sizes: impl Iterator<Item = usize>, m: &mut Metrics) {
+    m.insert("pit_max".into(), sizes.max().unwrap_or(0) as f64);
 }
 
 /// One forwarder's counter increments over the measured window.
@@ -163,46 +225,4 @@ pub fn producers<'a>(producers: impl Iterator<Item = (&'a str, ServeSummary)>, m
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn producer_metrics_are_named_per_app_and_node() {
-        let signing = ServeSummary {
-            signed: 10,
-            served: 12,
-            sign_mean_us: 40.0,
-            sign_p50_us: 39.0,
-            sign_p99_us: 80.0,
-            serve_mean_us: 60.0,
-            serve_p50_us: 55.0,
-            serve_p99_us: 120.0,
-            sign_cores: 0.2,
-            sign_cores_needed: 0.24,
-        };
-        let repository = ServeSummary {
-            served: 5,
-            serve_mean_us: 3.0,
-            ..Default::default()
-        };
-        let mut m = Metrics::new();
-        producers(
-            [
-                ("server@r0", signing),
-                ("repo@r1", repository),
-                ("idle@r2", ServeSummary::default()),
-            ]
-            .into_iter(),
-            &mut m,
-        );
-        assert_eq!(m["sign_mean_us.server@r0"], 40.0);
-        assert_eq!(m["sign_p99_us.server@r0"], 80.0);
-        assert_eq!(m["sign_cores_needed.server@r0"], 0.24);
-        assert_eq!(m["serve_p50_us.server@r0"], 55.0);
-        assert_eq!(m["serve_mean_us.repo@r1"], 3.0);
-        assert!(!m.contains_key("sign_mean_us.repo@r1"));
-        assert!(!m.keys().any(|k| k.ends_with("idle@r2")));
-        // 5 signing and 3 serving metrics, and the repository's 3
-        assert_eq!(m.len(), 11);
-    }
-}
+mod tests;

@@ -6,7 +6,7 @@
 //! | `producer` | `ndnlab perf server` |
 //! | `repository` | `ndnlab perf server --cache` (each content signed once, then served from memory) |
 //! | `put` | `ndnlab put --data-version 1` of the object [`crate::apps::producer::object`] |
-//! | `consumer`, `pattern = "window"` | `ndnlab perf client --names --zipf` (one `--prefix` per place of `from`) |
+//! | `consumer`, `pattern = "window"` | `ndnlab perf client --names --zipf --window-start --window-secs` (one `--prefix` per place of `from`) |
 //! | `consumer`, rate patterns | `ndnlab traffic client --warmup` (one `--pattern` per place of `from`) |
 //! | `ping` | `ndnlab ping --start-seq` |
 //! | `get` | `ndnlab get PREFIX/v=1` |
@@ -198,6 +198,15 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
                 .args(["--zipf", &a.zipf.to_string()])
                 .args(["--seed", &l.seed.to_string()])
                 .args(["--interval", "0.1", "--json"]);
+            // the window on the client's clock: it counts the Interests sent
+            // inside it, with their answers whenever they come
+            let open = if starts_at_window(a) {
+                0.0
+            } else {
+                exp.warmup_s
+            };
+            cmd.args(["--window-start", &open.to_string()])
+                .args(["--window-secs", &exp.duration_s.to_string()]);
             if a.count > 0 {
                 cmd.args(["--count", &a.count.to_string()]);
             }

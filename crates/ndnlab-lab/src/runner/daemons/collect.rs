@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use ndnlab_app::client::blocking::BlockingClient;
-use ndnlab_app::tools::serve_stats::ServeSummary;
+use ndnlab_app::tools::serve_stats::{ServeStats, ServeSummary};
 use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind};
 
 use super::Children;
@@ -59,8 +59,8 @@ pub(super) fn cpu_of(children: &Children) -> BTreeMap<String, f64> {
 
 /// Adds the producers' signing and serving metrics from the interval reports
 /// `ndnlab perf server --json` printed to `<app>@<node>.json`: the intervals
-/// that end inside the window (`open`..`close`, Unix seconds), their times
-/// weighted by the Data of each interval (as the consumers' delivery times).
+/// whose middle lies inside the window (`open`..`close`, Unix seconds), their
+/// histograms and signing time added up ([`window_summary`]).
 pub(super) fn producer_metrics(
     m: &mut Metrics,
     producers: &[String],
@@ -76,57 +76,42 @@ pub(super) fn producer_metrics(
             .filter_map(|l| serde_json::from_str(l).ok())
             .filter(|r: &serde_json::Value| r["type"] == "interval")
             .collect();
-        let s = window_summary(&rows, open, close);
+        let s = window_summary(&rows, open, close).map_err(|e| {
+            anyhow::anyhow!(
+                "producer {name}: {e} in its report (see {})",
+                path.display()
+            )
+        })?;
         super::super::summary::producers(std::iter::once((name.as_str(), s)), m);
     }
     Ok(())
 }
 
-/// The window's statistics from interval rows: counts and busy time summed,
-/// means exact, percentiles the count-weighted means of the intervals'.
-fn window_summary(rows: &[serde_json::Value], open: f64, close: f64) -> ServeSummary {
+/// The window's statistics from interval rows: the rows whose middle lies in
+/// `[open, close)`, their histograms merged and their signing time summed
+/// ([`ServeStats::add_json`]), over the seconds they cover; percentiles of the
+/// merged histograms, as [`ServeStats::summary`] computes them under `inproc`.
+fn window_summary(
+    rows: &[serde_json::Value],
+    open: f64,
+    close: f64,
+) -> Result<ServeSummary, String> {
     let f = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(0.0);
-    let mut s = ServeSummary::default();
-    let (mut secs, mut busy) = (0.0, 0.0);
-    let (mut sign, mut serve) = ([0.0; 3], [0.0; 3]);
+    let mut s = ServeStats::default();
+    let mut secs = 0.0;
     for r in rows {
-        // an interval counts when most of it lies inside the window
         let mid = f(r, "at_unix_s") - f(r, "interval_s") / 2.0;
         if mid < open || mid >= close {
             continue;
         }
-        let (signed, served) = (f(r, "signed"), f(r, "served"));
-        s.signed += signed as u64;
-        s.served += served as u64;
+        s.add_json(r)
+            .map_err(|e| format!("the row at {}: {e}", f(r, "time_s")))?;
         secs += f(r, "interval_s");
-        busy += f(r, "sign_cores") * f(r, "interval_s");
-        for (i, k) in ["sign_us_mean", "sign_us_p50", "sign_us_p99"]
-            .iter()
-            .enumerate()
-        {
-            sign[i] += signed * f(r, k);
-        }
-        for (i, k) in ["serve_us_mean", "serve_us_p50", "serve_us_p99"]
-            .iter()
-            .enumerate()
-        {
-            serve[i] += served * f(r, k);
-        }
     }
-    if s.signed > 0 {
-        let n = s.signed as f64;
-        (s.sign_mean_us, s.sign_p50_us, s.sign_p99_us) = (sign[0] / n, sign[1] / n, sign[2] / n);
+    if secs == 0.0 {
+        return Ok(ServeSummary::default());
     }
-    if s.served > 0 {
-        let n = s.served as f64;
-        (s.serve_mean_us, s.serve_p50_us, s.serve_p99_us) =
-            (serve[0] / n, serve[1] / n, serve[2] / n);
-    }
-    if secs > 0.0 {
-        s.sign_cores = busy / secs;
-        s.sign_cores_needed = s.sign_mean_us / 1e6 * s.served as f64 / secs;
-    }
-    s
+    Ok(s.summary(secs))
 }
 
 /// Writes `samples/faces/<run_id>.csv`: every face of every node with its
@@ -172,41 +157,97 @@ pub(super) fn write_faces(
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::{Duration, Instant};
 
-    fn row(
-        at: f64,
-        signed: u64,
-        mean: f64,
-        p99: f64,
-        served: u64,
-        serve: f64,
-    ) -> serde_json::Value {
-        json!({"type": "interval", "interval_s": 0.1, "at_unix_s": at, "signed": signed,
-               "sign_us_mean": mean, "sign_us_p50": mean, "sign_us_p99": p99,
-               "sign_cores": signed as f64 * mean / 1e6 / 0.1, "served": served,
-               "serve_us_mean": serve, "serve_us_p50": serve, "serve_us_p99": 2.0 * serve})
+    /// A `perf server` row of 0.1 s ending at `at`: `signed` signatures of
+    /// `sign_us` µs, `served` Data of `serve_us` µs.
+    fn row(at: f64, recs: &[(u64, u64, u64, u64)]) -> serde_json::Value {
+        let mut s = ServeStats::default();
+        let t = Instant::now();
+        for &(signed, sign_us, served, serve_us) in recs {
+            for _ in 0..signed {
+                s.record_sign(t, Duration::from_micros(sign_us));
+            }
+            s.record_serve(t, Duration::from_micros(serve_us), served);
+        }
+        let mut r = json!({"type": "interval", "interval_s": 0.1, "at_unix_s": at, "time_s": at});
+        if let (Some(r), serde_json::Value::Object(h)) = (r.as_object_mut(), s.json()) {
+            r.extend(h);
+        }
+        r
+    }
+
+    /// What a producer's histogram reports for `us`: the highest value of its
+    /// bucket (2 significant digits), in µs.
+    fn reported(us: u64) -> f64 {
+        ServeStats::default().sign_ns.highest_equivalent(us * 1000) as f64 / 1e3
     }
 
     #[test]
-    fn producer_window_weights_intervals_by_their_data() {
+    fn producer_window_merges_the_intervals_histograms() {
         // window 100.0 .. 100.2: the rows ending at 100.1 and 100.2 count;
         // 100.0 (mostly before) and 100.3 (after) do not
         let rows = [
-            row(100.0, 999, 1000.0, 1000.0, 999, 1000.0),
-            row(100.1, 1000, 40.0, 60.0, 1000, 50.0),
-            row(100.2, 3000, 20.0, 30.0, 3000, 30.0),
-            row(100.3, 999, 1000.0, 1000.0, 999, 1000.0),
+            row(100.0, &[(999, 1000, 999, 1000)]),
+            // 100 signatures: 98 of 40 µs, 2 of 1000 µs; its p99 is 1000 µs
+            row(100.1, &[(98, 40, 98, 50), (2, 1000, 2, 2000)]),
+            // 100 of 20 µs: its p99 20 µs
+            row(100.2, &[(100, 20, 100, 30)]),
+            row(100.3, &[(999, 1000, 999, 1000)]),
         ];
-        let s = window_summary(&rows, 100.0, 100.2);
-        assert_eq!((s.signed, s.served), (4000, 4000));
-        // (1000 * 40 + 3000 * 20) / 4000 = 25 µs; p99 (1000 * 60 + 3000 * 30) / 4000
-        assert!((s.sign_mean_us - 25.0).abs() < 1e-9, "{s:?}");
-        assert!((s.sign_p99_us - 37.5).abs() < 1e-9, "{s:?}");
-        assert!((s.serve_mean_us - 35.0).abs() < 1e-9, "{s:?}");
-        assert!((s.serve_p99_us - 70.0).abs() < 1e-9, "{s:?}");
-        // busy: 40 ms + 60 ms over 0.2 s; needed: 25 µs x 20,000 Data/s
-        assert!((s.sign_cores - 0.5).abs() < 1e-9, "{s:?}");
-        assert!((s.sign_cores_needed - 0.5).abs() < 1e-9, "{s:?}");
-        assert_eq!(window_summary(&rows, 200.0, 201.0), ServeSummary::default());
+        let s = window_summary(&rows, 100.0, 100.2).unwrap();
+        assert_eq!((s.signed, s.served), (200, 200));
+        // (98 * 40 + 2 * 1000 + 100 * 20) / 200 = 39.6 µs (summed, exact)
+        assert!((s.sign_mean_us - 39.6).abs() < 1e-9, "{s:?}");
+        // the merged 99th percentile: sample 198 of the 200 sorted is 40 µs
+        // (the two of 1000 µs are the 199th and 200th), reported as its
+        // bucket's top, 40.191 µs; the mean of the two intervals' p99 would
+        // be (1000 + 20) / 2 = 510 µs
+        assert_eq!(reported(40), 40.191);
+        assert_eq!(s.sign_p99_us, reported(40), "{s:?}");
+        // the median, sample 100: 20 µs
+        assert_eq!(s.sign_p50_us, reported(20), "{s:?}");
+        // serving: 100 of 30, 98 of 50, 2 of 2000 µs
+        assert_eq!(s.serve_p99_us, reported(50), "{s:?}");
+        assert_eq!(s.serve_p50_us, reported(30), "{s:?}");
+        // busy 7.92 ms over 0.2 s; needed: 39.6 µs x 1000 Data/s
+        assert!((s.sign_cores - 0.0396).abs() < 1e-12, "{s:?}");
+        assert!((s.sign_cores_needed - 0.0396).abs() < 1e-12, "{s:?}");
+        assert_eq!(
+            window_summary(&rows, 200.0, 201.0).unwrap(),
+            ServeSummary::default()
+        );
+        let mut bad = rows[1].clone();
+        bad["serve_hist_ns"] = json!("x");
+        let e = window_summary(&[bad], 100.0, 100.2).unwrap_err();
+        assert!(e.contains("100.1") && e.contains("serve_hist_ns"), "{e}");
+    }
+
+    #[test]
+    fn two_producers_are_summarized_apart() {
+        // each producer's intervals make its own metrics
+        let a = [
+            row(10.1, &[(10, 10, 10, 15)]),
+            row(10.2, &[(10, 30, 10, 35)]),
+        ];
+        let b = [row(10.15, &[(40, 100, 40, 100)])];
+        let mut m = Metrics::new();
+        for (name, rows) in [("p@a", &a[..]), ("p@b", &b[..])] {
+            let s = window_summary(rows, 10.0, 10.2).unwrap();
+            crate::runner::summary::producers(std::iter::once((name, s)), &mut m);
+        }
+        // p@a: 20 signatures, mean 20 µs, over 0.2 s: 400 µs busy
+        assert!((m["sign_mean_us.p@a"] - 20.0).abs() < 1e-9, "{m:?}");
+        assert_eq!(m["sign_p50_us.p@a"], reported(10));
+        assert_eq!(m["sign_p99_us.p@a"], reported(30));
+        assert!((m["sign_cores.p@a"] - 0.002).abs() < 1e-12, "{m:?}");
+        // 20 µs x 100 Data/s
+        assert!((m["sign_cores_needed.p@a"] - 0.002).abs() < 1e-12, "{m:?}");
+        assert_eq!(m["serve_p99_us.p@a"], reported(35));
+        // p@b: 40 of 100 µs over 0.1 s
+        assert!((m["sign_mean_us.p@b"] - 100.0).abs() < 1e-9, "{m:?}");
+        assert!((m["sign_cores.p@b"] - 0.04).abs() < 1e-12, "{m:?}");
+        assert_eq!(m["serve_p50_us.p@b"], reported(100));
+        assert_eq!(m.len(), 16);
     }
 }

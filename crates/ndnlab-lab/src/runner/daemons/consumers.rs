@@ -1,22 +1,24 @@
 //! What a daemon run reads back from its consumers: the reports the app
 //! processes print (`--json`), turned into the [`ConsumerStats`] of the
 //! measurement window that every runner reports from
-//! ([`crate::runner::summary::consumers`]).
+//! ([`crate::runner::summary::consumers`], which computes every consumer
+//! metric). Each tool counts the Interests it sent inside the window (the
+//! experiment's `duration_s`, on the tool's own clock from its start), with
+//! their outcomes whenever they come, and gives its delivery times as a
+//! histogram's buckets, which add up exactly:
 //!
-//! - `perf client`: its interval rows after the warm-up (an interval's
-//!   outcomes, one per Interest: Data, Nack, timeout), and with a count the
-//!   summary's `finished_s`;
-//! - `traffic client`: its summary (the warm-up left out by `--warmup`), and
-//!   its per-pattern delivery times; with a count its `time_s`;
+//! - `perf client --window-start --window-secs`: its `window` row
+//!   (`rtt_hist_us`), and with a count the summary's `finished_s`;
+//! - `traffic client`: its summary (the warm-up left out by `--warmup`;
+//!   `delivery_hist_us`); with a count its `time_s`;
 //! - `ping`: each reply, placed in time by its sequence number (one every
-//!   interval from `--start-seq`);
-//! - `get`: its summary, whose SHA-256 must be the put's object's.
-//!
-//! Delivery times are Data-weighted means of what each report gives (a
-//! ping's replies are exact).
+//!   interval from `--start-seq`), its round trip a raw sample;
+//! - `get`: its summary (`rtt_hist_us`), whose SHA-256 must be the put's
+//!   object's.
 
 use std::path::Path;
 
+use ndnlab_app::stats::add_buckets;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -25,16 +27,15 @@ use crate::apps::ConsumerStats;
 use crate::experiment::AppSpec;
 use crate::runner::{Metrics, RunPlan};
 
+#[cfg(test)]
+mod tests;
+
 /// One consumer of the run: `group@node`, its spec, its seed.
 pub(super) struct Ran<'a> {
     pub label: &'a str,
     pub spec: &'a AppSpec,
     pub seed: u64,
 }
-
-/// What a report gave: the stats, (Data, mean, p50, p99 in µs) rows, and
-/// the seconds its intervals cover (0: no intervals).
-type Read = (ConsumerStats, Vec<(f64, f64, f64, f64)>, f64);
 
 fn num(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or(0.0)
@@ -44,62 +45,44 @@ fn count(v: &Value, k: &str) -> u64 {
     v[k].as_u64().unwrap_or(0)
 }
 
-/// A `perf client --interval --json` report.
-fn perf(rows: &[Value], a: &AppSpec, warmup: f64) -> Read {
-    let mut s = ConsumerStats::default();
-    let mut delay = Vec::new();
-    let from = if starts_at_window(a) { 0.0 } else { warmup };
-    let mut last_t = from;
-    let mut secs = 0.0;
-    for r in rows
-        .iter()
-        .filter(|r| r["type"] == "interval" && num(r, "time_s") > from)
-    {
-        // An interval's Data may answer Interests of the one before: count the
-        // outcomes (Data, Nack, timeout), one per Interest.
-        s.interests += count(r, "data") + count(r, "nacks") + count(r, "timeouts");
-        s.data += count(r, "data");
-        s.nacks += count(r, "nacks");
-        s.timeouts += count(r, "timeouts");
-        s.bytes += count(r, "bytes");
-        s.retransmissions += count(r, "retransmissions");
-        s.marks += count(r, "marks");
-        secs += num(r, "time_s") - last_t;
-        last_t = num(r, "time_s");
-        delay.push(rtt_row(
-            r,
-            "rtt_mean_ms",
-            "rtt_p50_ms",
-            "rtt_p99_ms",
-            "data",
-        ));
-    }
-    if a.count > 0 {
-        s.finished_s = rows
-            .iter()
-            .rev()
-            .find(|r| r["type"] == "summary")
-            .and_then(|r| r["finished_s"].as_f64());
-    }
-    (s, delay, secs)
+/// The last row of `kind`, or an error naming it.
+fn last<'a>(rows: &'a [Value], kind: &str) -> anyhow::Result<&'a Value> {
+    rows.iter()
+        .rev()
+        .find(|r| r["type"] == kind)
+        .ok_or_else(|| anyhow::anyhow!("no {kind} row"))
 }
 
-/// (Data, mean, p50, p99 in µs) of a report row with those keys in ms.
-fn rtt_row(r: &Value, mean: &str, p50: &str, p99: &str, data: &str) -> (f64, f64, f64, f64) {
-    (
-        num(r, data),
-        num(r, mean) * 1000.0,
-        num(r, p50) * 1000.0,
-        num(r, p99) * 1000.0,
-    )
+/// Adds the delivery-time buckets `row[key]` to `s.delay_us`.
+fn delays(s: &mut ConsumerStats, row: &Value, key: &str) -> anyhow::Result<()> {
+    add_buckets(&mut s.delay_us, &row[key]).map_err(|e| anyhow::anyhow!("{key}: {e}"))?;
+    Ok(())
+}
+
+/// A `perf client --window-start --window-secs --json` report: its window row.
+fn perf(rows: &[Value], a: &AppSpec) -> anyhow::Result<ConsumerStats> {
+    let w = last(rows, "window")?;
+    let mut s = ConsumerStats {
+        interests: count(w, "interests"),
+        data: count(w, "data"),
+        nacks: count(w, "nacks"),
+        timeouts: count(w, "timeouts"),
+        bytes: count(w, "bytes"),
+        retransmissions: count(w, "retransmissions"),
+        marks: count(w, "marks"),
+        ..Default::default()
+    };
+    delays(&mut s, w, "rtt_hist_us")?;
+    if a.count > 0 {
+        s.finished_s = last(rows, "summary")?["finished_s"].as_f64();
+    }
+    Ok(s)
 }
 
 /// A `traffic client --json` report.
-fn traffic(rows: &[Value], a: &AppSpec) -> anyhow::Result<Read> {
-    let Some(sum) = rows.iter().rev().find(|r| r["type"] == "summary") else {
-        anyhow::bail!("no summary");
-    };
-    let s = ConsumerStats {
+fn traffic(rows: &[Value], a: &AppSpec) -> anyhow::Result<ConsumerStats> {
+    let sum = last(rows, "summary")?;
+    let mut s = ConsumerStats {
         interests: count(sum, "sent"),
         data: count(sum, "satisfied"),
         nacks: count(sum, "nacked"),
@@ -108,69 +91,57 @@ fn traffic(rows: &[Value], a: &AppSpec) -> anyhow::Result<Read> {
         finished_s: (a.count > 0).then(|| num(sum, "time_s")),
         ..Default::default()
     };
-    let delay = rows
-        .iter()
-        .filter(|r| r["type"] == "pattern")
-        .map(|r| {
-            rtt_row(
-                r,
-                "delivery_mean_ms",
-                "delivery_p50_ms",
-                "delivery_p99_ms",
-                "satisfied",
-            )
-        })
-        .collect();
-    Ok((s, delay, 0.0))
+    delays(&mut s, sum, "delivery_hist_us")?;
+    Ok(s)
 }
 
 /// An `ndnlab ping --json` report: the replies to pings sent in the window.
-fn ping(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> Read {
+fn ping(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> ConsumerStats {
     let e = &plan.exp.experiment;
-    let every = ping_interval_ms(a.rate) as f64 / 1000.0;
+    let every = ping_interval_ms(a.rate);
     let start = ping_start(seed);
-    // seconds from the ping's start to the window's opening
-    let open = if starts_at_window(a) { 0.0 } else { e.warmup_s };
+    // milliseconds from the ping's start to the window's opening and close
+    let ms = |s: f64| (s * 1000.0).round() as u64;
+    let open = if starts_at_window(a) {
+        0
+    } else {
+        ms(e.warmup_s)
+    };
+    let close = open + ms(e.duration_s);
     let mut s = ConsumerStats::default();
     for r in rows.iter().filter(|r| r["type"] == "reply") {
-        let t = (count(r, "seq").wrapping_sub(start)) as f64 * every;
-        if t < open || t >= open + e.duration_s {
+        // when it was sent
+        let t = count(r, "seq").wrapping_sub(start).saturating_mul(every);
+        if t < open || t >= close {
             continue;
         }
         s.interests += 1;
         match r["result"].as_str() {
             Some("data") => {
                 s.data += 1;
-                let _ = s
-                    .delay_us
-                    .record(((num(r, "rtt_ms") * 1000.0) as u64).max(1));
+                // whole µs, as the other tools' histograms hold them
+                let ns = (num(r, "rtt_ms") * 1e6).round() as u64;
+                let us = (ns / 1000).max(1);
+                let _ = s.delay_us.record(us);
+                if s.samples.len() < crate::apps::MAX_SAMPLES {
+                    s.samples.push(((t - open) as f64 / 1000.0, us));
+                }
             }
             Some("nack") => s.nacks += 1,
             _ => s.timeouts += 1,
         }
     }
     if a.count > 0 {
-        s.finished_s = rows
-            .iter()
-            .rev()
-            .find(|r| r["type"] == "summary")
+        s.finished_s = last(rows, "summary")
+            .ok()
             .map(|r| num(r, "time_ms") / 1000.0);
     }
-    let h = &s.delay_us;
-    let delay = vec![(
-        s.data as f64,
-        h.mean(),
-        h.value_at_quantile(0.5) as f64,
-        h.value_at_quantile(0.99) as f64,
-    )];
-    (s, delay, 0.0)
+    s
 }
 
 /// An `ndnlab get --json` report, checked against the put's object.
-fn get(rows: &[Value], a: &AppSpec, plan: &RunPlan) -> anyhow::Result<Read> {
-    let Some(sum) = rows.iter().rev().find(|r| r["type"] == "summary") else {
-        anyhow::bail!("no summary");
-    };
+fn get(rows: &[Value], a: &AppSpec, plan: &RunPlan) -> anyhow::Result<ConsumerStats> {
+    let sum = last(rows, "summary")?;
     let retx = count(sum, "retransmissions");
     let mut s = ConsumerStats {
         interests: count(sum, "interests").saturating_sub(retx),
@@ -193,28 +164,35 @@ fn get(rows: &[Value], a: &AppSpec, plan: &RunPlan) -> anyhow::Result<Read> {
             a.prefix
         ));
     }
-    let avg = num(sum, "rtt_avg_ms") * 1000.0;
-    let data = s.data as f64;
-    Ok((s, vec![(data, avg, avg, avg)], 0.0))
+    delays(&mut s, sum, "rtt_hist_us")?;
+    Ok(s)
 }
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Adds the consumers' metrics of the window (`measured` seconds) to `m`;
-/// fails with the consumers' own failures (a get's wrong object).
+/// Reads the report of consumer `a` (its JSON lines `rows`).
+fn read(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> anyhow::Result<ConsumerStats> {
+    match a.kind.as_str() {
+        "ping" => Ok(ping(rows, a, seed, plan)),
+        "get" => get(rows, a, plan),
+        _ if a.pattern == "window" => perf(rows, a),
+        _ => traffic(rows, a),
+    }
+}
+
+/// Adds the consumers' metrics of the window to `m`; fails with the
+/// consumers' own failures (a get's wrong object). Every tool counts over a
+/// window of the experiment's `duration_s` on its own clock: the rates are
+/// per second of it.
 pub(super) fn consumer_metrics(
     m: &mut Metrics,
     plan: &RunPlan,
     consumers: &[Ran],
     log_dir: &Path,
-    measured: f64,
 ) -> anyhow::Result<()> {
-    let warmup = plan.exp.experiment.warmup_s;
     let mut stats = Vec::new();
-    let mut delay = Vec::new();
-    let mut secs = 0.0f64;
     for c in consumers {
         let path = log_dir.join(format!("{}.json", c.label));
         let text = std::fs::read_to_string(&path)?;
@@ -222,14 +200,7 @@ pub(super) fn consumer_metrics(
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
-        let a = c.spec;
-        let read = match a.kind.as_str() {
-            "ping" => Ok(ping(&rows, a, c.seed, plan)),
-            "get" => get(&rows, a, plan),
-            _ if a.pattern == "window" => Ok(perf(&rows, a, warmup)),
-            _ => traffic(&rows, a),
-        };
-        let (s, d, t) = read.map_err(|e| {
+        let s = read(&rows, c.spec, c.seed, plan).map_err(|e| {
             anyhow::anyhow!(
                 "consumer {}: {e} in its report (see {})",
                 c.label,
@@ -237,8 +208,6 @@ pub(super) fn consumer_metrics(
             )
         })?;
         stats.push((c.label.to_string(), s));
-        delay.extend(d);
-        secs = secs.max(t);
     }
     if stats.iter().all(|(_, s)| s.interests == 0) {
         anyhow::bail!(
@@ -250,28 +219,12 @@ pub(super) fn consumer_metrics(
     crate::runner::summary::consumers(
         &plan.exp,
         stats.iter().map(|(n, s)| (n.as_str(), s)),
-        measured,
+        plan.exp.experiment.duration_s,
         m,
         &mut failures,
     );
     if !failures.is_empty() {
         anyhow::bail!("{}", failures.join("; "));
-    }
-    if secs > 0.0 {
-        // rates over the time the perf clients' own intervals cover
-        let (data, bytes): (u64, u64) = stats
-            .iter()
-            .fold((0, 0), |(d, b), (_, s)| (d + s.data, b + s.bytes));
-        m.insert("data_per_sec".into(), data as f64 / secs);
-        m.insert("throughput_mbps".into(), bytes as f64 * 8.0 / secs / 1e6);
-    }
-    let weight: f64 = delay.iter().map(|d| d.0).sum();
-    if weight > 0.0 {
-        // Data-weighted means of the reports' statistics.
-        let wmean = |i: usize| delay.iter().map(|d| d.0 * [d.1, d.2, d.3][i]).sum::<f64>() / weight;
-        m.insert("delay_mean_us".into(), wmean(0));
-        m.insert("delay_p50_us".into(), wmean(1));
-        m.insert("delay_p99_us".into(), wmean(2));
     }
     Ok(())
 }

@@ -430,7 +430,7 @@ pub fn run(
     m.insert("bringup_s".into(), bringup);
     for n in cpu1.keys() {
         if let (Some(x), Some(y)) = (cpu0.get(n), cpu1.get(n)) {
-            m.insert(format!("cpu_cores.{n}"), (y - x) / measured);
+            super::summary::cpu_cores(Some(n), y - x, measured, &mut m);
         }
     }
     super::summary::forwarders(
@@ -456,7 +456,7 @@ pub fn run(
             seed: c.seed,
         })
         .collect();
-    consumer_metrics(&mut m, plan, &ran, &log_dir, measured)?;
+    consumer_metrics(&mut m, plan, &ran, &log_dir)?;
     producer_metrics(&mut m, &producers, &log_dir, (open_unix, close_unix))?;
     let lat = crate::latency::reports_of(
         clients
