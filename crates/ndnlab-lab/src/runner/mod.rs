@@ -169,13 +169,19 @@ pub const METRICS: &[(&str, &str)] = &[
         "data_per_sec",
         "Data received per second of the window (per consumer too)",
     ),
-    ("throughput_mbps", "content bytes received, in Mbit/s"),
+    (
+        "throughput_mbps",
+        "content bytes of those Data (the Content field's value, no packet or link headers) per second of the window, in Mbit/s",
+    ),
     (
         "delay_mean_us",
-        "mean delivery time (Interest sent to Data received)",
+        "mean delivery time (Interest sent to Data received) of the window's Data",
     ),
-    ("delay_p50_us", "median delivery time"),
-    ("delay_p99_us", "99th percentile of the delivery time"),
+    (
+        "delay_p50_us",
+        "median delivery time (nearest rank over every sample, not a mean of percentiles)",
+    ),
+    ("delay_p99_us", "99th percentile of the delivery time (nearest rank)"),
     (
         "download_time_s",
         "counted consumers: window opening to last answer (CDoT)",
