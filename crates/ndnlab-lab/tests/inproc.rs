@@ -1,7 +1,9 @@
 //! The in-process runner on small topologies: emulated link delay and loss show
 //! in what the consumers measure, counted consumers report download and
-//! distribution times, and routes carry Interests across a line. Bounds only on
-//! what the emulator guarantees (delay is a floor); never on speed.
+//! distribution times, and routes carry Interests across a line. Bounds on
+//! what the emulator guarantees (delay is a floor) and on what the experiment
+//! fixes (a window's exchanges, each Interest once per forwarder), with ceilings
+//! wide enough for a loaded machine; never on speed.
 
 use std::path::PathBuf;
 
@@ -47,13 +49,18 @@ fn data_crosses_a_line_of_forwarders() {
     let m = run_one("line", LINE);
     assert!(m["data"] > 0.0, "{m:?}");
     assert_eq!(m["satisfaction"], 1.0, "{m:?}");
-    // every forwarder of the line forwarded the Interests
-    for node in ["r0", "r1", "r2"] {
-        assert!(
-            m[&format!("fwd_interests_per_sec.{node}")] > 0.0,
-            "{node}: {m:?}"
-        );
-    }
+    // r0 gets each of the consumer's Interests once: within 10% of its Data
+    // rate, plus the window's 4 in flight at each edge of the 0.5 s window
+    let slack = |rate: f64| 0.1 * rate + 2.0 * 4.0 / 0.5;
+    let fwd = |node: &str| m[&format!("fwd_interests_per_sec.{node}")];
+    let (dps, r0) = (m["data_per_sec"], fwd("r0"));
+    assert!(
+        (r0 - dps).abs() <= slack(dps),
+        "r0 {r0}/s, Data {dps}/s: {m:?}"
+    );
+    let rates = ["r0", "r1", "r2"].map(fwd);
+    ndnlab_testkit::line_forwards_what_caches_miss(&rates, m["cs_hit_ratio"], slack(r0))
+        .unwrap_or_else(|e| panic!("{e}: {m:?}"));
 }
 
 #[test]
@@ -62,6 +69,8 @@ fn link_delay_is_a_floor_on_delivery_time() {
     let m = run_one("delay", &format!("{LINE}\n[link]\ndelay_ms = 20.0\n"));
     assert!(m["data"] > 0.0, "{m:?}");
     assert!(m["delay_p50_us"] >= 80_000.0, "{m:?}");
+    // a ceiling that holds on a loaded machine and fails a unit error
+    assert!(m["delay_p50_us"] <= 5.0 * 80_000.0 + 50_000.0, "{m:?}");
 }
 
 #[test]
