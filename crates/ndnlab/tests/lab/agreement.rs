@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::netns::{netns_or_skip, num, rows, setup};
+use super::netns::{netns_unavailable, num, rows, setup};
 
 const EXPERIMENT: &str = r#"
 [experiment]
@@ -117,8 +117,9 @@ freshness_ms = 3600000
 #[test]
 fn a_repository_line_with_poisson_requesters_agrees_under_every_runner() {
     let mut runners = vec!["inproc", "processes"];
-    if netns_or_skip("a_repository_line_with_poisson_requesters (netns part)") {
-        runners.push("netns");
+    match netns_unavailable() {
+        None => runners.push("netns"),
+        Some(why) => ndnlab_testkit::skip(format!("its netns part: {why}")),
     }
     let (d, f) = setup("agree-seed003", SEED003_LINE);
     run_all(&runners, &d, &f);
@@ -153,8 +154,9 @@ fn a_repository_line_with_poisson_requesters_agrees_under_every_runner() {
 #[test]
 fn inproc_processes_and_netns_agree_on_satisfaction_and_cs_hits() {
     let mut runners = vec!["inproc", "processes", "sim"];
-    if netns_or_skip("inproc_processes_and_netns_agree (netns part)") {
-        runners.push("netns");
+    match netns_unavailable() {
+        None => runners.push("netns"),
+        Some(why) => ndnlab_testkit::skip(format!("its netns part: {why}")),
     }
     let (d, f) = setup("agree", EXPERIMENT);
     // The campaigns run side by side (each on its own addresses, ports and

@@ -3,7 +3,7 @@
 //! the run, no network namespace, no veth, and no socket or temporary directory
 //! behind. SIGKILL, where no handler runs: the children die with the campaign,
 //! and the socket directory it leaves is swept when the next campaign starts.
-//! The netns case needs root and is skipped (saying so) without it.
+//! The netns case is skipped, saying why, where namespaces cannot be made.
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -124,7 +124,7 @@ fn sigterm_tears_down_the_processes_runner() {
 
 #[test]
 fn ctrl_c_tears_down_the_netns_runner() {
-    if netns_or_skip("ctrl_c_tears_down_the_netns_runner") {
+    if netns_or_skip() {
         signal_leaves_nothing("netns", "INT", 130);
     }
 }
