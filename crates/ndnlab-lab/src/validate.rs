@@ -14,8 +14,12 @@
 //! single shard inline on its face readers, without a queue.
 //!
 //! Per configuration the report gives the satisfaction ratio and the delivery
-//! time percentiles p50/p90/p99 measured and predicted, and the model's
-//! errors ([`Errors`]): absolute for the ratio, relative for the latencies.
+//! time percentiles p50/p90/p99 measured and predicted, the model's errors
+//! ([`errors`]: absolute for the ratio, relative for the latencies) and the
+//! metrics whose error is outside the [`Tolerance`] ([`verdict`]). Both are
+//! pure functions of the two rows; [`compare`] runs the model beside a table
+//! of measurements, however they were obtained, and [`validate`] measures
+//! that table with the laboratory first.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -66,6 +70,85 @@ pub struct Options {
     pub seed: u64,
     /// Threads for the model runs.
     pub threads: usize,
+    /// The errors a configuration may show and pass.
+    pub tolerance: Tolerance,
+}
+
+/// The largest errors a model may make on one configuration and pass: the
+/// satisfaction ratio's absolute error (model - measured), and for each
+/// delivery-time percentile the range `(low, high)` its relative error
+/// (model - measured) / measured must lie in, bounds included. `(-0.5, 1.0)`
+/// is "within a factor of 2 either way"; a low bound of -1 is no bound below
+/// (a model's delivery time is never negative).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tolerance {
+    pub satisfaction: f64,
+    pub p50: (f64, f64),
+    pub p90: (f64, f64),
+    pub p99: (f64, f64),
+}
+
+impl Default for Tolerance {
+    /// Satisfaction within 0.02, every latency percentile within a factor of 2.
+    fn default() -> Tolerance {
+        Tolerance {
+            satisfaction: 0.02,
+            p50: (-0.5, 1.0),
+            p90: (-0.5, 1.0),
+            p99: (-0.5, 1.0),
+        }
+    }
+}
+
+impl std::fmt::Display for Tolerance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let range = |(lo, hi): (f64, f64)| {
+            if lo <= -1.0 {
+                format!("<= {:+.0}%", hi * 100.0)
+            } else {
+                format!("{:+.0}%..{:+.0}%", lo * 100.0, hi * 100.0)
+            }
+        };
+        write!(
+            f,
+            "satisfaction ±{}, p50 {}, p90 {}, p99 {}",
+            self.satisfaction,
+            range(self.p50),
+            range(self.p90),
+            range(self.p99)
+        )
+    }
+}
+
+/// A metric whose error is outside its tolerance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    /// `satisfaction`, `p50`, `p90` or `p99`.
+    pub metric: &'static str,
+    /// The error ([`Errors`]); NaN when a side has no value (no Data).
+    pub error: f64,
+    /// The range it had to lie in.
+    pub allowed: (f64, f64),
+}
+
+impl std::fmt::Display for Miss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (lo, hi) = self.allowed;
+        if self.error.is_nan() {
+            write!(f, "{} not comparable (a side without Data)", self.metric)
+        } else if self.metric == "satisfaction" {
+            write!(f, "satisfaction {:+.4} (allowed ±{hi})", self.error)
+        } else {
+            write!(
+                f,
+                "{} {:+.0}% (allowed {:+.0}%..{:+.0}%)",
+                self.metric,
+                self.error * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            )
+        }
+    }
 }
 
 /// What the laboratory measured in one run.
@@ -80,7 +163,8 @@ pub struct Measured {
     pub p99_us: f64,
 }
 
-/// What the model predicts for the same configuration (means over its runs).
+/// What the model predicts for the same configuration (means over its runs;
+/// the percentiles NaN when none of its runs delivered Data).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Predicted {
     pub satisfaction: f64,
@@ -103,18 +187,36 @@ pub struct Errors {
     pub p99: f64,
 }
 
+/// One configuration as measured: the row a model is compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub run_id: usize,
+    /// The experiment's factor levels.
+    pub levels: Point,
+    pub measured: Measured,
+}
+
 /// One configuration, measured and modelled.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
     pub run_id: usize,
     /// The experiment's factor levels, as written.
     pub levels: BTreeMap<String, String>,
+    /// The same levels as values.
+    #[serde(skip)]
+    pub point: Point,
     /// The model parameters set for this row (measured rate included).
     pub params: BTreeMap<String, String>,
     pub measured: Measured,
     pub model: Predicted,
     pub errors: Errors,
+    /// The metrics outside the tolerance, in [`METRICS`] order; empty when the
+    /// model passes on this configuration.
+    pub outside: Vec<Miss>,
 }
+
+/// The metrics a validation compares, in the order [`verdict`] names them.
+pub const METRICS: &[&str] = &["satisfaction", "p50", "p90", "p99"];
 
 /// A whole validation.
 #[derive(Debug, Clone, Serialize)]
@@ -124,6 +226,10 @@ pub struct Report {
     pub cpu_model: String,
     pub model_runs: u64,
     pub seed: u64,
+    /// The measurement window: warm-up and duration, seconds.
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub tolerance: Tolerance,
     pub rows: Vec<Row>,
     /// Lab runs that failed (their logs are under `measured/logs/`).
     pub failed: Vec<usize>,
@@ -218,6 +324,48 @@ pub fn errors(measured: &Measured, model: &Predicted) -> Errors {
     }
 }
 
+/// The metrics whose error is outside `tolerance`, in [`METRICS`] order. A
+/// NaN error (a side without Data) is outside: nothing was compared.
+pub fn verdict(errors: &Errors, tolerance: &Tolerance) -> Vec<Miss> {
+    let s = tolerance.satisfaction;
+    [
+        ("satisfaction", errors.satisfaction, (-s, s)),
+        ("p50", errors.p50, tolerance.p50),
+        ("p90", errors.p90, tolerance.p90),
+        ("p99", errors.p99, tolerance.p99),
+    ]
+    .into_iter()
+    .filter(|&(_, e, (lo, hi))| !(lo <= e && e <= hi))
+    .map(|(metric, error, allowed)| Miss {
+        metric,
+        error,
+        allowed,
+    })
+    .collect()
+}
+
+impl Report {
+    /// Whether every lab run succeeded and the model passed on every one.
+    pub fn passed(&self) -> bool {
+        self.failed.is_empty() && self.rows.iter().all(|r| r.outside.is_empty())
+    }
+
+    /// One line per configuration outside the tolerance, after a count.
+    pub fn verdict_text(&self) -> String {
+        let within = self.rows.iter().filter(|r| r.outside.is_empty()).count();
+        let mut text = format!(
+            "within the tolerance ({}): {within} of {} configurations\n",
+            self.tolerance,
+            self.rows.len()
+        );
+        for r in self.rows.iter().filter(|r| !r.outside.is_empty()) {
+            let misses: Vec<String> = r.outside.iter().map(Miss::to_string).collect();
+            text += &format!("  run {}: {}\n", r.run_id, misses.join(", "));
+        }
+        text
+    }
+}
+
 /// Means of the absolute errors (NaN ones left out).
 pub fn mean_abs(rows: &[Row]) -> Errors {
     abs_stat(rows, &|v| v.iter().sum::<f64>() / v.len() as f64)
@@ -289,8 +437,66 @@ pub fn check(model: &ModelSpec, c: &Campaign) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs the model beside each measured configuration: the model configured
+/// for its levels, its sent rate and the window (`warmup_s`, `duration_s`),
+/// `opts.model_runs` runs seeded from `opts.seed` and the run id, then the
+/// errors and the verdict against `opts.tolerance`. Deterministic given the
+/// seed.
+pub fn compare(
+    model: &ModelSpec,
+    lab: &[Measurement],
+    warmup_s: f64,
+    duration_s: f64,
+    opts: &Options,
+    progress: &mut dyn FnMut(Step),
+) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (i, m) in lab.iter().enumerate() {
+        let (spec, params) =
+            configure(model, &m.levels, m.measured.sent_rate, warmup_s, duration_s)?;
+        let resolved = spec.resolve()?;
+        let seed = run_seed(opts.seed, m.run_id as u64);
+        let obs = runs(&resolved, seed, opts.model_runs, opts.threads, &|_| {});
+        let stats = summarize(&obs);
+        let stat = |name: &str| stats.iter().find(|s| s.name == name).expect("observable");
+        // A model run without Data reports its percentiles as 0.
+        let delivered = stat("satisfaction").mean > 0.0;
+        let us = |name: &str| {
+            if delivered {
+                stat(name).mean / 1000.0
+            } else {
+                f64::NAN
+            }
+        };
+        let predicted = Predicted {
+            satisfaction: stat("satisfaction").mean,
+            satisfaction_ci95: stat("satisfaction").ci95,
+            p50_us: us("latency_p50"),
+            p90_us: us("latency_p90"),
+            p99_us: us("latency_p99"),
+            utilization: stat("utilization").mean,
+        };
+        let errors = errors(&m.measured, &predicted);
+        rows.push(Row {
+            run_id: m.run_id,
+            levels: m.levels.iter().map(|(k, v)| (k.clone(), show(v))).collect(),
+            point: m.levels.clone(),
+            params,
+            outside: verdict(&errors, &opts.tolerance),
+            errors,
+            measured: m.measured.clone(),
+            model: predicted,
+        });
+        progress(Step::Model {
+            done: i + 1,
+            total: lab.len(),
+        });
+    }
+    Ok(rows)
+}
+
 /// Runs the validation: the lab's campaign into `out/measured`, then the
-/// model for each successful run.
+/// model for each successful run ([`compare`]).
 pub fn validate(
     model_path: &Path,
     opts: &Options,
@@ -315,64 +521,41 @@ pub fn validate(
     })?;
     progress(Step::Lab { done: total, total });
     let e = &c.exp.experiment;
-    let mut rows = Vec::new();
+    let mut measurements = Vec::new();
     let mut failed = Vec::new();
-    let ok: Vec<_> = summary.rows.iter().filter(|r| r.status == "ok").collect();
     for r in &summary.rows {
         if r.status != "ok" {
             failed.push(r.spec.id);
+            continue;
         }
-    }
-    for (i, r) in ok.iter().enumerate() {
         let get = |k: &str| {
             r.metrics
                 .get(k)
                 .copied()
                 .ok_or_else(|| anyhow::anyhow!("run {}: the lab reported no {k}", r.spec.id))
         };
-        let sent_rate = get("interests")? / e.duration_s;
         let samples = lab.out.join("samples").join(format!("{}.csv", r.spec.id));
         let [p50, p90, p99] = delivery_percentiles(&samples)?;
-        let measured = Measured {
-            sent_rate,
-            satisfaction: get("satisfaction")?,
-            p50_us: p50,
-            p90_us: p90,
-            p99_us: p99,
-        };
-        let (m, params) = configure(&model, &r.spec.levels, sent_rate, e.warmup_s, e.duration_s)?;
-        let resolved = m.resolve()?;
-        let seed = run_seed(opts.seed, r.spec.id as u64);
-        let obs = runs(&resolved, seed, opts.model_runs, opts.threads, &|_| {});
-        let stats = summarize(&obs);
-        let stat = |name: &str| stats.iter().find(|s| s.name == name).expect("observable");
-        let us = |name: &str| stat(name).mean / 1000.0;
-        let model_p = Predicted {
-            satisfaction: stat("satisfaction").mean,
-            satisfaction_ci95: stat("satisfaction").ci95,
-            p50_us: us("latency_p50"),
-            p90_us: us("latency_p90"),
-            p99_us: us("latency_p99"),
-            utilization: stat("utilization").mean,
-        };
-        rows.push(Row {
+        measurements.push(Measurement {
             run_id: r.spec.id,
-            levels: r
-                .spec
-                .levels
-                .iter()
-                .map(|(k, v)| (k.clone(), show(v)))
-                .collect(),
-            params,
-            errors: errors(&measured, &model_p),
-            measured,
-            model: model_p,
-        });
-        progress(Step::Model {
-            done: i + 1,
-            total: ok.len(),
+            levels: r.spec.levels.clone(),
+            measured: Measured {
+                sent_rate: get("interests")? / e.duration_s,
+                satisfaction: get("satisfaction")?,
+                p50_us: p50,
+                p90_us: p90,
+                p99_us: p99,
+            },
         });
     }
+    let rows = compare(
+        &model,
+        &measurements,
+        e.warmup_s,
+        e.duration_s,
+        opts,
+        progress,
+    )?;
     Ok(Report {
         model: model_path.to_path_buf(),
         experiment: opts.experiment.clone(),
@@ -382,6 +565,9 @@ pub fn validate(
             .to_string(),
         model_runs: opts.model_runs,
         seed: opts.seed,
+        warmup_s: e.warmup_s,
+        duration_s: e.duration_s,
+        tolerance: opts.tolerance,
         mean_abs: mean_abs(&rows),
         median_abs: median_abs(&rows),
         rows,
@@ -411,9 +597,19 @@ pub const COLUMNS: &[&str] = &[
     "p99_model_us",
     "p99_error",
     "utilization_model",
+    "verdict",
 ];
 
 impl Row {
+    /// The measurement this row compared the model with.
+    pub fn measurement(&self) -> Measurement {
+        Measurement {
+            run_id: self.run_id,
+            levels: self.point.clone(),
+            measured: self.measured.clone(),
+        }
+    }
+
     /// A factor's level as written in the experiment, by model parameter
     /// (empty when the design does not vary it).
     pub fn level(&self, param: &str) -> String {
@@ -456,6 +652,12 @@ impl Row {
             f(p.p99_us),
             f(e.p99),
             f(p.utilization),
+            if self.outside.is_empty() {
+                "ok".into()
+            } else {
+                let names: Vec<&str> = self.outside.iter().map(|m| m.metric).collect();
+                format!("outside: {}", names.join(" "))
+            },
         ]
     }
 }
@@ -672,10 +874,12 @@ mod tests {
         let row = |e: Errors| Row {
             run_id: 0,
             levels: BTreeMap::new(),
+            point: Point::new(),
             params: BTreeMap::new(),
             measured: m.clone(),
             model: p.clone(),
             errors: e,
+            outside: Vec::new(),
         };
         let rows = vec![
             row(e.clone()),
@@ -694,6 +898,126 @@ mod tests {
         let md = median_abs(&rows3);
         assert!((md.satisfaction - 0.15).abs() < 1e-12);
         assert!((md.p50 - 0.2).abs() < 1e-12);
+    }
+
+    fn measured(satisfaction: f64, [p50, p90, p99]: [f64; 3]) -> Measured {
+        Measured {
+            sent_rate: 2000.0,
+            satisfaction,
+            p50_us: p50,
+            p90_us: p90,
+            p99_us: p99,
+        }
+    }
+
+    fn predicted(satisfaction: f64, [p50, p90, p99]: [f64; 3]) -> Predicted {
+        Predicted {
+            satisfaction,
+            satisfaction_ci95: 0.0,
+            p50_us: p50,
+            p90_us: p90,
+            p99_us: p99,
+            utilization: 0.1,
+        }
+    }
+
+    fn names(misses: &[Miss]) -> Vec<&'static str> {
+        misses.iter().map(|m| m.metric).collect()
+    }
+
+    /// A table written by hand, each row's errors worked out by hand, against
+    /// the default tolerance: satisfaction within 0.02, latencies within a
+    /// factor of 2 (relative error in [-0.5, +1.0], bounds included).
+    #[test]
+    fn verdict_on_a_hand_made_table() {
+        let tol = Tolerance::default();
+        let cases: [(Measured, Predicted, [f64; 4], &[&str]); 6] = [
+            // 0.95 - 0.90, (8 - 10)/10, (20 - 20)/20, (60 - 40)/40
+            (
+                measured(0.90, [10.0, 20.0, 40.0]),
+                predicted(0.95, [8.0, 20.0, 60.0]),
+                [0.05, -0.2, 0.0, 0.5],
+                &["satisfaction"],
+            ),
+            // on the bounds: (50 - 100)/100 = -0.5, (400 - 200)/200 = +1
+            (
+                measured(1.0, [100.0, 200.0, 400.0]),
+                predicted(0.99, [50.0, 400.0, 404.0]),
+                [-0.01, -0.5, 1.0, 0.01],
+                &[],
+            ),
+            // a model 100 times too slow: (4600 - 46)/46 = 99
+            (
+                measured(1.0, [46.0, 46.0, 46.0]),
+                predicted(1.0, [4600.0, 4600.0, 4600.0]),
+                [0.0, 99.0, 99.0, 99.0],
+                &["p50", "p90", "p99"],
+            ),
+            // a model 100 times too fast: (0.46 - 46)/46 = -0.99
+            (
+                measured(1.0, [46.0, 46.0, 46.0]),
+                predicted(1.0, [0.46, 46.0, 92.0]),
+                [0.0, -0.99, 0.0, 1.0],
+                &["p50"],
+            ),
+            // just past the bounds: (45 - 100)/100, (401 - 200)/200
+            (
+                measured(0.5, [100.0, 200.0, 400.0]),
+                predicted(0.53, [45.0, 401.0, 400.0]),
+                [0.03, -0.55, 1.005, 0.0],
+                &["satisfaction", "p50", "p90"],
+            ),
+            // the lab had no Data: nothing to compare the latencies with
+            (
+                measured(0.0, [f64::NAN; 3]),
+                predicted(1.0, [46.0, 46.0, 46.0]),
+                [1.0, f64::NAN, f64::NAN, f64::NAN],
+                &["satisfaction", "p50", "p90", "p99"],
+            ),
+        ];
+        for (i, (m, p, want, outside)) in cases.iter().enumerate() {
+            let e = errors(m, p);
+            let got = [e.satisfaction, e.p50, e.p90, e.p99];
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g.is_nan() && w.is_nan()) || (g - w).abs() < 1e-12,
+                    "row {i}: errors {got:?}, by hand {want:?}"
+                );
+            }
+            assert_eq!(names(&verdict(&e, &tol)), *outside, "row {i}: {e:?}");
+        }
+        // The misses carry the error and the range, and say both.
+        let e = errors(&cases[2].0, &cases[2].1);
+        let v = verdict(&e, &tol);
+        assert_eq!(v[0].error, 99.0);
+        assert_eq!(v[0].allowed, (-0.5, 1.0));
+        assert_eq!(v[0].to_string(), "p50 +9900% (allowed -50%..+100%)");
+        let e = errors(&cases[0].0, &cases[0].1);
+        assert_eq!(
+            verdict(&e, &tol)[0].to_string(),
+            "satisfaction +0.0500 (allowed ±0.02)"
+        );
+        let e = errors(&cases[5].0, &cases[5].1);
+        assert_eq!(
+            verdict(&e, &tol)[1].to_string(),
+            "p50 not comparable (a side without Data)"
+        );
+        // No bound below: the model 100 times too fast passes, the slow one not.
+        let above = Tolerance {
+            satisfaction: 0.02,
+            p50: (-1.0, 1.0),
+            p90: (-1.0, 1.0),
+            p99: (-1.0, 1.0),
+        };
+        assert_eq!(
+            above.to_string(),
+            "satisfaction ±0.02, p50 <= +100%, p90 <= +100%, p99 <= +100%"
+        );
+        assert!(verdict(&errors(&cases[3].0, &cases[3].1), &above).is_empty());
+        assert_eq!(
+            names(&verdict(&errors(&cases[2].0, &cases[2].1), &above)),
+            ["p50", "p90", "p99"]
+        );
     }
 
     #[test]

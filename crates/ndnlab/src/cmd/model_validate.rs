@@ -54,6 +54,7 @@ pub fn validate_cmd(a: ValidateArgs) -> anyhow::Result<()> {
         model_runs: a.runs.max(1),
         seed: a.seed,
         threads: default_threads(),
+        tolerance: validate::Tolerance::default(),
     };
     let bar = if a.json {
         ProgressBar::hidden()
@@ -83,6 +84,7 @@ pub fn validate_cmd(a: ValidateArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     print!("{}", table(&report));
+    print!("{}", report.verdict_text());
     for p in &written {
         println!("wrote {}", p.display());
     }
