@@ -10,12 +10,16 @@
 
 use ndnlab_lab::runner::sim::APP_DELAY_NS;
 
-use super::truth_run::{real_time, truth, within, Truth};
+use super::truth_run::{real_time, truth, within, Checks, Truth};
 
 const FILE: &str = "delay.toml";
 /// The configured delay of one exchange: two links, both ways, 10 ms each.
 const LINKS_US: f64 = 4.0 * 10_000.0;
 const NODES: [&str; 3] = ["r0", "r1", "r2"];
+/// The longest stall of a thread on 2 cores shared with other work that a
+/// real-time p99 allows: 100 ms (stalls of 50 to 170 ms were seen at a load
+/// average of 9).
+const STALL_US: f64 = 100_000.0;
 /// The link directions of the line, out (Interests) and back (Data).
 const OUT: [&str; 2] = ["r0-r1", "r1-r2"];
 const BACK: [&str; 2] = ["r2-r1", "r1-r0"];
@@ -141,19 +145,24 @@ fn processing(runner: &str, sets: &[&str]) -> Truth {
 }
 
 /// The bounds in real time, for `inproc` and `processes`:
-/// * delivery times (mean, p50, p99): at least the configured 40 ms (an
-///   emulated link never delivers before its delay), and at most 40 ms + 2%
-///   (800 us: the emulator's timer granularity) + the same statistic of the
-///   line without delay (the measured processing time of the forwarders, the
-///   applications and, under `processes`, the sockets);
+/// * delivery times (mean, p50): at least the configured 40 ms (an emulated
+///   link never delivers before its delay), and at most 40 ms + 2% (800 us:
+///   the emulator's timer granularity) + the same statistic of the line
+///   without delay (the measured processing time of the forwarders, the
+///   applications and, under `processes`, the sockets). The p99 of the
+///   window's 50 exchanges is its slowest but one, so it also holds one CPU
+///   stall of the machine: [`STALL_US`] more;
 /// * window 1 keeps one Interest in flight, so by Little's law data_per_sec
 ///   x delay_mean = 1, less the turn-around from a Data to the next
 ///   Interest, and within one exchange at each end of the window: 2 of the
 ///   window's 50;
 /// * every forwarder sees every Interest: fwd_interests_per_sec.<node> =
 ///   data_per_sec, within 2 Interests over the window (their counters are
-///   read at its ends, a send apart from the consumer's own edges);
-/// * pit_max: window 1 leaves at most one entry in a PIT;
+///   read at its ends, a send apart from the consumer's own edges); the
+///   consumer's are the only Interests of the experiment, so the runner's
+///   own reads of the forwarders (management Interests) must not count;
+/// * pit_max (`inproc`; the daemon runners sample no PIT): window 1 leaves
+///   at most one entry in a PIT;
 /// * bringup_s (`processes`): positive, and less than the wall time of the
 ///   whole `ndnlab run`;
 /// * link_frames: the same on all four directions, within 1 (counters read
@@ -164,9 +173,10 @@ fn real_time_line(runner: &str) {
     let sets = ["experiment.duration_s=2.0", "experiment.warmup_s=0.3"];
     let base = processing(runner, &sets);
     let t = truth(FILE, runner, &sets);
-    for k in ["delay_mean_us", "delay_p50_us", "delay_p99_us"] {
+    let mut c = Checks::default();
+    for k in ["delay_mean_us", "delay_p50_us"] {
         let p = base.get(k);
-        within(
+        c.within(
             &t,
             k,
             LINKS_US,
@@ -174,28 +184,39 @@ fn real_time_line(runner: &str) {
             &format!("40 ms, at most + 2% + {p} us of processing measured without delay"),
         );
     }
-    within(&t, "satisfaction", 1.0, 1.0, "every Interest answered");
-    within(&t, "timeouts", 0.0, 0.0, "nothing lost");
+    let p = base.get("delay_p99_us");
+    c.within(
+        &t,
+        "delay_p99_us",
+        LINKS_US,
+        LINKS_US * 1.02 + p + STALL_US,
+        &format!("40 ms, at most + 2% + {p} us of processing + one CPU stall"),
+    );
+    c.within(&t, "satisfaction", 1.0, 1.0, "every Interest answered");
+    c.within(&t, "timeouts", 0.0, 0.0, "nothing lost");
     let little = t.get("data_per_sec") * t.get("delay_mean_us") / 1e6;
-    assert!(
+    c.that(
         (0.96..=1.04).contains(&little),
-        "{runner}: data_per_sec x delay_mean = {little}, not 1 within 2 exchanges of 50: {:?}",
-        t.row
+        &t,
+        &format!("data_per_sec x delay_mean = {little}, not 1 within 2 exchanges of 50"),
     );
     let rate = t.get("data_per_sec");
     for node in NODES {
-        within(
+        c.within(
             &t,
             &format!("fwd_interests_per_sec.{node}"),
             rate - 1.0,
             rate + 1.0,
-            "every Interest at every node, 2 either way over 2 s",
+            "the consumer's Interests at every node, 2 either way over 2 s; the runner's own management Interests are not the experiment's",
         );
     }
-    within(&t, "pit_max", 0.0, 1.0, "window 1: at most one PIT entry");
+    if runner == "inproc" {
+        // the daemon runners sample no PIT
+        c.within(&t, "pit_max", 0.0, 1.0, "window 1: at most one PIT entry");
+    }
     let first = t.get("link_frames.r0-r1");
     for dir in OUT.iter().chain(BACK.iter()) {
-        within(
+        c.within(
             &t,
             &format!("link_frames.{dir}"),
             first - 1.0,
@@ -204,7 +225,7 @@ fn real_time_line(runner: &str) {
         );
     }
     if runner == "processes" {
-        within(
+        c.within(
             &t,
             "bringup_s",
             f64::MIN_POSITIVE,
@@ -213,13 +234,14 @@ fn real_time_line(runner: &str) {
         );
     }
     let most = t.wall.as_secs_f64() / 0.040;
-    within(
+    c.within(
         &t,
         "link_frames.r0-r1",
         t.get("data"),
         most,
         "from the window's Data to one per 40 ms of the whole run",
     );
+    c.finish();
 }
 
 #[test]

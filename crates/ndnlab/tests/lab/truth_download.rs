@@ -6,30 +6,30 @@
 
 use ndnlab_lab::runner::sim::APP_DELAY_NS;
 
-use super::truth_run::{real_time, truth, within, Truth};
+use super::truth_run::{real_time, truth, within, Checks, Truth};
 
 const FILE: &str = "download.toml";
 /// (consumer, count, configured round trip in seconds).
 const CONSUMERS: [(&str, f64, f64); 2] = [("far@r0", 25.0, 0.040), ("near@r1", 40.0, 0.020)];
 
 /// The counts every runner must report: 65 Interests, all answered.
-fn counts(t: &Truth) {
-    within(
+fn counts(c: &mut Checks, t: &Truth) {
+    c.within(
         t,
         "interests",
         65.0,
         65.0,
         "25 + 40 Interests, all in the window",
     );
-    within(t, "data", 65.0, 65.0, "every Interest answered");
-    within(t, "satisfaction", 1.0, 1.0, "every Interest answered");
-    within(t, "timeouts", 0.0, 0.0, "nothing lost");
-    within(t, "nacks", 0.0, 0.0, "a route to the producer");
+    c.within(t, "data", 65.0, 65.0, "every Interest answered");
+    c.within(t, "satisfaction", 1.0, 1.0, "every Interest answered");
+    c.within(t, "timeouts", 0.0, 0.0, "nothing lost");
+    c.within(t, "nacks", 0.0, 0.0, "a route to the producer");
     let slowest = CONSUMERS
         .iter()
-        .map(|(c, _, _)| t.get(&format!("download_time_s.{c}")))
+        .map(|(name, _, _)| t.get(&format!("download_time_s.{name}")))
         .fold(0.0, f64::max);
-    within(
+    c.within(
         t,
         "distribution_time_s",
         slowest,
@@ -46,7 +46,9 @@ fn counts(t: &Truth) {
 fn sim_counted_downloads_take_their_count_times_the_round_trip_exactly() {
     let hand_offs = 2.0 * APP_DELAY_NS as f64 / 1e9;
     let t = truth(FILE, "sim", &[]);
-    counts(&t);
+    let mut c = Checks::default();
+    counts(&mut c, &t);
+    c.finish();
     for (c, n, rtt) in CONSUMERS {
         let want = n * (rtt + hand_offs);
         within(
@@ -100,13 +102,14 @@ fn sim_counted_downloads_take_their_count_times_the_round_trip_exactly() {
 fn real_time_downloads(runner: &str) {
     let _one = real_time();
     let base = truth(FILE, runner, &["link.delay_ms=0"]);
-    counts(&base);
+    let mut c = Checks::default();
+    counts(&mut c, &base);
     let t = truth(FILE, runner, &[]);
-    counts(&t);
-    for (c, n, rtt) in CONSUMERS {
-        let k = format!("download_time_s.{c}");
+    counts(&mut c, &t);
+    for (name, n, rtt) in CONSUMERS {
+        let k = format!("download_time_s.{name}");
         let p = base.get(&k);
-        within(
+        c.within(
             &t,
             &k,
             n * rtt - 0.001,
@@ -114,6 +117,7 @@ fn real_time_downloads(runner: &str) {
             &format!("{n} x {rtt} s, at most + 2% + {p} s measured without delay"),
         );
     }
+    c.finish();
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! (`link_bytes.r1-r0 / link_frames.r1-r0`; every frame there is one Data).
 //! Content goodput is then 5 Mbit/s x payload / frame.
 
-use super::truth_run::{real_time, truth, within, Truth};
+use super::truth_run::{real_time, truth, within, Checks, Truth};
 
 const RATE_BPS: f64 = 5e6;
 const PAYLOAD: f64 = 1000.0;
@@ -45,13 +45,13 @@ fn link_data_per_sec(t: &Truth) -> f64 {
 /// metrics that follow from it: throughput_mbps is data_per_sec x the content
 /// bytes (not the wire's), Little's law gives the mean delivery time within
 /// `little` (relative), satisfaction 1.
-fn goodput(t: &Truth, lo: f64, hi: f64, little: f64, why: &str) {
+fn goodput(c: &mut Checks, t: &Truth, lo: f64, hi: f64, little: f64, why: &str) {
     let cap = link_data_per_sec(t);
-    within(t, "data_per_sec", lo * cap, hi * cap, why);
+    c.within(t, "data_per_sec", lo * cap, hi * cap, why);
     let mbps = RATE_BPS / 1e6 * PAYLOAD / frame(t);
-    within(t, "throughput_mbps", lo * mbps, hi * mbps, why);
+    c.within(t, "throughput_mbps", lo * mbps, hi * mbps, why);
     let content = t.get("data_per_sec") * PAYLOAD * 8.0 / 1e6;
-    within(
+    c.within(
         t,
         "throughput_mbps",
         content * (1.0 - 1e-9),
@@ -59,22 +59,22 @@ fn goodput(t: &Truth, lo: f64, hi: f64, little: f64, why: &str) {
         "content bytes of the Data counted in data_per_sec",
     );
     let l = WINDOW / t.get("data_per_sec") * 1e6;
-    within(
+    c.within(
         t,
         "delay_mean_us",
         l * (1.0 - little),
         l * (1.0 + little),
         "Little's law: 32 in flight at data_per_sec",
     );
-    within(
+    c.within(
         t,
         "satisfaction",
         1.0,
         1.0,
         "an unbounded queue drops nothing",
     );
-    within(t, "timeouts", 0.0, 0.0, "nothing dropped");
-    within(t, "link_drops_queue.r1-r0", 0.0, 0.0, "an unbounded queue");
+    c.within(t, "timeouts", 0.0, 0.0, "nothing dropped");
+    c.within(t, "link_drops_queue.r1-r0", 0.0, 0.0, "an unbounded queue");
 }
 
 /// Exact but for the window's edges: the transmitter never idles, so the
@@ -85,16 +85,26 @@ fn goodput(t: &Truth, lo: f64, hi: f64, little: f64, why: &str) {
 #[test]
 fn sim_a_5_mbit_bottleneck_gives_its_rate_less_the_headers_to_1_percent() {
     let t = truth("bottleneck.toml", "sim", &[]);
-    goodput(&t, 0.99, 1.01, 0.01, "5 Mbit/s over the Data frame, 1%");
+    let mut c = Checks::default();
+    goodput(
+        &mut c,
+        &t,
+        0.99,
+        1.01,
+        0.01,
+        "5 Mbit/s over the Data frame, 1%",
+    );
+    c.finish();
 }
 
 /// In real time the emulator serializes by the same arithmetic, so the link
 /// carries no more than its rate (+1%: the window's edges); it carries less
-/// only when r1's queue empties, which takes the forwarder or the producer
-/// stalling for the 24 queued frames' 42 ms. On 2 cores shared with the
-/// runner's own threads (and, under `processes`, six processes) stalls of up
-/// to 5% of a 2 s window are allowed: 0.95 below. Little's law holds to 5%
-/// for the same reason.
+/// only when r1's queue empties, which takes the consumer, the forwarders or
+/// the producer stalling for longer than the 24 queued frames' 42 ms. On 2
+/// cores shared with other work such stalls happen: one of 167 ms at the
+/// window's opening was seen at a load average of 9 (8% of a 2 s window),
+/// so up to 10% is allowed, 0.90 below. Little's law holds to 10% for the
+/// same reason.
 fn real_time_bottleneck(runner: &str) {
     let _one = real_time();
     let t = truth(
@@ -102,13 +112,16 @@ fn real_time_bottleneck(runner: &str) {
         runner,
         &["experiment.duration_s=2.0", "experiment.warmup_s=0.3"],
     );
+    let mut c = Checks::default();
     goodput(
+        &mut c,
         &t,
-        0.95,
+        0.90,
         1.01,
-        0.05,
-        "at most the link's rate (+1%, the window's edges), at least 95% (CPU stalls)",
+        0.10,
+        "at most the link's rate (+1%, the window's edges), at least 90% (CPU stalls)",
     );
+    c.finish();
 }
 
 #[test]
@@ -125,9 +138,9 @@ fn processes_a_5_mbit_bottleneck_gives_its_rate_less_the_headers() {
 /// round trip, so each gets its window's share of the link, 1/4 and 3/4,
 /// within `tol` (absolute share); the total is the link's rate, as for one
 /// consumer.
-fn shares(t: &Truth, tol: f64, lo: f64, why: &str) {
+fn shares(c: &mut Checks, t: &Truth, tol: f64, lo: f64, why: &str) {
     let total = t.get("data_per_sec");
-    within(
+    c.within(
         t,
         "data_per_sec",
         lo * link_data_per_sec(t),
@@ -135,7 +148,7 @@ fn shares(t: &Truth, tol: f64, lo: f64, why: &str) {
         why,
     );
     for (app, share) in [("small@r0", 0.25), ("large@r0", 0.75)] {
-        within(
+        c.within(
             t,
             &format!("data_per_sec.{app}"),
             (share - tol) * total,
@@ -144,7 +157,7 @@ fn shares(t: &Truth, tol: f64, lo: f64, why: &str) {
         );
     }
     let sum = t.get("data_per_sec.small@r0") + t.get("data_per_sec.large@r0");
-    within(
+    c.within(
         t,
         "data_per_sec",
         sum * (1.0 - 1e-9),
@@ -157,12 +170,15 @@ fn shares(t: &Truth, tol: f64, lo: f64, why: &str) {
 #[test]
 fn sim_two_consumers_share_a_bottleneck_in_the_ratio_of_their_windows() {
     let t = truth("bottleneck-share.toml", "sim", &[]);
-    shares(&t, 0.01, 0.99, "5 Mbit/s over the Data frame, 1%");
+    let mut c = Checks::default();
+    shares(&mut c, &t, 0.01, 0.99, "5 Mbit/s over the Data frame, 1%");
+    c.finish();
 }
 
 /// In real time the two consumers are threads of their own: one that runs
-/// late sends its next Interest late and loses a little of its share, up to
-/// the 5% of stalls allowed for the bottleneck; 2 points of share.
+/// late sends its next Interest late and loses a little of its share; 2
+/// points of share. The total is the bottleneck's, at least 90% of the link
+/// (CPU stalls, as for one consumer).
 #[test]
 fn inproc_two_consumers_share_a_bottleneck_in_the_ratio_of_their_windows() {
     let _one = real_time();
@@ -171,15 +187,23 @@ fn inproc_two_consumers_share_a_bottleneck_in_the_ratio_of_their_windows() {
         "inproc",
         &["experiment.duration_s=2.0", "experiment.warmup_s=0.3"],
     );
-    shares(&t, 0.02, 0.95, "the link's rate, at least 95% (CPU stalls)");
+    let mut c = Checks::default();
+    shares(
+        &mut c,
+        &t,
+        0.02,
+        0.90,
+        "the link's rate, at least 90% (CPU stalls)",
+    );
+    c.finish();
 }
 
 /// The bounds of `bottleneck-queue.toml`'s header; `in_flight` is how many
 /// Interests may still be on their way to the producer when the counters are
 /// read (0 in virtual time, where the run ends with every Interest settled).
-fn overflowing_queue(t: &Truth, in_flight: f64) {
+fn overflowing_queue(c: &mut Checks, t: &Truth, in_flight: f64) {
     for dir in ["r0-r1", "r1-r0"] {
-        within(
+        c.within(
             t,
             &format!("link_queue_max.{dir}"),
             0.0,
@@ -187,7 +211,7 @@ fn overflowing_queue(t: &Truth, in_flight: f64) {
             "a queue of 10 frames at most",
         );
     }
-    within(
+    c.within(
         t,
         "link_drops_queue.r0-r1",
         54.0,
@@ -196,21 +220,21 @@ fn overflowing_queue(t: &Truth, in_flight: f64) {
     );
     let data_drops = t.get("link_drops_queue.r1-r0");
     let taken = t.get("link_frames.r1-r0") + data_drops;
-    within(
+    c.within(
         t,
         "link_frames.r0-r1",
         taken,
         taken + in_flight,
         "every Interest the link carried answered: each Data sent or dropped by r1's queue",
     );
-    within(
+    c.within(
         t,
         "timeouts",
         1.0,
         data_drops + t.get("link_drops_queue.r0-r1"),
         "only a dropped Interest or Data leaves an Interest unanswered",
     );
-    within(
+    c.within(
         t,
         "data_per_sec",
         0.0,
@@ -225,7 +249,9 @@ fn overflowing_queue(t: &Truth, in_flight: f64) {
 #[test]
 fn sim_an_overflowing_bottleneck_queue_drops_what_it_cannot_hold() {
     let t = truth("bottleneck-queue.toml", "sim", &[]);
-    overflowing_queue(&t, 0.0);
+    let mut c = Checks::default();
+    overflowing_queue(&mut c, &t, 0.0);
+    c.finish();
     for dir in ["r0-r1", "r1-r0"] {
         within(
             &t,
@@ -255,5 +281,7 @@ fn inproc_an_overflowing_bottleneck_queue_drops_what_it_cannot_hold() {
         "inproc",
         &["experiment.duration_s=2.0", "experiment.warmup_s=0.3"],
     );
-    overflowing_queue(&t, 64.0);
+    let mut c = Checks::default();
+    overflowing_queue(&mut c, &t, 64.0);
+    c.finish();
 }

@@ -67,17 +67,69 @@ pub fn truth(name: &str, runner: &str, sets: &[&str]) -> Truth {
     }
 }
 
+/// `Err` naming the experiment, the runner, the metric, its bounds and how
+/// they were derived (`why`) unless `lo <= t.get(k) <= hi`.
+fn check(t: &Truth, k: &str, lo: f64, hi: f64, why: &str) -> Result<(), String> {
+    let v = t.get(k);
+    if (lo..=hi).contains(&v) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} under {}: {k} = {v}, outside [{lo}, {hi}] ({why})",
+        t.file, t.runner
+    ))
+}
+
 /// Asserts `lo <= t.get(k) <= hi`, naming the experiment, the runner, the
 /// bounds and how they were derived (`why`).
 pub fn within(t: &Truth, k: &str, lo: f64, hi: f64, why: &str) {
-    let v = t.get(k);
-    assert!(
-        (lo..=hi).contains(&v),
-        "{} under {}: {k} = {v}, outside [{lo}, {hi}] ({why}); row: {:?}",
-        t.file,
-        t.runner,
-        t.row
-    );
+    if let Err(e) = check(t, k, lo, hi, why) {
+        panic!("{e}; row: {:?}", t.row);
+    }
+}
+
+/// Bounds checked one after the other, every one that fails reported at once
+/// (a real-time run is too dear to learn one failure per run).
+#[derive(Default)]
+pub struct Checks {
+    failed: Vec<String>,
+    rows: Vec<String>,
+}
+
+impl Checks {
+    /// As [`within`], noted instead of panicking.
+    pub fn within(&mut self, t: &Truth, k: &str, lo: f64, hi: f64, why: &str) {
+        if let Err(e) = check(t, k, lo, hi, why) {
+            self.note(e, t);
+        }
+    }
+
+    /// Notes `what` (a derived bound) unless `ok`.
+    pub fn that(&mut self, ok: bool, t: &Truth, what: &str) {
+        if !ok {
+            self.note(format!("{} under {}: {what}", t.file, t.runner), t);
+        }
+    }
+
+    /// A failed bound, and the row it came from (once per row).
+    fn note(&mut self, failed: String, t: &Truth) {
+        self.failed.push(failed);
+        let row = format!("{} under {}: {:?}", t.file, t.runner, t.row);
+        if !self.rows.contains(&row) {
+            self.rows.push(row);
+        }
+    }
+
+    /// Panics with every failed bound, and the rows they came from.
+    pub fn finish(self) {
+        assert!(
+            self.failed.is_empty(),
+            "{} bounds failed:\n{}\nrows:\n{}",
+            self.failed.len(),
+            self.failed.join("\n"),
+            self.rows.join("\n")
+        );
+    }
 }
 
 /// Held by every real-time truth experiment while it runs: their bounds are
