@@ -6,6 +6,7 @@ mod common;
 use common::{bernoulli, uniform};
 use ndnlab_smc::intervals::{clopper_pearson, wilson};
 use ndnlab_smc::{check_probability, chernoff_runs, Method, SmcError, Spec};
+use statrs::distribution::{Binomial, Discrete, DiscreteCDF};
 
 #[test]
 fn chernoff_counts_match_the_formula() {
@@ -43,36 +44,74 @@ fn chernoff_outcome_uses_150_runs_for_sbip_settings() {
     assert!(i.half_width() <= 0.1 + 1e-12);
 }
 
-/// Fraction of `trials` Binomial(n, p) draws whose interval covers p.
-fn coverage(
-    p: f64,
-    n: u64,
-    trials: u64,
-    interval: fn(u64, u64, f64) -> ndnlab_smc::Interval,
-) -> f64 {
-    let mut covered = 0;
-    for t in 0..trials {
-        let k = (0..n).filter(|&i| uniform(1000 + t, i) < p).count() as u64;
-        covered += u64::from(interval(k, n, 0.05).contains(p));
-    }
-    covered as f64 / trials as f64
+type IntervalFn = fn(u64, u64, f64) -> ndnlab_smc::Interval;
+
+/// How many of `trials` seeded Binomial(n, p) draws have a 95% interval
+/// that covers p.
+fn covered(p: f64, n: u64, trials: u64, interval: IntervalFn) -> u64 {
+    (0..trials)
+        .filter(|&t| {
+            let k = (0..n).filter(|&i| uniform(1000 + t, i) < p).count() as u64;
+            interval(k, n, 0.05).contains(p)
+        })
+        .count() as u64
 }
 
-// 2000 trials: the standard error of a coverage near 0.95 is 0.005.
-// Clopper-Pearson is conservative: coverage >= 0.95 - 0.015 (3 standard errors).
-// Wilson oscillates around nominal: |coverage - 0.95| <= 0.035 for these p, n.
+/// The exact coverage of a 95% interval at (p, n): the probability of the
+/// counts k whose interval covers p, Σ_k C(n, k) p^k (1 - p)^(n - k).
+fn exact_coverage(p: f64, n: u64, interval: IntervalFn) -> f64 {
+    let b = Binomial::new(p, n).unwrap();
+    (0..=n)
+        .filter(|&k| interval(k, n, 0.05).contains(p))
+        .map(|k| b.pmf(k))
+        .sum()
+}
+
+/// The two-sided acceptance region [lo, hi] of Binomial(n, p) at `confidence`.
+fn binomial_region(n: u64, p: f64, confidence: f64) -> (u64, u64) {
+    let b = Binomial::new(p, n).unwrap();
+    let tail = (1.0 - confidence) / 2.0;
+    let lo = (0..=n).find(|&k| b.cdf(k) > tail).unwrap();
+    let hi = (0..=n).find(|&k| b.cdf(k) >= 1.0 - tail).unwrap();
+    (lo, hi)
+}
+
+// Known answers first: the exact coverage of each interval at each (p, n).
+// Clopper-Pearson guarantees at least the nominal 95%; Wilson's oscillates
+// around it, within 0.035 at these p and n. Then the seeded trials: the number
+// of 2000 whose interval covers p is Binomial(2000, exact coverage), and must
+// lie in its acceptance region at 1 - 0.001/24, so that all 24 counts (12
+// points, two methods) do with probability 99.9% (Bonferroni).
 #[test]
 fn clopper_pearson_and_wilson_cover_at_the_nominal_rate() {
+    let trials = 2000;
+    let each = 1.0 - 0.001 / 24.0;
     for &p in &[0.1, 0.3, 0.5, 0.85] {
         for &n in &[30u64, 100, 300] {
-            let cp = coverage(p, n, 2000, clopper_pearson);
-            let w = coverage(p, n, 2000, wilson);
-            eprintln!("p {p} n {n}: clopper-pearson {cp:.4} wilson {w:.4}");
-            assert!(cp >= 0.935, "Clopper-Pearson p {p} n {n}: coverage {cp}");
+            let cp = exact_coverage(p, n, clopper_pearson);
+            let w = exact_coverage(p, n, wilson);
+            assert!(
+                cp >= 0.95 - 1e-9,
+                "Clopper-Pearson p {p} n {n}: exact coverage {cp}"
+            );
             assert!(
                 (w - 0.95).abs() <= 0.035,
-                "Wilson p {p} n {n}: coverage {w}"
+                "Wilson p {p} n {n}: exact coverage {w}"
             );
+            for (name, exact, interval) in [
+                ("Clopper-Pearson", cp, clopper_pearson as IntervalFn),
+                ("Wilson", w, wilson),
+            ] {
+                let got = covered(p, n, trials, interval);
+                let (lo, hi) = binomial_region(trials, exact, each);
+                eprintln!(
+                    "p {p} n {n}: {name} exact coverage {exact:.4}, {got} of {trials} trials (allowed {lo}..={hi})"
+                );
+                assert!(
+                    (lo..=hi).contains(&got),
+                    "{name} p {p} n {n}: {got} of {trials} covered, Binomial({trials}, {exact:.4}) allows {lo}..={hi}"
+                );
+            }
         }
     }
 }
