@@ -147,7 +147,7 @@ fn rel(a: f64, b: f64) -> f64 {
 #[test]
 fn statistics_match_scipy() {
     let Some(py) = python() else {
-        eprintln!("SKIPPED: NDNLAB_PYTHON is unset, so the scipy reference comparison did not run (scripts/test.sh sets it; or NDNLAB_PYTHON=$(scripts/python-venv.sh))");
+        ndnlab_testkit::skip("NDNLAB_PYTHON is unset, so the scipy reference comparison did not run (scripts/test.sh sets it; or NDNLAB_PYTHON=$(scripts/python-venv.sh))");
         return;
     };
     let samples = [

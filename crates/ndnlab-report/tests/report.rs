@@ -192,7 +192,7 @@ fn chromium() -> Option<&'static str> {
 #[test]
 fn renders_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium, chromium-browser or google-chrome on PATH");
+        ndnlab_testkit::skip("no chromium, chromium-browser or google-chrome on PATH");
         return;
     };
     let dir = experiment("chromium");
