@@ -223,7 +223,9 @@ async fn a_slow_link_with_a_short_queue_drops_a_burst_at_the_tail() {
     .await;
     let drops = f.stats.emu_queue_drops.load(Relaxed);
     assert!(drops > 0, "no queue drops");
-    assert!(got.load(Relaxed) >= 1, "the head of the burst passes");
+    // the queue (2 frames, the one being serialized included) takes the head
+    // of the burst on an idle link: at least those pass
+    assert!(got.load(Relaxed) >= 2, "the head of the burst passes");
     assert_eq!(f.stats.emu_lost.load(Relaxed), 0);
     let m = ndnlab_fwd::metrics::render(d.shared()).await;
     let line = format!(
