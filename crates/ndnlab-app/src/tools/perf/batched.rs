@@ -5,6 +5,7 @@
 //! them with one system call and hands each Data or Nack of the next read back to
 //! its pipeline by PIT token, on any transport.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -101,13 +102,16 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let flow_done =
         |f: usize, fetcher: &Fetcher| b.count.is_some_and(|c| f as u64 >= c) || fetcher.is_done();
     let mut last: Vec<_> = fetchers.iter().map(|f| *f.stats()).collect();
-    let mut counts = Counts::default();
     let mut published = Instant::now();
     let mut nonce: u32 = rand::random::<u32>() | 1;
     let lifetime = Duration::from_millis(b.lifetime);
-    let mut tally = b
-        .window
-        .map(|(open, secs)| WindowTally::new(open, secs, lifetime));
+    let mut o = Outcomes {
+        counts: Counts::default(),
+        tally: b
+            .window
+            .map(|(open, secs)| WindowTally::new(open, secs, lifetime)),
+        by_name: HashMap::new(),
+    };
     while Instant::now() < b.deadline {
         if b.count.is_some() && fetchers.iter().enumerate().all(|(f, x)| flow_done(f, x)) {
             *b.finished.lock().expect("finish lock") = Some(Instant::now());
@@ -125,8 +129,14 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
                 nonce ^= nonce >> 17;
                 nonce ^= nonce << 5;
                 conn.push_interest(&b.prefixes[prefix], seq, nonce, shape, token(f, req.seg));
-                if let Some(w) = &mut tally {
+                if let Some(w) = &mut o.tally {
                     w.sent((f, req.seg), now, req.retx);
+                }
+                if b.names.is_some() {
+                    let keys = o.by_name.entry((prefix, seq)).or_default();
+                    if !keys.contains(&(f, req.seg)) {
+                        keys.push((f, req.seg));
+                    }
                 }
             }
             let g = &b.gauges[f];
@@ -148,15 +158,7 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             .saturating_duration_since(Instant::now())
             .clamp(Duration::from_micros(100), PUBLISH);
         let got = conn.poll(wait, |fields, pkt| {
-            answer(
-                b,
-                &mut fetchers,
-                &mut counts,
-                &mut tally,
-                base.elapsed(),
-                fields,
-                pkt,
-            )
+            answer(b, &mut fetchers, &mut o, base.elapsed(), fields, pkt)
         })?;
         if got == 0 {
             let now = base.elapsed();
@@ -167,48 +169,52 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             }
         }
         if published.elapsed() >= PUBLISH {
-            publish(&fetchers, &mut last, &mut counts, &b.shared);
+            publish(&fetchers, &mut last, &mut o.counts, &b.shared);
             published = Instant::now();
-            if let Some(w) = &mut tally {
+            if let Some(w) = &mut o.tally {
                 w.expire(base.elapsed());
             }
         }
     }
     // the answers to the window's last Interests, within their lifetime
     let drain_end = Instant::now() + lifetime;
-    while tally.as_ref().is_some_and(WindowTally::waiting) && Instant::now() < drain_end {
+    while o.tally.as_ref().is_some_and(WindowTally::waiting) && Instant::now() < drain_end {
         let wait = drain_end
             .saturating_duration_since(Instant::now())
             .clamp(Duration::from_micros(100), PUBLISH);
         conn.poll(wait, |fields, pkt| {
-            answer(
-                b,
-                &mut fetchers,
-                &mut counts,
-                &mut tally,
-                base.elapsed(),
-                fields,
-                pkt,
-            )
+            answer(b, &mut fetchers, &mut o, base.elapsed(), fields, pkt)
         })?;
-        if let Some(w) = &mut tally {
+        if let Some(w) = &mut o.tally {
             w.expire(base.elapsed());
         }
     }
-    publish(&fetchers, &mut last, &mut counts, &b.shared);
-    if let Some(w) = tally {
+    publish(&fetchers, &mut last, &mut o.counts, &b.shared);
+    if let Some(w) = o.tally {
         *b.window_counts.lock().expect("window lock") = Some(w.finish());
     }
     Ok(())
 }
 
+/// What the answers change: the interval's counts, the window's, and with
+/// `--names` the Interests in flight for each name.
+struct Outcomes {
+    counts: Counts,
+    tally: Option<WindowTally>,
+    /// (prefix, sequence number) → (flow, segment) of each Interest sent for
+    /// it and not yet answered by a Data of that name.
+    by_name: HashMap<(usize, u64), Vec<(usize, u64)>>,
+}
+
 /// A Data or Nack `pkt` (with its link fields) that arrived at `now`: to its
-/// flow's pipeline, the interval's counts and the window's.
+/// flow's pipeline, the interval's counts and the window's. A forwarder
+/// answers a face once per name (its PIT keeps one in-record per face), with
+/// the PIT token of the face's latest Interest for it: so a Data answers
+/// every Interest in flight for its name, of any flow.
 fn answer(
     b: &Batched,
     fetchers: &mut [Fetcher],
-    counts: &mut Counts,
-    tally: &mut Option<WindowTally>,
+    o: &mut Outcomes,
     now: Duration,
     fields: LpFields,
     pkt: Bytes,
@@ -220,8 +226,8 @@ fn answer(
         return;
     };
     if let Some(code) = fields.nack {
-        counts.nacks += 1;
-        if let Some(w) = tally {
+        o.counts.nacks += 1;
+        if let Some(w) = &mut o.tally {
             w.nack((f, seg));
         }
         let _ = fetcher.on_nack(now, seg, nack_kind(NackReason::from_code(code)));
@@ -229,28 +235,42 @@ fn answer(
     }
     let Ok(data) = Data::decode(pkt) else { return };
     let marked = fields.congestion_mark > 0;
-    counts.marks += marked as u64;
-    let verdict = fetcher.on_data(now, seg, marked);
-    // A forged Data still answers its Interest (no retransmission storm
-    // against a forging server), but is counted as rejected, not as Data.
-    if let (DataVerdict::New { .. }, Some(v)) = (&verdict, &b.verifier) {
-        if let Err(why) = v.check(&data) {
-            counts.rejected += 1;
-            counts.first_rejection.get_or_insert(why);
-            if let Some(w) = tally {
-                w.rejected((f, seg));
-            }
-            return;
+    o.counts.marks += marked as u64;
+    let mut keys = vec![(f, seg)];
+    if b.names.is_some() {
+        let name = b.name_of(seg * b.flows as u64 + f as u64);
+        if let Some(more) = o.by_name.remove(&name) {
+            keys.extend(more.into_iter().filter(|&k| k != (f, seg)));
         }
     }
-    if let DataVerdict::New { rtt } = verdict {
-        let bytes = data.content_slice().len() as u64;
-        counts.data += 1;
-        counts.bytes += bytes;
-        if let Some(rtt) = rtt {
-            counts.rtt.record(rtt);
+    let bytes = data.content_slice().len() as u64;
+    // checked once, on the first Interest it answers
+    let mut check: Option<Option<String>> = None;
+    for (f, seg) in keys {
+        let Some(fetcher) = fetchers.get_mut(f) else {
+            continue;
+        };
+        let DataVerdict::New { rtt } = fetcher.on_data(now, seg, marked) else {
+            continue;
+        };
+        // A forged Data still answers its Interest (no retransmission storm
+        // against a forging server), but is counted as rejected, not as Data.
+        if let Some(v) = &b.verifier {
+            if let Some(why) = check.get_or_insert_with(|| v.check(&data).err()) {
+                o.counts.rejected += 1;
+                o.counts.first_rejection.get_or_insert_with(|| why.clone());
+                if let Some(w) = &mut o.tally {
+                    w.rejected((f, seg));
+                }
+                continue;
+            }
         }
-        if let Some(w) = tally {
+        o.counts.data += 1;
+        o.counts.bytes += bytes;
+        if let Some(rtt) = rtt {
+            o.counts.rtt.record(rtt);
+        }
+        if let Some(w) = &mut o.tally {
             w.data((f, seg), now, bytes, marked);
         }
     }

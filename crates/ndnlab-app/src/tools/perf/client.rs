@@ -5,8 +5,9 @@
 //! segment). With `--window-start` and `--window-secs` the client also counts
 //! the Interests it sent inside that window and their outcomes, whenever they
 //! come ([`super::window`]), and reports them in a `window` row. With `--json`
-//! every row carries its round-trip histogram as `rtt_hist_us`: `[µs, count]`
-//! buckets ([`crate::stats::buckets`]) that add up exactly over rows.
+//! the window row and the summary carry their round-trip histogram as
+//! `rtt_hist_us`: `[µs, count]` buckets ([`crate::stats::buckets`]) that add
+//! up exactly over clients.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -101,7 +102,8 @@ pub struct ClientArgs {
     #[arg(long, value_name = "S", requires = "window_start")]
     pub window_secs: Option<f64>,
     /// One JSON object per interval, then the window's (with --window-start),
-    /// then a summary; each with its round-trip histogram, `rtt_hist_us`.
+    /// then a summary; those two with their round-trip histogram,
+    /// `rtt_hist_us` (`[µs, count]` buckets).
     #[arg(long)]
     pub json: bool,
 }
@@ -425,15 +427,18 @@ fn row_json(
     limit: &str,
 ) -> serde_json::Value {
     let s = c.rtt.summary();
-    json!({
+    let mut v = json!({
         "type": kind, "time_s": t, "mbps": mbps(c.bytes, dt),
         "data_per_s": c.data as f64 / dt.as_secs_f64().max(1e-9),
         "data": c.data, "bytes": c.bytes, "interests": c.sent, "retransmissions": c.retx,
         "rtt_mean_ms": s.mean_ms, "rtt_p50_ms": s.p50_ms, "rtt_p99_ms": s.p99_ms,
         "loss_percent": loss(c), "timeouts": c.timeouts, "nacks": c.nacks, "marks": c.marks,
-        "rejected": c.rejected, "rtt_hist_us": c.rtt.buckets(),
-        "cpu_percent": cpu_pct, "limit": limit,
-    })
+        "rejected": c.rejected, "cpu_percent": cpu_pct, "limit": limit,
+    });
+    if kind != "interval" {
+        v["rtt_hist_us"] = c.rtt.buckets().into();
+    }
+    v
 }
 
 fn loss(c: &Counts) -> f64 {
