@@ -48,6 +48,14 @@ fn sim_counted_downloads_take_their_count_times_the_round_trip_exactly() {
     let t = truth(FILE, "sim", &[]);
     let mut c = Checks::default();
     counts(&mut c, &t);
+    // r1 holds far's Interest and near's at once, each window 1
+    c.within(
+        &t,
+        "pit_max",
+        2.0,
+        2.0,
+        "two consumers of window 1 through r1",
+    );
     c.finish();
     for (c, n, rtt) in CONSUMERS {
         let want = n * (rtt + hand_offs);
