@@ -176,7 +176,8 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             }
         }
     }
-    // the answers to the window's last Interests, within their lifetime
+    // the answers to the window's last Interests, within their lifetime (a
+    // count they complete has its finishing time, as the lab's consumers do)
     let drain_end = Instant::now() + lifetime;
     while o.tally.as_ref().is_some_and(WindowTally::waiting) && Instant::now() < drain_end {
         let wait = drain_end
@@ -187,6 +188,14 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
         })?;
         if let Some(w) = &mut o.tally {
             w.expire(base.elapsed());
+        }
+        // a count the last answers complete
+        let mut finished = b.finished.lock().expect("finish lock");
+        if b.count.is_some()
+            && finished.is_none()
+            && fetchers.iter().enumerate().all(|(f, x)| flow_done(f, x))
+        {
+            *finished = Some(Instant::now());
         }
     }
     publish(&fetchers, &mut last, &mut o.counts, &b.shared);

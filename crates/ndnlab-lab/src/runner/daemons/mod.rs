@@ -414,8 +414,10 @@ pub fn run(
         .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu1 = cpu_of(&children);
     let close_unix = unix_now();
-    // Consumers end by themselves shortly after.
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // Consumers end by themselves shortly after, once the window's last
+    // Interests are answered or their lifetime is over.
+    let lifetime = consumers.iter().map(|c| c.2.lifetime_ms).max().unwrap_or(0);
+    let deadline = Instant::now() + Duration::from_secs(30) + Duration::from_millis(lifetime);
     for (name, _, _) in &consumers {
         let c = children.get(name).expect("spawned");
         while c.try_wait()?.is_none() {
