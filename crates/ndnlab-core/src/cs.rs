@@ -190,8 +190,9 @@ pub(crate) struct CsState {
     pub(crate) misses: u64,
     /// Entries evicted to stay within the capacity (packets or bytes).
     pub(crate) evictions: u64,
-    /// Ghosts held ([`Pcct::cs_leave_ghost`]): in `bytes` and against `capacity`, not
-    /// in `count`.
+    /// Ghosts held ([`Pcct::cs_leave_ghost`]): in `bytes`, not in `count` nor
+    /// against `capacity` (which is in Data), and at most `capacity` of them
+    /// ([`CsState::over_count`]), so the table holds at most twice `capacity` cells.
     ghosts: usize,
     /// Read-buffer shares reported for arriving Data, faces' carries, and entries'
     /// charges beyond [`charge`] ([`crate::cs_share`]).
@@ -272,7 +273,15 @@ impl CsState {
     /// Whether the next insertion evicts (by count).
     #[inline]
     pub(crate) fn full(&self) -> bool {
-        self.admit && self.count + self.ghosts >= self.capacity && self.capacity > 0
+        self.admit && self.count >= self.capacity && self.capacity > 0
+    }
+
+    /// Whether the CS holds more than `capacity` Data, or more than `capacity`
+    /// ghosts: the capacity counts Data only, and the ghosts' own bound keeps the
+    /// table (named entries and ghosts) within twice the capacity.
+    #[inline]
+    fn over_count(&self) -> bool {
+        self.count > self.capacity || self.ghosts > self.capacity
     }
 
     /// The next three victims (`u32::MAX` where none), when the next insertion evicts.
@@ -294,7 +303,7 @@ impl CsState {
         if !self.admit || self.capacity == 0 {
             return;
         }
-        let k = (self.count + self.ghosts + n_data)
+        let k = (self.count + n_data)
             .saturating_sub(self.capacity)
             .min(n_data);
         if k == 0 {
@@ -596,8 +605,7 @@ impl Pcct {
         }
         // Make room; TinyLFU may refuse the newcomer instead (the keys are read only
         // for it).
-        while self.cs.count + self.cs.ghosts + 1 > self.cs.capacity
-            || self.cs.bytes + size > self.cs.capacity_bytes
+        while self.cs.count + 1 > self.cs.capacity || self.cs.bytes + size > self.cs.capacity_bytes
         {
             let Some(v) = self.cs.victim(now) else {
                 break;
@@ -749,9 +757,7 @@ impl Pcct {
     /// with the CS, so no caller holds an index an eviction would free.
     #[inline]
     pub(crate) fn cs_settle(&mut self, now: Time) {
-        if self.cs.bytes > self.cs.capacity_bytes
-            || self.cs.count + self.cs.ghosts > self.cs.capacity
-        {
+        if self.cs.bytes > self.cs.capacity_bytes || self.cs.over_count() {
             self.cs_enforce_limits(now, NONE);
         }
     }
@@ -778,13 +784,13 @@ impl Pcct {
         }
     }
 
-    /// Evict until the CS is within its capacity in packets and in bytes, never
-    /// entry `keep` (the one just cached or refreshed; [`NONE`] for none).
+    /// Evict until the CS is within its capacity in packets and in bytes, and
+    /// holds no more ghosts than its capacity (evicting from the front, ghosts
+    /// and Data alike, as eviction would reach them), never entry `keep` (the
+    /// one just cached or refreshed; [`NONE`] for none).
     fn cs_enforce_limits(&mut self, now: Time, keep: u32) {
         let mut set_aside = false;
-        while self.cs.count + self.cs.ghosts > self.cs.capacity
-            || self.cs.bytes > self.cs.capacity_bytes
-        {
+        while self.cs.over_count() || self.cs.bytes > self.cs.capacity_bytes {
             match self.cs.victim(now) {
                 Some(v) if v == keep => {
                     // First in line (under priority-FIFO a stale newcomer goes before
@@ -884,8 +890,9 @@ impl Pcct {
     }
 
     /// Ghosts held: the charges of slices that named entries left at their place in
-    /// eviction order ([`ContentStore::set_own_buffers`]); in [`Pcct::bytes`] and
-    /// against the capacity in packets, not in [`Pcct::len`].
+    /// eviction order ([`ContentStore::set_own_buffers`]); in [`Pcct::bytes`], not
+    /// in [`Pcct::len`] nor against the capacity in packets (a CS of capacity C
+    /// holds C Data), and never more than that capacity.
     pub fn ghosts(&self) -> usize {
         self.cs.ghosts
     }

@@ -567,8 +567,12 @@ impl World {
         }
         let cs = self.fw.cs_ref();
         assert!(
-            cs.len() + cs.ghosts() <= self.cs_capacity.max(1),
-            "CS over capacity"
+            cs.len() <= self.cs_capacity.max(1),
+            "CS over its capacity in Data"
+        );
+        assert!(
+            cs.ghosts() <= self.cs_capacity.max(1),
+            "CS ghosts over the capacity"
         );
         assert!(
             cs.bytes() <= self.cs_capacity_bytes,

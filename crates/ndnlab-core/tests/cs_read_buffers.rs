@@ -321,3 +321,129 @@ fn dropped_data_is_charged_to_the_next_slice_from_its_face() {
     let without = largest_excess(&frames, false, drop, ask);
     assert!(without > 256 << 10, "{without}");
 }
+
+/// An LRU CS of capacity 40 (own buffers), filled with 40 Data from one stream
+/// face's read buffer: `(lab, the Data's wire length)`.
+fn full_lru_of_slices(capacity: usize) -> (Lab, usize) {
+    let mut lab = Lab::standard_with(ForwarderConfig {
+        cs_policy: CsPolicyKind::Lru,
+        cs_capacity: capacity,
+        cs_capacity_bytes: 64 << 20,
+        ..Default::default()
+    });
+    lab.fw.cs().set_own_buffers(true);
+    lab.route("/mem", C, 1);
+    let ks: Vec<u64> = (0..capacity as u64).collect();
+    deliver_slices(&mut lab, &ks, 1);
+    let len = data_fresh(&name_of(0), Some(10_000)).wire().len();
+    (lab, len)
+}
+
+/// Interests from B for `ks`, then their Data from C back to back in one read
+/// buffer, each with its share of it; `nonce` is the first Interest's nonce.
+fn deliver_slices(lab: &mut Lab, ks: &[u64], nonce: u32) {
+    for (j, &k) in ks.iter().enumerate() {
+        lab.send_interest(B, interest(&name_of(k), nonce + j as u32));
+        assert_eq!(summary(&lab.take()), vec![(C.0, "I".to_string())]);
+    }
+    let packets: Vec<_> = ks
+        .iter()
+        .map(|&k| data_fresh(&name_of(k), Some(10_000)))
+        .collect();
+    let (_buf, views) = read_buffer(&packets);
+    for d in views {
+        let meta = LpMeta {
+            buffer_share: d.wire().len() as u32,
+            ..Default::default()
+        };
+        let now = lab.now;
+        lab.fw.handle_data(now, C, d, meta);
+        assert_eq!(summary(&lab.take()), vec![(B.0, "D".to_string())]);
+    }
+}
+
+/// The CS's capacity counts Data: hits that copy slices out of their shared read
+/// buffer leave ghosts (charged in bytes, in eviction order) that take no Data's
+/// place, so an LRU of capacity C keeps holding C Data, and evicts exactly the
+/// least recently used ones.
+#[test]
+fn hits_on_shared_slices_keep_the_capacity_in_data() {
+    let cap = 40;
+    let (mut lab, _) = full_lru_of_slices(cap);
+    assert_eq!((lab.fw.cs_ref().len(), lab.fw.cs_ref().ghosts()), (cap, 0));
+    // Hits on the newer half: each a copy at the back and a ghost in the middle.
+    for k in 20..40u64 {
+        lab.send_interest(B, interest(&name_of(k), 1000 + k as u32));
+        assert_eq!(summary(&lab.take()), vec![(B.0, "D".to_string())]);
+        let cs = lab.fw.cs_ref();
+        assert_eq!(cs.recount(), (cs.len(), cs.ghosts(), cs.bytes()));
+        assert_eq!(cs.len(), cap, "after the hit on {k}");
+    }
+    assert_eq!(lab.fw.cs_ref().ghosts(), 20);
+    for k in 0..40u64 {
+        assert!(lab.fw.cs_ref().contains(&name(&name_of(k))), "{k} evicted");
+    }
+    // 20 new Data evict the 20 least recently used (0..20, never hit) and the
+    // ghosts eviction passes on the way; the CS still holds 40 Data.
+    let fresh: Vec<u64> = (100..120).collect();
+    deliver_slices(&mut lab, &fresh, 2000);
+    let cs = lab.fw.cs_ref();
+    assert_eq!(cs.recount(), (cs.len(), cs.ghosts(), cs.bytes()));
+    assert_eq!((cs.len(), cs.ghosts()), (cap, 20));
+    for k in 0..20u64 {
+        assert!(!cs.contains(&name(&name_of(k))), "{k} kept");
+    }
+    for k in (20..40u64).chain(100..120) {
+        assert!(cs.contains(&name(&name_of(k))), "{k} evicted");
+    }
+    // 20 more: eviction passes the 20 ghosts now at the front, then takes the
+    // copies of 20..40, now the least recently used.
+    let more: Vec<u64> = (200..220).collect();
+    deliver_slices(&mut lab, &more, 3000);
+    let cs = lab.fw.cs_ref();
+    assert_eq!(cs.recount(), (cs.len(), cs.ghosts(), cs.bytes()));
+    assert_eq!((cs.len(), cs.ghosts()), (cap, 0));
+    for k in (100..120u64).chain(200..220) {
+        assert!(cs.contains(&name(&name_of(k))), "{k} evicted");
+    }
+}
+
+/// Ghosts have a bound of their own: a name refreshed again and again (stale Data
+/// replaced by new Data, each a slice that leaves a ghost where the old one was)
+/// never makes the CS hold more ghosts than its capacity. Past the bound,
+/// eviction goes from the front, as it would to make room: the first ghost, then
+/// the Data that were cached before the next one (their charges keep the read
+/// buffers charged in arrival order, so a ghost behind them cannot go first).
+#[test]
+fn refreshes_keep_the_ghosts_within_the_capacity() {
+    let cap = 10;
+    let (mut lab, len) = full_lru_of_slices(cap);
+    // every cached Data stale
+    lab.advance_ms(11_000);
+    for round in 0..3 * cap {
+        // MustBeFresh misses the stale /mem/00000, and its new Data (stale at
+        // once) refreshes the cached slice: one ghost more, the Data at the back
+        let i = interest_with(&name_of(0), 5000 + round as u32, |b| b.must_be_fresh(true));
+        lab.send_interest(B, i);
+        assert_eq!(summary(&lab.take()), vec![(C.0, "I".to_string())]);
+        let d = data_fresh(&name_of(0), Some(0));
+        let (_buf, views) = read_buffer(std::slice::from_ref(&d));
+        let meta = LpMeta {
+            buffer_share: len as u32,
+            ..Default::default()
+        };
+        let now = lab.now;
+        lab.fw
+            .handle_data(now, C, views.into_iter().next().unwrap(), meta);
+        lab.take();
+        let cs = lab.fw.cs_ref();
+        assert_eq!(cs.recount(), (cs.len(), cs.ghosts(), cs.bytes()));
+        assert_eq!(cs.ghosts(), (round + 1).min(cap), "round {round}");
+        // the ghosts take no Data's place until there are more than `cap`: the
+        // 11th goes (the first, in front of /mem/00001..9), the 12th takes the
+        // 9 Data in front of the next one
+        let data = if round <= cap { cap } else { 1 };
+        assert_eq!(cs.len(), data, "round {round}");
+        assert!(cs.contains(&name(&name_of(0))));
+    }
+}
