@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 
 use anyhow::Context;
 use ndnlab_app::client::blocking::BlockingClient;
@@ -11,12 +12,48 @@ use ndnlab_app::tools::serve_stats::{ServeStats, ServeSummary};
 use ndnlab_proto::mgmt::dataset::{decode_records, DatasetKind};
 
 use super::Children;
+use crate::runner::summary::FwdDelta;
 use crate::runner::Metrics;
 
-/// (Interests in, CS hits, CS misses) per node.
+/// One forwarder's counters at an end of the window, as [`counters`] reads
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Counts {
+    /// `nInInterests` of `status/general`: every Interest the forwarder
+    /// received, the runner's own management Interests included (NFD and
+    /// `ndnlab fwd` count those as Interests in, from the requester).
+    pub interests: f64,
+    /// `nHits` and `nMisses` of `cs/info`.
+    pub cs_hits: f64,
+    pub cs_misses: f64,
+    /// The Interests the runner had sent to this forwarder (its management
+    /// client's `tx_packets`: it sends nothing else) when it asked for
+    /// `status/general`, that request not included.
+    pub mgmt_sent: u64,
+}
+
+/// One forwarder's increments over the window, from its [`Counts`] at the
+/// window's ends: the experiment's Interests are the `nInInterests` increment
+/// less the runner's management Interests counted in it. Those are the ones
+/// sent from the `status/general` request that opens the window to the one
+/// that closes it: the link samples meanwhile, the opening read's `cs/info`
+/// and the closing `status/general` itself. Whether a forwarder counts a
+/// `status/general` request before or after answering it, it does so at
+/// both ends, so the difference of `mgmt_sent` is what the increment holds.
+pub(super) fn window_delta<'a>(name: &'a str, before: &Counts, after: &Counts) -> FwdDelta<'a> {
+    let mgmt = after.mgmt_sent.saturating_sub(before.mgmt_sent) as f64;
+    FwdDelta {
+        name,
+        interests: after.interests - before.interests - mgmt,
+        cs_hits: after.cs_hits - before.cs_hits,
+        cs_misses: after.cs_misses - before.cs_misses,
+    }
+}
+
+/// Every node's [`Counts`] now.
 pub(super) fn counters(
     clients: &BTreeMap<&String, BlockingClient>,
-) -> anyhow::Result<BTreeMap<String, (f64, f64, f64)>> {
+) -> anyhow::Result<BTreeMap<String, Counts>> {
     let mut out = BTreeMap::new();
     for (n, c) in clients {
         let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
@@ -25,6 +62,7 @@ pub(super) fn counters(
                 .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
             decode_records(kind, &d).map_err(anyhow::Error::msg)
         };
+        let mgmt_sent = c.client().counters().tx_packets.load(Relaxed);
         let g = read("status", "general", DatasetKind::General)?;
         let cs = read("cs", "info", DatasetKind::Cs)?;
         let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
@@ -32,11 +70,12 @@ pub(super) fn counters(
         };
         out.insert(
             (*n).clone(),
-            (
-                num(g.first(), "nInInterests"),
-                num(cs.first(), "nHits"),
-                num(cs.first(), "nMisses"),
-            ),
+            Counts {
+                interests: num(g.first(), "nInInterests"),
+                cs_hits: num(cs.first(), "nHits"),
+                cs_misses: num(cs.first(), "nMisses"),
+                mgmt_sent,
+            },
         );
     }
     Ok(out)
@@ -181,6 +220,78 @@ mod tests {
     /// bucket (2 significant digits), in µs.
     fn reported(us: u64) -> f64 {
         ServeStats::default().sign_ns.highest_equivalent(us * 1000) as f64 / 1e3
+    }
+
+    fn at(interests: f64, cs_hits: f64, cs_misses: f64, mgmt_sent: u64) -> Counts {
+        Counts {
+            interests,
+            cs_hits,
+            cs_misses,
+            mgmt_sent,
+        }
+    }
+
+    #[test]
+    fn window_delta_leaves_out_the_runners_management_interests() {
+        // A 2 s window sampled every 100 ms. The opening read: 40 management
+        // Interests sent before it (faces, routes, warm-up samples), then its
+        // status/general (counted in nInInterests = 1041 as it arrives) and
+        // cs/info. Meanwhile 20 ndnlab/links samples and 50 consumer
+        // Interests. The closing status/general (counted as it arrives): the
+        // forwarder has 1041 + 1 (cs/info) + 20 + 50 + 1 = 1113.
+        let before = at(1041.0, 7.0, 3.0, 40);
+        let after = at(1113.0, 17.0, 43.0, 40 + 2 + 20);
+        let d = window_delta("r1", &before, &after);
+        assert_eq!(d.name, "r1");
+        assert_eq!(d.interests, 50.0);
+        assert_eq!((d.cs_hits, d.cs_misses), (10.0, 40.0));
+        // a forwarder counting each status/general after answering it reads
+        // 1040 and 1112: the same 50
+        let d = window_delta("r1", &at(1040.0, 0.0, 0.0, 40), &at(1112.0, 0.0, 0.0, 62));
+        assert_eq!(d.interests, 50.0);
+        // nothing sent between the reads but the reads themselves (an NFD
+        // node, no link sampler): the opening cs/info and the closing
+        // status/general, 2
+        let d = window_delta("n", &at(5.0, 0.0, 0.0, 3), &at(7.0, 0.0, 0.0, 5));
+        assert_eq!(d.interests, 0.0);
+    }
+
+    #[test]
+    fn window_delta_counts_exactly_on_any_interleaving() {
+        // A forwarder counting every Interest as it arrives; the runner's
+        // requests (true) and the experiment's (false) in a seeded order.
+        // The reads at both ends are status/general then cs/info.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(41);
+        for _ in 0..200 {
+            let (mut counted, mut sent) = (0u64, 0u64);
+            let read = |counted: &mut u64, sent: &mut u64| {
+                let mgmt_sent = *sent;
+                *counted += 1; // status/general, counted before its answer
+                *sent += 1;
+                let c = at(*counted as f64, 0.0, 0.0, mgmt_sent);
+                *counted += 1; // cs/info
+                *sent += 1;
+                c
+            };
+            for _ in 0..rng.gen_range(0..30) {
+                counted += 1;
+                sent += rng.gen_bool(0.5) as u64;
+            }
+            let before = read(&mut counted, &mut sent);
+            let mut experiment = 0;
+            for _ in 0..rng.gen_range(0..100) {
+                counted += 1;
+                if rng.gen_bool(0.3) {
+                    sent += 1;
+                } else {
+                    experiment += 1;
+                }
+            }
+            let after = read(&mut counted, &mut sent);
+            let d = window_delta("r", &before, &after);
+            assert_eq!(d.interests, experiment as f64, "{before:?} {after:?}");
+        }
     }
 
     #[test]

@@ -436,15 +436,9 @@ pub fn run(
         }
     }
     super::summary::forwarders(
-        after.iter().map(|(n, a)| {
-            let b = &before[n];
-            super::summary::FwdDelta {
-                name: n,
-                interests: a.0 - b.0,
-                cs_hits: a.1 - b.1,
-                cs_misses: a.2 - b.2,
-            }
-        }),
+        after
+            .iter()
+            .map(|(n, a)| collect::window_delta(n, &before[n], a)),
         measured,
         after.len() > 1,
         &mut m,
