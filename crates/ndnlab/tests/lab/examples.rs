@@ -1,18 +1,32 @@
-//! Every experiment under `experiments/` parses and expands, at full and quick
-//! scale; the two cheapest run for real at quick scale in this process.
+//! Every experiment under `experiments/` and its subfolders (`truth/`, ...)
+//! parses and expands, at full and quick scale, and its topology shows; the
+//! two cheapest run for real at quick scale in this process. The truth
+//! experiments (`experiments/truth/`) run in the `truth_*` tests, each
+//! against its known answers, so they are only validated here.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn examples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("experiments/")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
+/// Every `.toml` under `dir`, subfolders included, sorted.
+fn tomls(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in entries {
+        let p = e
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .path();
+        if p.is_dir() {
+            files.extend(tomls(&p));
+        } else if p.extension().is_some_and(|e| e == "toml") {
+            files.push(p);
+        }
+    }
     files.sort();
     files
+}
+
+fn examples() -> Vec<PathBuf> {
+    tomls(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments"))
 }
 
 use crate::ndnlab;
@@ -29,6 +43,20 @@ fn ok(out: &Output, what: &str) -> String {
 #[test]
 fn every_example_validates_at_both_scales() {
     let files = examples();
+    // the subfolders are walked: the truth experiments are among the files
+    for truth in [
+        "bottleneck.toml",
+        "delay.toml",
+        "loss.toml",
+        "zipf_lru.toml",
+    ] {
+        assert!(
+            files
+                .iter()
+                .any(|f| f.ends_with(Path::new("truth").join(truth))),
+            "truth/{truth} not found among {files:?}"
+        );
+    }
     for seed in ["seed000", "seed001", "seed002", "seed003", "seed004"] {
         assert!(
             files
