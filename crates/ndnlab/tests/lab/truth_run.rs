@@ -138,3 +138,28 @@ pub fn real_time() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Thread wake-ups one emulated link traversal adds in real time to a line
+/// without delay whose consumer is paced as slowly: the link's timer, and
+/// the writer that sends the frame when it is due (the next forwarder's
+/// reader wakes cold in both lines).
+pub const WAKES_PER_TRAVERSAL: f64 = 2.0;
+
+/// How late this machine wakes a thread from an idle 10 ms sleep now, in µs:
+/// the median lateness of 25 sleeps (the kernel's wake-up latency and timer
+/// slack, which grow with the machine's load). The real-time bounds allow it
+/// [`WAKES_PER_TRAVERSAL`] times per link traversal; an emulator late by a
+/// millisecond tick per traversal (tokio's timer wheel) exceeds that
+/// allowance on an idle machine by an order of magnitude.
+pub fn wake_up_us() -> f64 {
+    let want = Duration::from_millis(10);
+    let mut late: Vec<f64> = (0..25)
+        .map(|_| {
+            let t = Instant::now();
+            std::thread::sleep(want);
+            (t.elapsed() - want).as_secs_f64() * 1e6
+        })
+        .collect();
+    late.sort_by(f64::total_cmp);
+    late[late.len() / 2]
+}
