@@ -501,6 +501,11 @@ pub struct AppSpec {
     /// `digest` (DigestSha256), or a key type (`ecdsa-p256`, `rsa-2048`,
     /// `ed25519`, `hmac`, ...), as `ndnlab put --sign` takes.
     pub signature: String,
+    /// Whether the run's forwarders trust this producer's key (with
+    /// `forwarder.verify_data = "signature"`); `false` signs with a key no
+    /// forwarder is given, so a verifying forwarder refuses its Data
+    /// (`data_refused`). Needs a key `signature`.
+    pub trusted: bool,
     /// Keep each signed Data and serve it again (`ndnlab perf server --cache`).
     pub presign: bool,
     /// Signing threads of a producer (`ndnlab perf server --threads`).
@@ -559,6 +564,7 @@ impl Default for AppSpec {
             payload: 1000,
             freshness_ms: 10_000,
             signature: "digest".into(),
+            trusted: true,
             presign: false,
             threads: 1,
             size: 1_000_000,
@@ -1044,9 +1050,21 @@ fn check_app(at: &str, a: &AppSpec) -> Result<(), String> {
         if a.threads == 0 {
             return Err(format!("{at}.threads must be positive"));
         }
-        if let Err(e) = a.signature.parse::<ndnlab_app::tools::signing::SignKind>() {
-            return Err(format!("{at}.signature: {e}"));
+        match a.signature.parse::<ndnlab_app::tools::signing::SignKind>() {
+            Err(e) => return Err(format!("{at}.signature: {e}")),
+            Ok(ndnlab_app::tools::signing::SignKind::Digest) if !a.trusted => {
+                return Err(format!(
+                    "{at}.trusted = false: a DigestSha256 Data needs no key to be \
+                     trusted; set {at}.signature to a key type (e.g. \"ecdsa-p256\")"
+                ))
+            }
+            Ok(_) => {}
         }
+    } else if !a.trusted {
+        return Err(format!(
+            "{at}.trusted = false: only a producer's key is trusted or not ({at}.kind = \"{}\")",
+            a.kind
+        ));
     }
     Ok(())
 }

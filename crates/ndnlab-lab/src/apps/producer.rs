@@ -85,7 +85,7 @@ impl Answers {
         threaded: Option<&Threaded>,
     ) -> anyhow::Result<Answers> {
         let kind: SignKind = spec.signature.parse().map_err(anyhow::Error::msg)?;
-        let identity = super::keys::identity(kind, node)?;
+        let identity = super::keys::identity(kind, node, spec.trusted)?;
         let signer: Arc<dyn Signer> = if full_length {
             Arc::new(ndnlab_security::FullLength(identity.signer))
         } else {

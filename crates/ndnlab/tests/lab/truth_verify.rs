@@ -72,3 +72,59 @@ fn truth_verify_under_inproc_counts_every_data_once_per_checker() {
     verified("inproc", false);
     verified("inproc", true);
 }
+
+/// `experiments/truth/verify-untrusted.toml`: a producer signing with a key no
+/// forwarder trusts (`apps.rogue.trusted = false`), 20 Interests for its Data,
+/// each answered once and refused at r0.
+fn refused(runner: &str) {
+    let t = truth("verify-untrusted.toml", runner, &[]);
+    let rogue = 20.0;
+    within(
+        &t,
+        "data_refused",
+        rogue,
+        rogue,
+        "the untrusted producer's 20 Data, each crossing to r0 once (CS off, names distinct, no loss)",
+    );
+    let data_frames = t.get("link_frames.r1-r0");
+    within(
+        &t,
+        "data_verified",
+        data_frames,
+        data_frames,
+        "r0 checks every Data the link brings it, refused ones included",
+    );
+    within(
+        &t,
+        "timeouts",
+        rogue,
+        rogue,
+        "every Interest for /rogue, none for /signed",
+    );
+    within(
+        &t,
+        "nacks",
+        0.0,
+        0.0,
+        "a refused Data satisfies nothing and Nacks nothing",
+    );
+    let n = t.get("interests");
+    within(&t, "data", n - rogue, n - rogue, "interests - 20");
+    eprintln!(
+        "truth verify-untrusted under {runner}: data_refused {}, data_verified {}, link_frames.r1-r0 {data_frames}, timeouts {}",
+        t.get("data_refused"),
+        t.get("data_verified"),
+        t.get("timeouts")
+    );
+}
+
+#[test]
+fn truth_verify_under_sim_refuses_each_untrusted_data() {
+    refused("sim");
+}
+
+#[test]
+fn truth_verify_under_inproc_refuses_each_untrusted_data() {
+    let _machine = real_time();
+    refused("inproc");
+}

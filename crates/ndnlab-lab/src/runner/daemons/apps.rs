@@ -124,10 +124,11 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
                 .args(["--freshness", &a.freshness_ms.to_string()])
                 .args(["--sign", &a.signature]);
             if crate::apps::keys::verifies(l.plan) {
-                // the key every forwarder of the run trusts
+                // the key every forwarder of the run trusts (or, with
+                // `trusted = false`, one none does)
                 let kc = l.files.join("keychain");
                 let kind = a.signature.parse().map_err(anyhow::Error::msg)?;
-                if let Some(key) = crate::apps::keys::export(kind, l.node, &kc)? {
+                if let Some(key) = crate::apps::keys::export(kind, l.node, a.trusted, &kc)? {
                     cmd.arg("--keychain")
                         .arg(&kc)
                         .args(["--key", &key.to_string()]);
