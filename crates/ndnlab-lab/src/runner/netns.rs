@@ -189,9 +189,17 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
         let dev = format!("l{k}");
         let (na, nb) = (&ns[&l.a], &ns[&l.b]);
         let mac = [link_mac(k, 0), link_mac(k, 1)];
+        // an Ethernet face fragments to its interface's MTU: a link that must
+        // not fragment gets an interface that carries any packet whole, and
+        // its emulator drops the frames over the link's mtu
+        let if_mtu = if l.spec.face == "ether" && !l.spec.fragment && l.spec.mtu > 0 {
+            "65535"
+        } else {
+            "1500"
+        };
         ip(&[
-            "link", "add", &dev, "address", &mac[0], "netns", na, "type", "veth", "peer", "name",
-            &dev, "address", &mac[1], "netns", nb,
+            "link", "add", &dev, "address", &mac[0], "mtu", if_mtu, "netns", na, "type", "veth",
+            "peer", "name", &dev, "address", &mac[1], "mtu", if_mtu, "netns", nb,
         ])?;
         for (n, side) in [(na, 0), (nb, 1)] {
             let addr = format!("{}/30", link_addr(k, side));

@@ -31,6 +31,28 @@ fn emulation_table(l: &LinkSpec, with_rate: bool) -> Option<String> {
     (!kv.is_empty()).then(|| kv.join("\n"))
 }
 
+/// The MTU `faces/create` gives a link's faces. A link that fragments
+/// (`fragment = true`) gives its own `mtu`: the face cuts larger packets into
+/// NDNLPv2 fragments that fit it. With `fragment = false` the face is given the
+/// largest MTU it can have (the daemon clamps it to the UDP payload limit, or
+/// to the interface's MTU on Ethernet), so it sends each packet as one frame
+/// and the link's emulator drops a frame over the link's `mtu`
+/// (`link_drops_mtu`), as the inproc runner's unfragmented peer faces do.
+/// Without an `mtu`, and on TCP, none: the face keeps its own.
+pub(super) fn face_mtu(l: &LinkSpec) -> Option<u64> {
+    if l.mtu == 0 || l.face == "tcp" {
+        None
+    } else if l.fragment {
+        Some(l.mtu as u64)
+    } else {
+        Some(UNFRAGMENTED_MTU)
+    }
+}
+
+/// The MTU asked for on the faces of a `fragment = false` link: more than any
+/// face can carry, so each one takes its own limit.
+const UNFRAGMENTED_MTU: u64 = 65535;
+
 /// The configuration of `node`.
 pub(super) fn config(
     plan: &RunPlan,
@@ -83,4 +105,29 @@ pub(super) fn config(
         }
     }
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(mtu: usize, fragment: bool, face: &str) -> LinkSpec {
+        LinkSpec {
+            mtu,
+            fragment,
+            face: face.into(),
+            ..LinkSpec::default()
+        }
+    }
+
+    #[test]
+    fn faces_fragment_to_the_link_mtu_only_when_it_fragments() {
+        assert_eq!(face_mtu(&link(1500, true, "udp")), Some(1500));
+        // the face never fragments: the emulator's mtu drops what exceeds 1500
+        assert_eq!(face_mtu(&link(1500, false, "udp")), Some(65535));
+        assert_eq!(face_mtu(&link(1500, false, "ether")), Some(65535));
+        assert_eq!(face_mtu(&link(0, true, "udp")), None);
+        assert_eq!(face_mtu(&link(1500, true, "tcp")), None);
+        assert_eq!(face_mtu(&link(1500, false, "tcp")), None);
+    }
 }

@@ -277,8 +277,7 @@ pub fn run(
                 uri: Some(end.uri.clone()),
                 local_uri: end.local.clone(),
                 face_persistency: Some(0),
-                mtu: (l.spec.mtu > 0 && l.spec.fragment && l.spec.face != "tcp")
-                    .then_some(l.spec.mtu as u64),
+                mtu: config::face_mtu(&l.spec),
                 ..Default::default()
             };
             let r = clients[me]
