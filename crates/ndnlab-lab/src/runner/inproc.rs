@@ -440,9 +440,9 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
                 interests: (a.in_interests - b.in_interests) as f64,
                 cs_hits: (a.cs_hits - b.cs_hits) as f64,
                 cs_misses: (a.cs_misses - b.cs_misses) as f64,
+                secs: measured,
             }
         }),
-        measured,
         true,
         &mut m,
     );

@@ -342,9 +342,9 @@ pub fn run(plan: &RunPlan, b: &mut Built, dir: &Path) -> anyhow::Result<Metrics>
                 interests: (y.in_interests - x.in_interests) as f64,
                 cs_hits: (y.cs_hits - x.cs_hits) as f64,
                 cs_misses: (y.cs_misses - x.cs_misses) as f64,
+                secs: measured,
             }
         }),
-        measured,
         true,
         &mut m,
     );

@@ -170,29 +170,36 @@ pub struct FwdDelta<'a> {
     pub interests: f64,
     pub cs_hits: f64,
     pub cs_misses: f64,
+    /// The seconds between the two reads of this node's counters (the
+    /// window's under `sim` and `inproc`, which read them at its ends; under
+    /// the daemon runners each node's own, read through management).
+    pub secs: f64,
 }
 
 /// Adds the forwarders' metrics to `m`: `fwd_interests_per_sec` (and per node
-/// when `per_node`) and `cs_hit_ratio` over every forwarder.
+/// when `per_node`) and `cs_hit_ratio` over every forwarder. A node's rate is
+/// its increment over its own [`FwdDelta::secs`]; the total is the sum of the
+/// nodes' rates.
 pub fn forwarders<'a>(
     nodes: impl Iterator<Item = FwdDelta<'a>>,
-    measured: f64,
     per_node: bool,
     m: &mut Metrics,
 ) {
     let (mut hits, mut misses, mut fwd_in) = (0.0, 0.0, 0.0);
     for d in nodes {
-        fwd_in += d.interests;
+        let rate = if d.secs > 0.0 {
+            d.interests / d.secs
+        } else {
+            0.0
+        };
+        fwd_in += rate;
         hits += d.cs_hits;
         misses += d.cs_misses;
         if per_node {
-            m.insert(
-                format!("fwd_interests_per_sec.{}", d.name),
-                d.interests / measured,
-            );
+            m.insert(format!("fwd_interests_per_sec.{}", d.name), rate);
         }
     }
-    m.insert("fwd_interests_per_sec".into(), fwd_in / measured);
+    m.insert("fwd_interests_per_sec".into(), fwd_in);
     let looked_up: f64 = hits + misses;
     m.insert(
         "cs_hit_ratio".into(),

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
 
 use anyhow::Context;
 use ndnlab_app::client::blocking::BlockingClient;
@@ -30,6 +31,9 @@ pub(super) struct Counts {
     /// client's `tx_packets`: it sends nothing else) when it asked for
     /// `status/general`, that request not included.
     pub mgmt_sent: u64,
+    /// When the forwarder counted: the middle of the `status/general`
+    /// request's round trip.
+    pub at: Instant,
 }
 
 /// One forwarder's increments over the window, from its [`Counts`] at the
@@ -40,6 +44,9 @@ pub(super) struct Counts {
 /// and the closing `status/general` itself. Whether a forwarder counts a
 /// `status/general` request before or after answering it, it does so at
 /// both ends, so the difference of `mgmt_sent` is what the increment holds.
+/// Its span is the node's own, from one `status/general` read to the other
+/// ([`Counts::at`]): the nodes are not read at the same instant, and each
+/// node's rate is its increment over its own span.
 pub(super) fn window_delta<'a>(name: &'a str, before: &Counts, after: &Counts) -> FwdDelta<'a> {
     let mgmt = after.mgmt_sent.saturating_sub(before.mgmt_sent) as f64;
     FwdDelta {
@@ -47,38 +54,55 @@ pub(super) fn window_delta<'a>(name: &'a str, before: &Counts, after: &Counts) -
         interests: after.interests - before.interests - mgmt,
         cs_hits: after.cs_hits - before.cs_hits,
         cs_misses: after.cs_misses - before.cs_misses,
+        secs: after.at.saturating_duration_since(before.at).as_secs_f64(),
     }
 }
 
-/// Every node's [`Counts`] now.
+/// Every node's [`Counts`] now, the nodes read at once (a thread each), so
+/// that every read lies close to the instant the runner asks.
 pub(super) fn counters(
     clients: &BTreeMap<&String, BlockingClient>,
 ) -> anyhow::Result<BTreeMap<String, Counts>> {
-    let mut out = BTreeMap::new();
-    for (n, c) in clients {
-        let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
-            let d = c
-                .dataset(module, what)
-                .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
-            decode_records(kind, &d).map_err(anyhow::Error::msg)
-        };
-        let mgmt_sent = c.client().counters().tx_packets.load(Relaxed);
-        let g = read("status", "general", DatasetKind::General)?;
-        let cs = read("cs", "info", DatasetKind::Cs)?;
-        let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
-            r.and_then(|r| r.num(k)).unwrap_or(0) as f64
-        };
-        out.insert(
-            (*n).clone(),
-            Counts {
-                interests: num(g.first(), "nInInterests"),
-                cs_hits: num(cs.first(), "nHits"),
-                cs_misses: num(cs.first(), "nMisses"),
-                mgmt_sent,
-            },
-        );
-    }
-    Ok(out)
+    std::thread::scope(|s| {
+        let reads: Vec<_> = clients
+            .iter()
+            .map(|(n, c)| (*n, s.spawn(move || counts_of(n, c))))
+            .collect();
+        reads
+            .into_iter()
+            .map(|(n, h)| {
+                let c = h
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("the counter read of forwarder {n} panicked"))??;
+                Ok((n.clone(), c))
+            })
+            .collect()
+    })
+}
+
+/// One node's [`Counts`] now.
+fn counts_of(n: &str, c: &BlockingClient) -> anyhow::Result<Counts> {
+    let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
+        let d = c
+            .dataset(module, what)
+            .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
+        decode_records(kind, &d).map_err(anyhow::Error::msg)
+    };
+    let mgmt_sent = c.client().counters().tx_packets.load(Relaxed);
+    let asked = Instant::now();
+    let g = read("status", "general", DatasetKind::General)?;
+    let at = asked + asked.elapsed() / 2;
+    let cs = read("cs", "info", DatasetKind::Cs)?;
+    let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
+        r.and_then(|r| r.num(k)).unwrap_or(0) as f64
+    };
+    Ok(Counts {
+        interests: num(g.first(), "nInInterests"),
+        cs_hits: num(cs.first(), "nHits"),
+        cs_misses: num(cs.first(), "nMisses"),
+        mgmt_sent,
+        at,
+    })
 }
 
 /// CPU seconds of each forwarder and app process, by metric suffix: the node
@@ -222,13 +246,67 @@ mod tests {
         ServeStats::default().sign_ns.highest_equivalent(us * 1000) as f64 / 1e3
     }
 
+    /// One instant for every test's reads.
+    fn t0() -> Instant {
+        static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        *T0.get_or_init(Instant::now)
+    }
+
     fn at(interests: f64, cs_hits: f64, cs_misses: f64, mgmt_sent: u64) -> Counts {
         Counts {
             interests,
             cs_hits,
             cs_misses,
             mgmt_sent,
+            at: t0(),
         }
+    }
+
+    /// `c` counted `ms` milliseconds after [`t0`].
+    fn read_at(c: Counts, ms: u64) -> Counts {
+        Counts {
+            at: t0() + Duration::from_millis(ms),
+            ..c
+        }
+    }
+
+    #[test]
+    fn each_node_counts_over_its_own_span() {
+        // A 0.5 s window from 1000 ms to 1500 ms; the line forwards 450
+        // Interests/s at each node. The nodes' reads: r0 from 990 to 1510 ms
+        // (0.52 s, 234 Interests), r1 from 1000 to 1500 (0.5 s, 225), r2 from
+        // 1010 to 1490 (0.48 s, 216); each node's 2 management Interests
+        // (the opening cs/info, the closing status/general) left out.
+        let spans = [
+            ("r0", 990, 1510, 234.0),
+            ("r1", 1000, 1500, 225.0),
+            ("r2", 1010, 1490, 216.0),
+        ];
+        let mut m = Metrics::new();
+        let deltas: Vec<_> = spans
+            .iter()
+            .map(|&(n, open, close, interests)| {
+                let before = read_at(at(100.0, 0.0, 0.0, 10), open);
+                let after = read_at(at(100.0 + interests + 2.0, 0.0, 0.0, 12), close);
+                window_delta(n, &before, &after)
+            })
+            .collect();
+        let secs: Vec<f64> = deltas.iter().map(|d| d.secs).collect();
+        assert_eq!(secs, [0.52, 0.5, 0.48]);
+        crate::runner::summary::forwarders(deltas.into_iter(), true, &mut m);
+        for n in ["r0", "r1", "r2"] {
+            let x = m[&format!("fwd_interests_per_sec.{n}")];
+            // over the window's 0.5 s they would be 468, 450 and 432
+            assert!((x - 450.0).abs() < 1e-9, "{n}: {m:?}");
+        }
+        assert!((m["fwd_interests_per_sec"] - 1350.0).abs() < 1e-9, "{m:?}");
+        // a closing read before the opening one (never the case) is no span
+        let d = window_delta(
+            "r",
+            &read_at(at(0.0, 0.0, 0.0, 0), 5),
+            &read_at(at(9.0, 0.0, 0.0, 0), 1),
+        );
+        assert_eq!(d.secs, 0.0);
     }
 
     #[test]

@@ -403,8 +403,8 @@ pub fn run(
         .sleep(Duration::from_secs_f64(exp.experiment.duration_s))
         .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let measured = t0.elapsed().as_secs_f64();
-    children.check_alive(&consumers, &log_dir)?;
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
+    children.check_alive(&consumers, &log_dir)?;
     let faces_csv = dir
         .join("samples")
         .join("faces")
@@ -438,7 +438,6 @@ pub fn run(
         after
             .iter()
             .map(|(n, a)| collect::window_delta(n, &before[n], a)),
-        measured,
         after.len() > 1,
         &mut m,
     );

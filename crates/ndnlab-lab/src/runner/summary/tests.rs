@@ -226,17 +226,21 @@ fn delivery_rows_are_the_raw_samples_by_consumer() {
 
 #[test]
 fn forwarder_rates_and_cs_hit_ratio() {
-    let d = |name, interests, cs_hits, cs_misses| FwdDelta {
+    let d = |name, interests, cs_hits, cs_misses, secs| FwdDelta {
         name,
         interests,
         cs_hits,
         cs_misses,
+        secs,
     };
     let mut m = Metrics::new();
     // 2 s: r0 received 1000 Interests (300 hits, 700 misses), r1 600 (100, 100)
     forwarders(
-        [d("r0", 1000.0, 300.0, 700.0), d("r1", 600.0, 100.0, 100.0)].into_iter(),
-        2.0,
+        [
+            d("r0", 1000.0, 300.0, 700.0, 2.0),
+            d("r1", 600.0, 100.0, 100.0, 2.0),
+        ]
+        .into_iter(),
         true,
         &mut m,
     );
@@ -245,8 +249,25 @@ fn forwarder_rates_and_cs_hit_ratio() {
     assert_eq!(m["fwd_interests_per_sec.r1"], 300.0);
     // 400 hits of 1200 lookups
     assert_eq!(m["cs_hit_ratio"], 400.0 / 1200.0);
+    // each node over its own span: r0 550 over 1.1 s, r1 450 over 0.9 s (its
+    // reads closer together); the total is the sum of the rates, 1000/s
     let mut m = Metrics::new();
-    forwarders([d("r0", 10.0, 0.0, 0.0)].into_iter(), 1.0, false, &mut m);
+    forwarders(
+        [d("r0", 550.0, 0.0, 0.0, 1.1), d("r1", 450.0, 0.0, 0.0, 0.9)].into_iter(),
+        true,
+        &mut m,
+    );
+    assert!(
+        (m["fwd_interests_per_sec.r0"] - 500.0).abs() < 1e-9,
+        "{m:?}"
+    );
+    assert!(
+        (m["fwd_interests_per_sec.r1"] - 500.0).abs() < 1e-9,
+        "{m:?}"
+    );
+    assert!((m["fwd_interests_per_sec"] - 1000.0).abs() < 1e-9, "{m:?}");
+    let mut m = Metrics::new();
+    forwarders([d("r0", 10.0, 0.0, 0.0, 1.0)].into_iter(), false, &mut m);
     assert_eq!(m["cs_hit_ratio"], 0.0);
     assert!(!m.contains_key("fwd_interests_per_sec.r0"));
 }
