@@ -84,6 +84,8 @@ pub(super) fn run(mut conn: BurstConn, b: Batched) -> std::io::Result<()> {
 
 fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let base = Instant::now();
+    let deadline =
+        base + super::window::send_until(b.deadline.saturating_duration_since(base), b.window);
     let shape = InterestShape {
         must_be_fresh: b.must_be_fresh,
         can_be_prefix: false,
@@ -112,7 +114,7 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             .map(|(open, secs)| WindowTally::new(open, secs, lifetime)),
         by_name: HashMap::new(),
     };
-    while Instant::now() < b.deadline {
+    while Instant::now() < deadline {
         if b.count.is_some() && fetchers.iter().enumerate().all(|(f, x)| flow_done(f, x)) {
             *b.finished.lock().expect("finish lock") = Some(Instant::now());
             break;
@@ -152,8 +154,8 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
             .iter()
             .filter_map(Fetcher::poll_timeout)
             .min()
-            .map_or(b.deadline, |t| base + t)
-            .min(b.deadline);
+            .map_or(deadline, |t| base + t)
+            .min(deadline);
         let wait = wake
             .saturating_duration_since(Instant::now())
             .clamp(Duration::from_micros(100), PUBLISH);

@@ -94,8 +94,8 @@ pub struct ClientArgs {
     /// Count the Interests sent from S seconds after the client's start
     /// (its first Interest) for --window-secs, each with its outcome whenever
     /// it comes, and report them (a `window` row with --json); the client then
-    /// stops sending at --duration and waits, up to a lifetime, for the
-    /// answers to the window's Interests.
+    /// stops sending at --duration (at the window's close, if later) and
+    /// waits, up to a lifetime, for the answers to the window's Interests.
     #[arg(long, value_name = "S", requires = "window_secs")]
     pub window_start: Option<f64>,
     /// The length of that window, in seconds.

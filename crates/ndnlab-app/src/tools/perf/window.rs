@@ -1,4 +1,5 @@
-//! The perf client's measurement window (`--window-start`, `--window-secs`):
+//! The perf client's measurement window (`--window-start` or `--window-at`,
+//! and `--window-secs`):
 //! the Interests sent inside it, each counted once with its outcome whenever
 //! that comes, as the laboratory's consumers count them. An Interest sent
 //! before the window opens is left out even when its answer arrives inside;
@@ -11,12 +12,37 @@
 //! The tally is sans-IO: times are durations since the client's start.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::client::Counts;
 
 /// A flow and a segment: what one Interest asks for.
 pub(super) type Key = (usize, u64);
+
+/// When the window opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Opening {
+    /// This long after the client's start (`--window-start`).
+    AfterStart(Duration),
+    /// At this instant of the client's clock (`--window-at`, converted once).
+    At(Instant),
+}
+
+impl Opening {
+    /// The window of `secs` as (opening, length) in durations since `base`,
+    /// the client's start; a window opened before it is cut at the start (the
+    /// client sent nothing before), one closed before it is empty.
+    pub fn since(self, base: Instant, secs: Duration) -> (Duration, Duration) {
+        match self {
+            Opening::AfterStart(open) => (open, secs),
+            Opening::At(at) => {
+                let open = at.saturating_duration_since(base);
+                let close = (at + secs).saturating_duration_since(base);
+                (open, close - open)
+            }
+        }
+    }
+}
 
 /// See the module documentation.
 pub(super) struct WindowTally {
@@ -119,12 +145,45 @@ impl WindowTally {
     }
 }
 
+/// How long after its start (`base`) the client sends: its `--duration`
+/// (`deadline`, from the instant the command began, before it connected),
+/// and at least to the window's close. The window counts from the client's
+/// start, so a start slowed by the connection would otherwise cut the
+/// window's tail by as long as it took, and a start slower than the window
+/// would leave it without an Interest.
+pub(super) fn send_until(deadline: Duration, window: Option<(Duration, Duration)>) -> Duration {
+    window.map_or(deadline, |(open, secs)| deadline.max(open + secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ms(v: u64) -> Duration {
         Duration::from_millis(v)
+    }
+
+    #[test]
+    fn an_absolute_opening_is_taken_from_the_clients_start() {
+        let base = Instant::now();
+        let secs = ms(1000);
+        assert_eq!(
+            Opening::AfterStart(ms(300)).since(base, secs),
+            (ms(300), ms(1000))
+        );
+        // opens 250 ms after the start
+        assert_eq!(
+            Opening::At(base + ms(250)).since(base, secs),
+            (ms(250), ms(1000))
+        );
+        // opened 40 ms before the client started: the 960 ms left
+        if let Some(early) = base.checked_sub(ms(40)) {
+            assert_eq!(Opening::At(early).since(base, secs), (ms(0), ms(960)));
+        }
+        // closed before the start: empty
+        if let Some(gone) = base.checked_sub(ms(1500)) {
+            assert_eq!(Opening::At(gone).since(base, secs), (ms(0), ms(0)));
+        }
     }
 
     #[test]
@@ -174,5 +233,18 @@ mod tests {
         assert_eq!(s.count, 3);
         assert!((s.p50_ms - 20.0).abs() < 0.02, "{s:?}");
         assert!((s.max_ms - 200.0).abs() < 0.2, "{s:?}");
+    }
+
+    #[test]
+    fn the_client_sends_until_its_window_closes() {
+        // --duration 0.8 s with a window from 0.3 s for 0.5 s: the command
+        // connected 0.6 s after it began, so its deadline is 0.2 s after its
+        // start, before the window opens; it sends until the close, 0.8 s
+        assert_eq!(send_until(ms(200), Some((ms(300), ms(500)))), ms(800));
+        // a quick start: the deadline, 0.79 s, raised to the close
+        assert_eq!(send_until(ms(790), Some((ms(300), ms(500)))), ms(800));
+        // a later deadline, or no window, stays
+        assert_eq!(send_until(ms(900), Some((ms(300), ms(500)))), ms(900));
+        assert_eq!(send_until(ms(200), None), ms(200));
     }
 }
