@@ -15,6 +15,7 @@ pub mod serve_stats;
 pub mod signing;
 pub mod traffic;
 pub mod verify;
+pub mod wall_clock;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -15,7 +15,7 @@ use ndnlab_proto::lp::LpFields;
 use ndnlab_wire::{Data, NackReason, Name};
 
 use super::client::{nack_kind, Counts, Gauge};
-use super::window::WindowTally;
+use super::window::{Opening, WindowTally};
 use crate::client::burst::{BurstConn, InterestShape, TOKEN_LEN};
 use crate::pipeline::{DataVerdict, FetchOptions, Fetcher};
 use crate::tools::popularity::{unit_of, Popularity};
@@ -48,11 +48,11 @@ pub(super) struct Batched {
     pub done: Arc<AtomicBool>,
     /// `--verify`: each Data's signature is checked; failures are counted.
     pub verifier: Option<Arc<DataVerifier>>,
-    /// `--window-start`, `--window-secs`: the window's opening and length,
-    /// from the client's start; its counts are left in `window_counts` (after
+    /// `--window-start` or `--window-at`, and `--window-secs`: the window's
+    /// opening and length; its counts are left in `window_counts` (after
     /// the deadline the flows send nothing more and wait, up to a lifetime,
     /// for the answers to the window's Interests).
-    pub window: Option<(Duration, Duration)>,
+    pub window: Option<(Opening, Duration)>,
     pub window_counts: Arc<Mutex<Option<Counts>>>,
 }
 
@@ -84,8 +84,9 @@ pub(super) fn run(mut conn: BurstConn, b: Batched) -> std::io::Result<()> {
 
 fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let base = Instant::now();
+    let window = b.window.map(|(open, secs)| open.since(base, secs));
     let deadline =
-        base + super::window::send_until(b.deadline.saturating_duration_since(base), b.window);
+        base + super::window::send_until(b.deadline.saturating_duration_since(base), window);
     let shape = InterestShape {
         must_be_fresh: b.must_be_fresh,
         can_be_prefix: false,
@@ -109,9 +110,7 @@ fn drive(conn: &mut BurstConn, b: &Batched) -> std::io::Result<()> {
     let lifetime = Duration::from_millis(b.lifetime);
     let mut o = Outcomes {
         counts: Counts::default(),
-        tally: b
-            .window
-            .map(|(open, secs)| WindowTally::new(open, secs, lifetime)),
+        tally: window.map(|(open, secs)| WindowTally::new(open, secs, lifetime)),
         by_name: HashMap::new(),
     };
     while Instant::now() < deadline {

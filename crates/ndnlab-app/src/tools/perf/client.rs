@@ -2,7 +2,9 @@
 //!
 //! An interval's row counts what happened in it (a Data may answer an Interest
 //! of the interval before); its round-trip times are Karn's (no retransmitted
-//! segment). With `--window-start` and `--window-secs` the client also counts
+//! segment). With `--window-start` (from the client's start) or `--window-at`
+//! (a Unix time, turned into the client's own monotonic clock once at its
+//! start) and `--window-secs` the client also counts
 //! the Interests it sent inside that window and their outcomes, whenever they
 //! come ([`super::window`]), and reports them in a `window` row. With `--json`
 //! the window row and the summary carry their round-trip histogram as
@@ -18,6 +20,7 @@ use ndnlab_wire::{Interest, Name};
 use serde_json::json;
 
 use super::batched::{self, Batched};
+use super::window::Opening;
 use super::{DEFAULT_PREFIX, SATURATED};
 use crate::client::burst::BurstConn;
 use crate::client::{Client, FaceUri, Outcome};
@@ -25,6 +28,7 @@ use crate::pipeline::{FetchOptions, NackKind, RttOptions, WindowKind, WindowOpti
 use crate::stats::{mbps, Latency};
 use crate::tools::popularity::Popularity;
 use crate::tools::verify::DataVerifier;
+use crate::tools::wall_clock::instant_now_at;
 use crate::tools::{parse_name, print_json, ConnectArgs};
 
 /// Options of `ndnlab perf client`.
@@ -98,10 +102,21 @@ pub struct ClientArgs {
     /// waits, up to a lifetime, for the answers to the window's Interests.
     #[arg(long, value_name = "S", requires = "window_secs")]
     pub window_start: Option<f64>,
-    /// The length of that window, in seconds.
-    #[arg(long, value_name = "S", requires = "window_start")]
+    /// Like --window-start, but the window opens at this Unix time (seconds,
+    /// the system clock's; several clients on one machine share it), read
+    /// once against the client's monotonic clock at its start. A window
+    /// opened before the client started is counted from its start; the
+    /// client sends until the window's close even past --duration.
+    #[arg(long, value_name = "UNIX_S", requires = "window_secs", conflicts_with = "window_start",
+        value_parser = crate::tools::wall_clock::parse_unix_secs)]
+    pub window_at: Option<f64>,
+    /// The length of that window, in seconds (with --window-start or
+    /// --window-at).
+    #[arg(long, value_name = "S")]
     pub window_secs: Option<f64>,
-    /// One JSON object per interval, then the window's (with --window-start),
+    /// One JSON object per interval, then the window's (with --window-start
+    /// or --window-at; its `window_start_s` from the client's start, negative
+    /// for a window opened before it, and with --window-at `window_at_unix_s`),
     /// then a summary; those two with their round-trip histogram,
     /// `rtt_hist_us` (`[µs, count]` buckets).
     #[arg(long)]
@@ -167,18 +182,27 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
         args.interval > 0.0 && args.duration > 0.0,
         "--interval and --duration must be positive"
     );
-    let window = match (args.window_start, args.window_secs) {
-        (Some(start), Some(secs)) => {
+    let window = match (args.window_start, args.window_at, args.window_secs) {
+        (None, None, None) => None,
+        (_, _, None) => anyhow::bail!("--window-start and --window-at need --window-secs"),
+        (None, None, Some(_)) => anyhow::bail!("--window-secs needs --window-start or --window-at"),
+        (Some(_), Some(_), _) => anyhow::bail!("--window-start and --window-at exclude each other"),
+        (Some(start), None, Some(secs)) => {
             anyhow::ensure!(
                 start >= 0.0 && secs > 0.0 && (start + secs).is_finite(),
                 "--window-start must not be negative and --window-secs must be positive"
             );
-            Some((
-                Duration::from_secs_f64(start),
-                Duration::from_secs_f64(secs),
-            ))
+            let open = Opening::AfterStart(Duration::from_secs_f64(start));
+            Some((open, Duration::from_secs_f64(secs)))
         }
-        _ => None,
+        (None, Some(at), Some(secs)) => {
+            anyhow::ensure!(
+                secs > 0.0 && secs.is_finite(),
+                "--window-secs must be positive"
+            );
+            let open = Opening::At(instant_now_at("--window-at", at)?);
+            Some((open, Duration::from_secs_f64(secs)))
+        }
     };
     let window_counts = Arc::new(Mutex::new(None));
     let uri = args.connect.uri()?;
@@ -309,14 +333,22 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
     total.add(&rest);
     let counted = window_counts.lock().expect("window lock").take();
     if let (Some(w), Some((open, secs))) = (&counted, window) {
+        // the opening in seconds from the client's start (negative: before it)
+        let open_s = match open {
+            Opening::AfterStart(d) => d.as_secs_f64(),
+            Opening::At(at) if at >= start => (at - start).as_secs_f64(),
+            Opening::At(at) => -(start - at).as_secs_f64(),
+        };
         let limit = format!(
-            "Interests sent from {:.3} s for {:.3} s",
-            open.as_secs_f64(),
+            "Interests sent from {open_s:.3} s for {:.3} s",
             secs.as_secs_f64()
         );
-        let mut row = row_json("window", (open + secs).as_secs_f64(), secs, w, 0.0, &limit);
-        row["window_start_s"] = open.as_secs_f64().into();
+        let mut row = row_json("window", open_s + secs.as_secs_f64(), secs, w, 0.0, &limit);
+        row["window_start_s"] = open_s.into();
         row["window_secs"] = secs.as_secs_f64().into();
+        if let Some(at) = args.window_at {
+            row["window_at_unix_s"] = at.into();
+        }
         if args.json {
             print_json(&row);
         } else {
