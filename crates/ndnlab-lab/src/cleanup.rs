@@ -413,7 +413,7 @@ mod tests {
         }
         let removed = sweep_stale_in(&parent);
         if Path::new(&format!("/proc/{dead_pid}")).exists() {
-            eprintln!("skipped: pid {dead_pid} was reused before the sweep");
+            ndnlab_testkit::skip(format!("pid {dead_pid} was reused before the sweep"));
         } else {
             assert_eq!(removed, 1);
             assert!(!stale.exists(), "the dead campaign's directory is removed");

@@ -47,7 +47,7 @@ mod tests {
         let v4 = tcp_listener("0.0.0.0:0".parse().unwrap()).unwrap();
         let port = v4.local_addr().unwrap().port();
         let Ok(v6) = tcp_listener(format!("[::]:{port}").parse().unwrap()) else {
-            eprintln!("skipped: no IPv6 on this host");
+            ndnlab_testkit::skip("no IPv6 on this host");
             return;
         };
         assert_eq!(v6.local_addr().unwrap().port(), port);
