@@ -81,7 +81,7 @@ pub fn unavailable() -> Option<String> {
             ));
         }
     }
-    let probe = format!("ndnlab-probe-{}", std::process::id());
+    let probe = probe_name();
     if let Err(e) = ip(&["netns", "add", &probe]) {
         return Some(format!(
             "the netns runner cannot create network namespaces here ({e:#}); use the processes runner"
@@ -89,6 +89,14 @@ pub fn unavailable() -> Option<String> {
     }
     let _ = ip(&["netns", "delete", &probe]);
     None
+}
+
+/// The name of a probe namespace: the pid and a process-wide count, so that
+/// probes at once in one process (test threads) never share a name.
+fn probe_name() -> String {
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("ndnlab-probe-{}-{n}", std::process::id())
 }
 
 /// Runs `ip args...`; the error holds its stderr.
@@ -302,5 +310,16 @@ mod tests {
         assert_eq!(link_addr(0, 1), Ipv4Addr::new(10, 0, 0, 2));
         assert_eq!(link_addr(64, 1), Ipv4Addr::new(10, 0, 1, 2));
         assert_eq!(link_mac(258, 1), "02:6c:61:01:02:02");
+    }
+
+    #[test]
+    fn probes_at_once_have_names_of_their_own() {
+        let names: std::collections::BTreeSet<String> = std::thread::scope(|s| {
+            let h: Vec<_> = (0..8).map(|_| s.spawn(probe_name)).collect();
+            h.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(names.len(), 8, "{names:?}");
+        let pid = format!("ndnlab-probe-{}-", std::process::id());
+        assert!(names.iter().all(|n| n.starts_with(&pid)), "{names:?}");
     }
 }
