@@ -1,4 +1,4 @@
-//! `ndnlab perf client --window-start --window-secs` and the tools' histograms
+//! `ndnlab perf client --window-start|--window-at --window-secs` and the tools' histograms
 //! (`rtt_hist_us`, `sign_hist_ns`, `serve_hist_ns`) through a real `ndnlab fwd`.
 
 mod app_common;
@@ -132,12 +132,102 @@ fn the_window_row_counts_its_interests_once_each_and_histograms_add_up() {
 }
 
 #[test]
+fn a_window_at_a_unix_time_opens_then_and_lasts_past_the_duration() {
+    let fwd = Fwd::start();
+    let _server = spawn(&[
+        "perf",
+        "server",
+        "--prefix",
+        "/app/at",
+        "--duration",
+        "30",
+        "--socket",
+        fwd.sock(),
+    ]);
+    let unix = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    // the window opens 1.5 s after the command is made and closes 0.5 s
+    // later, past the client's --duration of 0.2 s
+    let mut out = None;
+    let mut at = 0.0;
+    let ok = wait_until(Duration::from_secs(20), || {
+        at = unix() + 1.5;
+        let o = run(
+            &[
+                "perf",
+                "client",
+                "--prefix",
+                "/app/at",
+                "--duration",
+                "0.2",
+                "--interval",
+                "0.1",
+                "--window",
+                "2",
+                "--window-at",
+                &at.to_string(),
+                "--window-secs",
+                "0.5",
+                "--json",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(30),
+        );
+        let done = o.status.success();
+        out = Some(o);
+        done
+    });
+    let out = out.expect("ran");
+    assert!(ok, "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let w = lines
+        .iter()
+        .find(|v| v["type"] == "window")
+        .unwrap_or_else(|| panic!("no window row: {lines:?}"));
+    let f = |k: &str| w[k].as_f64().unwrap_or_else(|| panic!("{k} in {w}"));
+    assert_eq!(f("window_at_unix_s"), at, "{w}");
+    assert_eq!(f("window_secs"), 0.5, "{w}");
+    // from the client's start, which came after the command was made
+    // (and, on any machine this runs on, within the 1.5 s)
+    let open = f("window_start_s");
+    assert!(open > 0.0 && open < 1.5, "{w}");
+    // it went on sending into the window, past its --duration
+    let n = |k: &str| w[k].as_u64().unwrap_or_else(|| panic!("{k} in {w}"));
+    assert!(n("interests") > 0, "{w}");
+    assert_eq!(
+        n("data") + n("nacks") + n("timeouts") + n("rejected"),
+        n("interests"),
+        "{w}"
+    );
+    let s = lines
+        .iter()
+        .find(|v| v["type"] == "summary")
+        .expect("summary");
+    assert!(s["time_s"].as_f64().unwrap() >= open + 0.5, "{s}");
+}
+
+#[test]
 fn a_window_needs_both_its_start_and_its_length() {
     for args in [
         &["--window-start", "1"][..],
         &["--window-secs", "1"][..],
         &["--window-start=-1", "--window-secs", "1"][..],
         &["--window-start", "0", "--window-secs", "0"][..],
+        &["--window-at", "1"][..],
+        &["--window-at", "soon", "--window-secs", "1"][..],
+        &[
+            "--window-at",
+            "1",
+            "--window-start",
+            "0",
+            "--window-secs",
+            "1",
+        ][..],
     ] {
         let mut a = vec![
             "perf",

@@ -1,7 +1,9 @@
 //! `ndnlab traffic client`: open-loop Interests; per-pattern outcomes.
 //!
-//! Every count is of the Interests sent after `--warmup`, with their outcomes
-//! whenever they come (the client waits a lifetime for the last). With
+//! Every count is of the Interests sent after `--warmup` (or from the Unix
+//! time `--window-at`, turned once into the client's monotonic clock at its
+//! start), with their outcomes whenever they come (the client waits a
+//! lifetime for the last). With
 //! `--json`, each pattern's row and the summary carry the delivery-time
 //! histogram, `delivery_hist_us`: `[µs, count]` buckets
 //! ([`crate::stats::buckets`]) that add up exactly over patterns and clients.
@@ -17,6 +19,7 @@ use super::pattern::{choose, normalize, Arrival, Pattern};
 use crate::client::{Outcome, Waiter};
 use crate::stats::Latency;
 use crate::tools::popularity::Popularity;
+use crate::tools::wall_clock::instant_now_at;
 use crate::tools::{print_json, ConnectArgs};
 
 /// Options of `ndnlab traffic client`.
@@ -47,6 +50,16 @@ pub struct ClientArgs {
     /// seconds (caches and windows settle before the measurement).
     #[arg(long, default_value_t = 0.0, value_name = "S")]
     pub warmup: f64,
+    /// Instead of --warmup: count the Interests sent from this Unix time
+    /// (seconds, the system clock's; several clients on one machine share
+    /// it), read once against the client's monotonic clock at its start.
+    #[arg(long, value_name = "UNIX_S", conflicts_with = "warmup",
+        value_parser = crate::tools::wall_clock::parse_unix_secs)]
+    pub window_at: Option<f64>,
+    /// With --window-at: stop sending S seconds after it (instead of at
+    /// --duration from the client's start).
+    #[arg(long, value_name = "S", requires = "window_at")]
+    pub window_secs: Option<f64>,
     /// Draw names with Zipf(S) popularity over the names of every pattern,
     /// ranked pattern by pattern in the order given (a pattern's first name
     /// the most popular of it); the percentages are then not used. 0 draws
@@ -108,6 +121,10 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
         _ => Arrival::Poisson { rate: args.rate },
     };
     anyhow::ensure!(args.warmup >= 0.0, "--warmup must not be negative");
+    anyhow::ensure!(
+        args.window_secs.is_none_or(|s| s > 0.0 && s.is_finite()),
+        "--window-secs must be positive"
+    );
     let draw = match args.zipf {
         Some(s) => Some(
             Popularity::new(args.patterns.iter().map(|p| p.distinct).collect(), s)
@@ -133,9 +150,21 @@ pub async fn run(mut args: ClientArgs) -> anyhow::Result<Vec<PatternStats>> {
     // tag: the pattern, and whether the Interest is counted (after --warmup)
     let (tx, mut rx) = mpsc::unbounded_channel::<(u64, Outcome)>();
     let start = tokio::time::Instant::now();
-    let counted_from = start + Duration::from_secs_f64(args.warmup);
+    let (counted_from, stop_at) = match args.window_at {
+        Some(at) => {
+            let open = tokio::time::Instant::from_std(instant_now_at("--window-at", at)?);
+            let stop = match args.window_secs {
+                Some(secs) => open + Duration::from_secs_f64(secs),
+                None => start + Duration::from_secs_f64(args.duration),
+            };
+            (open, stop)
+        }
+        None => (
+            start + Duration::from_secs_f64(args.warmup),
+            start + Duration::from_secs_f64(args.duration),
+        ),
+    };
     let mut uncounted = 0u64;
-    let stop_at = start + Duration::from_secs_f64(args.duration);
     let mut next = start;
     let mut sent = 0u64;
     let mut done = 0u64;

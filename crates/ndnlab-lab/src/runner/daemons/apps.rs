@@ -6,14 +6,16 @@
 //! | `producer` | `ndnlab perf server` |
 //! | `repository` | `ndnlab perf server --cache` (each content signed once, then served from memory) |
 //! | `put` | `ndnlab put --data-version 1` of the object [`crate::apps::producer::object`] |
-//! | `consumer`, `pattern = "window"` | `ndnlab perf client --names --zipf --window-start --window-secs` (one `--prefix` per place of `from`) |
-//! | `consumer`, rate patterns | `ndnlab traffic client --warmup` (one `--pattern` per place of `from`) |
+//! | `consumer`, `pattern = "window"` | `ndnlab perf client --names --zipf --window-at --window-secs` (one `--prefix` per place of `from`) |
+//! | `consumer`, rate patterns | `ndnlab traffic client --window-at --window-secs` (one `--pattern` per place of `from`) |
 //! | `ping` | `ndnlab ping --start-seq` |
 //! | `get` | `ndnlab get PREFIX/v=1` |
 //!
 //! Consumers with a `count`, and gets, are started when the measurement window
 //! opens (as under `inproc`); the others at once, leaving the warm-up out of
-//! their reports.
+//! their reports. The perf and traffic clients are given the window as Unix
+//! times (`--window-at`), which each turns into its own monotonic clock once
+//! at its start: their window is the runner's, however late a process starts.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -96,6 +98,8 @@ pub(super) struct Launch<'a> {
     /// Seconds the app runs (the warm-up and window, or the window alone).
     pub seconds: f64,
     pub seed: u64,
+    /// Unix seconds at which the measurement window opens (for consumers).
+    pub window_at: f64,
     /// Where the app's files go (a put's object, a get's copy).
     pub files: &'a Path,
 }
@@ -199,14 +203,9 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
                 .args(["--zipf", &a.zipf.to_string()])
                 .args(["--seed", &l.seed.to_string()])
                 .args(["--interval", "0.1", "--json"]);
-            // the window on the client's clock: it counts the Interests sent
+            // the runner's window: the client counts the Interests sent
             // inside it, with their answers whenever they come
-            let open = if starts_at_window(a) {
-                0.0
-            } else {
-                exp.warmup_s
-            };
-            cmd.args(["--window-start", &open.to_string()])
+            cmd.args(["--window-at", &l.window_at.to_string()])
                 .args(["--window-secs", &exp.duration_s.to_string()]);
             if a.count > 0 {
                 cmd.args(["--count", &a.count.to_string()]);
@@ -234,7 +233,8 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
             if a.count > 0 {
                 cmd.args(["--count", &a.count.to_string()]);
             } else {
-                cmd.args(["--warmup", &exp.warmup_s.to_string()]);
+                cmd.args(["--window-at", &l.window_at.to_string()])
+                    .args(["--window-secs", &exp.duration_s.to_string()]);
             }
         }
     }

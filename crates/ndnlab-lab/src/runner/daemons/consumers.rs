@@ -3,16 +3,18 @@
 //! measurement window that every runner reports from
 //! ([`crate::runner::summary::consumers`], which computes every consumer
 //! metric). Each tool counts the Interests it sent inside the window (the
-//! experiment's `duration_s`, on the tool's own clock from its start), with
-//! their outcomes whenever they come, and gives its delivery times as a
-//! histogram's buckets, which add up exactly:
+//! experiment's `duration_s`), with their outcomes whenever they come, and
+//! gives its delivery times as a histogram's buckets, which add up exactly:
 //!
-//! - `perf client --window-start --window-secs`: its `window` row
-//!   (`rtt_hist_us`), and with a count the summary's `finished_s`;
-//! - `traffic client`: its summary (the warm-up left out by `--warmup`;
-//!   `delivery_hist_us`); with a count its `time_s`;
+//! - `perf client --window-at --window-secs`: its `window` row
+//!   (`rtt_hist_us`), and with a count the summary's `finished_s`; the window
+//!   is the runner's, given in Unix seconds;
+//! - `traffic client`: its summary (`--window-at --window-secs`, the runner's
+//!   window; with a count, all it sent from its start at the window's
+//!   opening; `delivery_hist_us`); with a count its `time_s`;
 //! - `ping`: each reply, placed in time by its sequence number (one every
-//!   interval from `--start-seq`), its round trip a raw sample;
+//!   interval from `--start-seq`, on the ping's clock from its start), its
+//!   round trip a raw sample;
 //! - `get`: its summary (`rtt_hist_us`), whose SHA-256 must be the put's
 //!   object's.
 
@@ -59,7 +61,7 @@ fn delays(s: &mut ConsumerStats, row: &Value, key: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A `perf client --window-start --window-secs --json` report: its window row.
+/// A `perf client --window-at --window-secs --json` report: its window row.
 fn perf(rows: &[Value], a: &AppSpec) -> anyhow::Result<ConsumerStats> {
     let w = last(rows, "window")?;
     let mut s = ConsumerStats {
@@ -184,8 +186,8 @@ fn read(rows: &[Value], a: &AppSpec, seed: u64, plan: &RunPlan) -> anyhow::Resul
 
 /// Adds the consumers' metrics of the window to `m`; fails with the
 /// consumers' own failures (a get's wrong object). Every tool counts over a
-/// window of the experiment's `duration_s` on its own clock: the rates are
-/// per second of it.
+/// window of the experiment's `duration_s` (the perf and traffic clients the
+/// runner's own): the rates are per second of it.
 pub(super) fn consumer_metrics(
     m: &mut Metrics,
     plan: &RunPlan,

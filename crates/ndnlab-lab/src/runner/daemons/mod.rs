@@ -43,6 +43,7 @@ use apps::app_args;
 use collect::{counters, cpu_of, producer_metrics};
 use config::config;
 use consumers::consumer_metrics;
+use ndnlab_app::tools::wall_clock::unix_now_s;
 
 /// How long a daemon may take to say it is ready.
 const READY: Duration = Duration::from_secs(20);
@@ -310,7 +311,12 @@ pub fn run(
     let bringup = started.elapsed().as_secs_f64();
     // Producers, then consumers, as processes on the nodes' sockets.
     let total = exp.experiment.warmup_s + exp.experiment.duration_s;
-    let launch = |label: &str, node: &str, spec: &AppSpec, seed: u64| -> anyhow::Result<Command> {
+    let launch = |label: &str,
+                  node: &str,
+                  spec: &AppSpec,
+                  seed: u64,
+                  window_at: f64|
+     -> anyhow::Result<Command> {
         let mut cmd = command(&fabric.nodes[node], binary);
         let seconds = if apps::starts_at_window(spec) {
             exp.experiment.duration_s
@@ -326,6 +332,7 @@ pub fn run(
             sock: &sock,
             seconds,
             seed,
+            window_at,
             files: &conf_dir,
         };
         app_args(&mut cmd, &l)?;
@@ -335,7 +342,7 @@ pub fn run(
     for (group, a) in exp.apps.iter().filter(|(_, a)| a.is_producer()) {
         for node in plan.topology.select(&a.nodes).map_err(anyhow::Error::msg)? {
             let name = format!("{group}@{node}");
-            let mut cmd = launch(&name, &node, a, plan.seed)?;
+            let mut cmd = launch(&name, &node, a, plan.seed, 0.0)?;
             let log = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
             if matches!(a.kind.as_str(), "producer" | "repository") {
                 // perf server's interval reports: signing and serving times
@@ -359,13 +366,19 @@ pub fn run(
         .iter()
         .map(|c| (c.label(), c.node.clone(), c.spec.clone()))
         .collect();
+    // The window on the system clock, which every process of the machine (of
+    // every namespace) shares: the consumers count from it, and the runner
+    // reads the forwarders' counters and selects the producers' intervals by it.
+    let open_unix = unix_now_s() + exp.experiment.warmup_s;
+    let close_unix = open_unix + exp.experiment.duration_s;
+    let until = |t: f64| Duration::from_secs_f64((t - unix_now_s()).max(0.0));
     let mut spawn_consumers = |at_window: bool| -> anyhow::Result<()> {
         for c in placed
             .iter()
             .filter(|c| apps::starts_at_window(c.spec) == at_window)
         {
             let name = c.label();
-            let mut cmd = launch(&name, &c.node, c.spec, c.seed)?;
+            let mut cmd = launch(&name, &c.node, c.spec, c.seed, open_unix)?;
             let out = std::fs::File::create(log_dir.join(format!("{name}.json")))?;
             let err = std::fs::File::create(log_dir.join(format!("{name}.log")))?;
             cmd.stdout(out).stderr(err);
@@ -385,22 +398,16 @@ pub fn run(
         started,
     );
     // a sampler that loses a forwarder: the forwarder's death explains it
-    let warm = link_sampler.sleep(Duration::from_secs_f64(exp.experiment.warmup_s));
+    let warm = link_sampler.sleep(until(open_unix));
     if warm.is_ok() {
         spawn_consumers(true)?;
     }
     warm.or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu0 = cpu_of(&children);
-    let unix_now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64())
-    };
-    let open_unix = unix_now();
     let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
     link_sampler
-        .sleep(Duration::from_secs_f64(exp.experiment.duration_s))
+        .sleep(until(close_unix))
         .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let measured = t0.elapsed().as_secs_f64();
     let after = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
@@ -412,7 +419,6 @@ pub fn run(
     collect::write_faces(&clients, &faces_csv)
         .or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let cpu1 = cpu_of(&children);
-    let close_unix = unix_now();
     // Consumers end by themselves shortly after, once the window's last
     // Interests are answered or their lifetime is over.
     let lifetime = consumers.iter().map(|c| c.2.lifetime_ms).max().unwrap_or(0);
