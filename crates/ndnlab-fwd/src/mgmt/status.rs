@@ -441,8 +441,9 @@ fn segment_payload(
 
 /// The `status/limits` dataset: `limit.<key> <value>` for each configured bound,
 /// then `drop.<reason> <count>` for each drop reason of the forwarder (summed over
-/// the shards), then `used.<table> <value>` for what the bounded tables hold, one
-/// per line.
+/// the shards), then `verify.data` and `verify.refused`, the Data its
+/// `verify_data` checked and refused ([`crate::verify::counts`], 0 with it off),
+/// then `used.<table> <value>` for what the bounded tables hold, one per line.
 pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> String {
     use std::fmt::Write as _;
     let l = &cfg.limits;
@@ -473,6 +474,11 @@ pub fn limits_text(cfg: &crate::config::FwdConfig, reports: &[ShardReport]) -> S
         let v: u64 = reports.iter().map(|r| r.counters.drops.get(reason)).sum();
         let _ = writeln!(s, "drop.{reason} {v}");
     }
+    let (verified, refused) = reports
+        .iter()
+        .map(|r| crate::verify::counts(&r.counters))
+        .fold((0, 0), |(v, r), (a, b)| (v + a, r + b));
+    let _ = writeln!(s, "verify.data {verified}\nverify.refused {refused}");
     // The CS bounds bite by evicting, not by dropping.
     let ev: u64 = reports.iter().map(|r| r.cs.n_evictions).sum();
     let _ = writeln!(s, "drop.cs-evictions {ev}");

@@ -198,7 +198,7 @@ pub const METRICS: &[(&str, &str)] = &[
     ("pit_max", "largest PIT size sampled on any forwarder"),
     (
         "data_verified",
-        "with forwarder.verify_data: Data the forwarders checked on arrival, over the whole run (inproc, sim)",
+        "with forwarder.verify_data: Data the forwarders checked on arrival, over the whole run",
     ),
     (
         "data_refused",

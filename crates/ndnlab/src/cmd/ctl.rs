@@ -191,9 +191,12 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
             if json {
                 let mut v = to_json(&recs[0]);
                 if let serde_json::Value::Object(m) = &mut v {
-                    for (section, prefix) in
-                        [("limits", "limit."), ("drops", "drop."), ("used", "used.")]
-                    {
+                    for (section, prefix) in [
+                        ("limits", "limit."),
+                        ("drops", "drop."),
+                        ("verify", "verify."),
+                        ("used", "used."),
+                    ] {
                         let o: serde_json::Map<_, _> = limits
                             .iter()
                             .filter_map(|(k, n)| {
@@ -214,6 +217,7 @@ pub fn run(args: CtlArgs) -> anyhow::Result<()> {
                 for (title, prefix) in [
                     ("Limits:", "limit."),
                     ("Drops:", "drop."),
+                    ("Verify:", "verify."),
                     ("Used:", "used."),
                 ] {
                     let rows: Vec<_> = limits

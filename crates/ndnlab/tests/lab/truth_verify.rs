@@ -1,10 +1,12 @@
 //! Truth experiment of `verify_data`: `experiments/truth/verify.toml`, an
 //! ECDSA-signing and a DigestSha256 producer on r1, consumers on r0, r0
-//! checking every Data's signature (and r1 too, or not), under `sim` and
-//! `inproc` (the runners that report `data_verified` and `data_refused`).
+//! checking every Data's signature (and r1 too, or not), under `sim`,
+//! `inproc` and `processes`; and `experiments/truth/verify-untrusted.toml`, a
+//! producer whose key no forwarder trusts.
 //!
-//! The counts are known exactly, whatever the machine: no Data is refused
-//! (every forwarder trusts every producer's key, and every digest is true),
+//! The counts are known exactly, whatever the machine: in verify.toml no Data
+//! is refused (every forwarder trusts every producer's key, and every digest
+//! is true); in verify-untrusted.toml each Data of the untrusted producer is,
 //! and each Data that reaches a verifying forwarder is checked once. With
 //! the Content Stores off, names distinct and a link without loss or MTU,
 //! the Data r0 receives are the frames of the link's r1-r0 direction, and r1
@@ -76,8 +78,8 @@ fn truth_verify_under_inproc_counts_every_data_once_per_checker() {
 /// `experiments/truth/verify-untrusted.toml`: a producer signing with a key no
 /// forwarder trusts (`apps.rogue.trusted = false`), 20 Interests for its Data,
 /// each answered once and refused at r0.
-fn refused(runner: &str) {
-    let t = truth("verify-untrusted.toml", runner, &[]);
+fn refused(runner: &str, sets: &[&str]) {
+    let t = truth("verify-untrusted.toml", runner, sets);
     let rogue = 20.0;
     within(
         &t,
@@ -120,11 +122,29 @@ fn refused(runner: &str) {
 
 #[test]
 fn truth_verify_under_sim_refuses_each_untrusted_data() {
-    refused("sim");
+    refused("sim", &[]);
 }
 
 #[test]
 fn truth_verify_under_inproc_refuses_each_untrusted_data() {
     let _machine = real_time();
-    refused("inproc");
+    refused("inproc", &[]);
+}
+
+/// Under `processes` the forwarders' counts come from their `status/limits`
+/// (`verify.data`, `verify.refused`). The 20 Interests for /rogue are sent at
+/// an even 50/s: a window consumer there is `perf client`, which sends a
+/// timed-out Interest again, and each copy would be answered and refused.
+#[test]
+fn truth_verify_under_processes_counts_and_refuses() {
+    let _machine = real_time();
+    verified("processes", false);
+    verified("processes", true);
+    refused(
+        "processes",
+        &[
+            "apps.rogueclient.pattern=constant",
+            "apps.rogueclient.rate=50",
+        ],
+    );
 }

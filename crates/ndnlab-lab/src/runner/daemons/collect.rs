@@ -216,6 +216,31 @@ pub(super) fn write_faces(
     Ok(())
 }
 
+/// Each `ndnlab fwd` node's (Data verified, Data refused) from the
+/// `verify.data` and `verify.refused` lines of its `status/limits` dataset,
+/// for [`crate::runner::verify_metrics`]; NFD nodes (which verify nothing)
+/// are left out.
+pub(super) fn verify_counts(
+    clients: &BTreeMap<&String, BlockingClient>,
+    plan: &crate::runner::RunPlan,
+) -> anyhow::Result<Vec<(u64, u64)>> {
+    let mut out = Vec::new();
+    for (n, c) in clients.iter().filter(|(n, _)| !super::nfd::is_nfd(plan, n)) {
+        let d = c
+            .dataset("status", "limits")
+            .with_context(|| format!("status/limits of forwarder {n}"))?;
+        let text = String::from_utf8_lossy(&d);
+        let count = |key: &str| -> anyhow::Result<u64> {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or_else(|| anyhow::anyhow!("status/limits of forwarder {n}: no {key} line"))
+        };
+        out.push((count("verify.data")?, count("verify.refused")?));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

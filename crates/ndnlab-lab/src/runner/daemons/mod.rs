@@ -465,6 +465,13 @@ pub fn run(
             .map(|(n, c)| (*n, c)),
     )?;
     crate::latency::collect(&mut m, dir, plan.run_id, &lat)?;
+    // over the whole run, as link_frames: the consumers are done
+    let verifying =
+        (plan.topology.nodes.iter()).any(|n| plan.exp.forwarder_of(n).verify_data != "none");
+    if verifying {
+        let counts = collect::verify_counts(&clients, plan)?;
+        super::verify_metrics(plan, counts.into_iter(), &mut m);
+    }
     link_sampler.finish(&mut m, dir, plan.run_id)?;
     Ok(m)
 }
