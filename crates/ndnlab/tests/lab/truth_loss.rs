@@ -126,7 +126,12 @@ fn truth_loss_under_processes_is_binomial() {
 
 /// The MTU experiment's answers: exactly one MTU drop per Interest for /big.
 fn mtu_drops(runner: &str) {
-    let t = truth("loss-mtu.toml", runner, &[]);
+    mtu_drops_with(runner, &[]);
+}
+
+/// [`mtu_drops`] with `sets` (`--set` values).
+fn mtu_drops_with(runner: &str, sets: &[&str]) {
+    let t = truth("loss-mtu.toml", runner, sets);
     let big = 20.0;
     within(
         &t,
@@ -191,4 +196,17 @@ fn truth_loss_mtu_under_inproc_drops_each_large_data() {
 fn truth_loss_mtu_under_processes_drops_each_large_data() {
     let _machine = real_time();
     mtu_drops("processes");
+}
+
+/// Under `netns` over UDP and over Ethernet: the faces send each packet whole
+/// (an Ethernet link's interfaces carry any packet), and the emulator drops
+/// the Data over the mtu.
+#[test]
+fn truth_loss_mtu_under_netns_drops_each_large_data() {
+    if !super::netns::netns_or_skip() {
+        return;
+    }
+    let _machine = real_time();
+    mtu_drops_with("netns", &["link.face=udp"]);
+    mtu_drops_with("netns", &["link.face=ether"]);
 }
