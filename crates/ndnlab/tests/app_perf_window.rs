@@ -25,6 +25,32 @@ fn add(into: &mut BTreeMap<u64, u64>, v: &Value) {
     }
 }
 
+/// Waits until a short client gets Data under `prefix` (the server's prefix
+/// is registered), so the measured run starts with a route.
+fn wait_for_route(fwd: &Fwd, prefix: &str) {
+    let mut last = None;
+    let ok = wait_until(Duration::from_secs(20), || {
+        let o = run(
+            &[
+                "perf",
+                "client",
+                "--prefix",
+                prefix,
+                "--duration",
+                "0.1",
+                "--json",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(30),
+        );
+        let done = o.status.success();
+        last = Some(o);
+        done
+    });
+    assert!(ok, "no route to {prefix}: {}", stderr(&last.expect("ran")));
+}
+
 #[test]
 fn the_window_row_counts_its_interests_once_each_and_histograms_add_up() {
     let fwd = Fwd::start();
@@ -43,37 +69,30 @@ fn the_window_row_counts_its_interests_once_each_and_histograms_add_up() {
         "--socket",
         fwd.sock(),
     ]);
-    // the client fails until the server's prefix is registered
-    let mut out = None;
-    let ok = wait_until(Duration::from_secs(20), || {
-        let o = run(
-            &[
-                "perf",
-                "client",
-                "--prefix",
-                "/app/win",
-                "--duration",
-                "1.5",
-                "--interval",
-                "0.25",
-                "--window",
-                "4",
-                "--window-start",
-                "0.5",
-                "--window-secs",
-                "0.5",
-                "--json",
-                "--socket",
-                fwd.sock(),
-            ],
-            Duration::from_secs(30),
-        );
-        let done = o.status.success();
-        out = Some(o);
-        done
-    });
-    let out = out.expect("ran");
-    assert!(ok, "{}", stderr(&out));
+    wait_for_route(&fwd, "/app/win");
+    let out = run(
+        &[
+            "perf",
+            "client",
+            "--prefix",
+            "/app/win",
+            "--duration",
+            "1.5",
+            "--interval",
+            "0.25",
+            "--window",
+            "4",
+            "--window-start",
+            "0.5",
+            "--window-secs",
+            "0.5",
+            "--json",
+            "--socket",
+            fwd.sock(),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&stdout(&out));
     let windows: Vec<_> = lines.iter().filter(|v| v["type"] == "window").collect();
     assert_eq!(windows.len(), 1, "{lines:?}");
@@ -115,7 +134,9 @@ fn the_window_row_counts_its_interests_once_each_and_histograms_add_up() {
     }
     // the server's rows: one signature and one serving time per Data it signed
     let out = server.stop();
-    let rows = json_lines(&stdout(&out));
+    // (killed, it may have printed part of a line: the complete ones)
+    let text = stdout(&out);
+    let rows = json_lines(&text[..text.rfind('\n').map_or(0, |i| i + 1)]);
     let mut signed = 0;
     // (a killed server does not print its last interval)
     for r in rows.iter().filter(|v| v["type"] == "interval") {
@@ -152,45 +173,39 @@ fn a_window_at_a_unix_time_opens_then_and_lasts_past_the_duration() {
     };
     // the window opens 1.5 s after the command is made and closes 0.5 s
     // later, past the client's --duration of 0.2 s
-    let mut out = None;
-    let mut at = 0.0;
-    let ok = wait_until(Duration::from_secs(20), || {
-        at = unix() + 1.5;
-        let o = run(
-            &[
-                "perf",
-                "client",
-                "--prefix",
-                "/app/at",
-                "--duration",
-                "0.2",
-                "--interval",
-                "0.1",
-                "--window",
-                "2",
-                "--window-at",
-                &at.to_string(),
-                "--window-secs",
-                "0.5",
-                "--json",
-                "--socket",
-                fwd.sock(),
-            ],
-            Duration::from_secs(30),
-        );
-        let done = o.status.success();
-        out = Some(o);
-        done
-    });
-    let out = out.expect("ran");
-    assert!(ok, "{}", stderr(&out));
+    wait_for_route(&fwd, "/app/at");
+    let at = unix() + 1.5;
+    let out = run(
+        &[
+            "perf",
+            "client",
+            "--prefix",
+            "/app/at",
+            "--duration",
+            "0.2",
+            "--interval",
+            "0.1",
+            "--window",
+            "2",
+            "--window-at",
+            &at.to_string(),
+            "--window-secs",
+            "0.5",
+            "--json",
+            "--socket",
+            fwd.sock(),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&stdout(&out));
     let w = lines
         .iter()
         .find(|v| v["type"] == "window")
         .unwrap_or_else(|| panic!("no window row: {lines:?}"));
     let f = |k: &str| w[k].as_f64().unwrap_or_else(|| panic!("{k} in {w}"));
-    assert_eq!(f("window_at_unix_s"), at, "{w}");
+    // (serde_json reads a float to within an ulp or so)
+    assert!((f("window_at_unix_s") - at).abs() < 1e-6, "{at}: {w}");
     assert_eq!(f("window_secs"), 0.5, "{w}");
     // from the client's start, which came after the command was made
     // (and, on any machine this runs on, within the 1.5 s)
