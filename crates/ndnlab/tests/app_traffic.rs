@@ -187,3 +187,97 @@ fn warmup_is_left_out_and_zipf_ranks_patterns_in_order() {
     assert_eq!(a + b, n(s, "sent"));
     assert!(a > 3 * b && b > 0, "a {a}, b {b}");
 }
+
+#[test]
+fn a_window_at_a_unix_time_counts_from_then_and_stops_at_its_close() {
+    let fwd = Fwd::start();
+    let _server = spawn(&[
+        "traffic",
+        "server",
+        "--prefix",
+        "/app/tw",
+        "--duration",
+        "60",
+        "--socket",
+        fwd.sock(),
+    ]);
+    let ok = wait_until(Duration::from_secs(20), || {
+        let o = run(
+            &[
+                "traffic",
+                "client",
+                "--pattern",
+                "name=/app/tw/probe",
+                "--count",
+                "1",
+                "--json",
+                "--socket",
+                fwd.sock(),
+            ],
+            Duration::from_secs(10),
+        );
+        json_lines(&stdout(&o))
+            .first()
+            .is_some_and(|v| v["satisfied"] == 1)
+    });
+    assert!(ok, "traffic server never answered");
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    // the window opens 1 s from now and lasts 0.5 s; --duration (30 s) is
+    // not what stops it
+    let at = (unix + 1.0).to_string();
+    let out = run(
+        &[
+            "traffic",
+            "client",
+            "--socket",
+            fwd.sock(),
+            "--json",
+            "--arrival",
+            "constant",
+            "--rate",
+            "100",
+            "--duration",
+            "30",
+            "--window-at",
+            &at,
+            "--window-secs",
+            "0.5",
+            "--pattern",
+            "name=/app/tw/a,distinct=10,payload=64",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let s = lines
+        .iter()
+        .find(|v| v["type"] == "summary")
+        .expect("summary");
+    let n = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k}: {s}"));
+    // one Interest every 10 ms: 50 in the 0.5 s window (a boundary moves one
+    // in or out by a late timer wake-up: +-5 allows five at each end); before
+    // it, 100/s for what remained of the 1 s after the client started
+    assert!((45..=55).contains(&n("sent")), "{s}");
+    assert!(n("warmup_sent") <= 101, "{s}");
+    assert_eq!(n("satisfied"), n("sent"), "{s}");
+    let t = s["time_s"].as_f64().unwrap();
+    assert!(t < 10.0, "stopped at {t} s, not at the window's close: {s}");
+    // --warmup and --window-at exclude each other
+    let out = run(
+        &[
+            "traffic",
+            "client",
+            "--pattern",
+            "name=/x",
+            "--warmup",
+            "1",
+            "--window-at",
+            "1",
+        ],
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
