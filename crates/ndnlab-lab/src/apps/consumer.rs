@@ -242,7 +242,10 @@ impl ConsumerCore {
             return Some(self.span.open.min(sweep).max(self.span.open));
         }
         let mut t = sweep;
-        if self.arrival.is_some() && self.next_send < self.span.close {
+        // a count all sent has nothing more to send: its next sending time
+        // stays where it was, in the past
+        let room = self.count.is_none_or(|c| self.sent_total < c);
+        if self.arrival.is_some() && room && self.next_send < self.span.close {
             t = t.min(self.next_send);
         }
         Some(t)

@@ -88,3 +88,40 @@ fn the_window_counts_interests_by_their_departure() {
         vec![(0.05, 30_000), (0.3, 10_000), (0.995, 55_000)]
     );
 }
+
+/// A rate consumer with a `count` whose Interests all go unanswered: once the
+/// count is sent it wakes only for the sweep that gives them up (under `sim`
+/// a wake-up in the past would hold virtual time still), and is done when the
+/// last one's lifetime is over.
+#[test]
+fn a_rate_count_all_sent_wakes_for_its_lifetimes_only() {
+    let spec: AppSpec = toml::from_str(
+        "pattern = \"constant\"\nrate = 50.0\ncount = 3\nlifetime_ms = 100\ncatalogue = 1000\n",
+    )
+    .unwrap();
+    let names = Names::new(&spec, None, 1);
+    let span = Span {
+        open: 1000 * MS,
+        close: 3000 * MS,
+    };
+    let mut c = ConsumerCore::new(&spec, names, 7, span, 0);
+    let mut now = 0;
+    let mut sent = 0;
+    while !c.is_done() {
+        let mut out = Vec::new();
+        c.poll(now, &mut out);
+        sent += out.len();
+        let Some(next) = c.next_wakeup() else {
+            break;
+        };
+        assert!(next > now, "a wake-up at {next} ns, now {now} ns");
+        now = next;
+        assert!(now < span.close, "not done by the close: {now} ns");
+    }
+    assert!(c.is_done());
+    // the last of the 3 (sent at 1.04 s) given up by a sweep soon after 1.14 s
+    assert!(now < 1300 * MS, "done at {now} ns");
+    assert_eq!(sent, 3);
+    let s = c.into_stats();
+    assert_eq!((s.interests, s.data, s.timeouts), (3, 0, 3));
+}
