@@ -1,8 +1,9 @@
 //! Every experiment under `experiments/` and its subfolders (`truth/`, ...)
 //! parses and expands, at full and quick scale, and its topology shows; the
 //! two cheapest run for real at quick scale in this process. The truth
-//! experiments (`experiments/truth/`) run in the `truth_*` tests, each
-//! against its known answers, so they are only validated here.
+//! experiments (`experiments/truth/`) run in the `truth` test binary
+//! (`crates/ndnlab/tests/truth/`), each against its known answers, so they
+//! are only validated here.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -7,6 +7,8 @@ mod agreement;
 mod cleanup;
 mod examples;
 mod forwarder_knobs;
+#[path = "../lab_common/mod.rs"]
+mod lab_common;
 mod links;
 mod merge;
 mod netns;
@@ -15,14 +17,6 @@ mod processes;
 mod run;
 mod sim;
 mod topo;
-mod truth_cache;
-mod truth_delay;
-mod truth_download;
-mod truth_loss;
-mod truth_producer;
-mod truth_rate;
-mod truth_run;
-mod truth_verify;
 
 /// Runs the `ndnlab` binary under test with `args`.
 fn ndnlab(args: &[&str]) -> std::process::Output {

@@ -11,7 +11,7 @@
 
 use ndnlab_testkit::binomial_interval;
 
-use super::truth_run::{real_time, truth, within, Truth};
+use super::harness::{real_time, truth, within, Truth};
 
 /// The loss of each link direction (`link.loss_pct` = 5).
 const LOSS: f64 = 0.05;
@@ -203,7 +203,7 @@ fn truth_loss_mtu_under_processes_drops_each_large_data() {
 /// the Data over the mtu.
 #[test]
 fn truth_loss_mtu_under_netns_drops_each_large_data() {
-    if !super::netns::netns_or_skip() {
+    if !super::lab_common::netns_or_skip() {
         return;
     }
     let _machine = real_time();

@@ -17,7 +17,7 @@
 
 use ndnlab_analysis::che::{che_hit_ratio, zipf_popularity};
 
-use super::truth_run::{real_time, truth, within};
+use super::harness::{real_time, truth, within};
 
 const CATALOGUE: usize = 10_000;
 const CACHE: usize = 1000;

@@ -17,7 +17,7 @@ use bytes::Bytes;
 use ndnlab_security::{KeySigner, KeyType, PrivateKey};
 use ndnlab_wire::{Data, Name};
 
-use super::truth_run::{real_time, truth, within, Truth};
+use super::harness::{real_time, truth, within, Truth};
 
 const PRODUCER: &str = "server@r0";
 const CONSUMER: &str = "client@r0";

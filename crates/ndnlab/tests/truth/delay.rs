@@ -10,7 +10,7 @@
 
 use ndnlab_lab::runner::sim::APP_DELAY_NS;
 
-use super::truth_run::{real_time, truth, wake_up_us, within, Checks, Truth, WAKES_PER_TRAVERSAL};
+use super::harness::{real_time, truth, wake_up_us, within, Checks, Truth, WAKES_PER_TRAVERSAL};
 
 const FILE: &str = "delay.toml";
 /// The configured delay of one exchange: two links, both ways, 10 ms each.

@@ -1,4 +1,4 @@
-//! What the truth experiments (`truth_*`) share: running one of
+//! What the truth experiments share: running one of
 //! `experiments/truth/*.toml` under a runner with `ndnlab run --json` and
 //! reading its one row back, and one lock so that two real-time truth
 //! experiments never share the machine's cores with each other.
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::netns::{num, rows, run};
+use super::lab_common::{num, rows, run};
 
 /// A truth experiment's results: its one row of `results.csv`, the `--json`
 /// summary, and the wall time of the whole `ndnlab run`.

@@ -13,7 +13,7 @@
 //! receives each of them from its producers first. Both counts are over the
 //! whole run, as `link_frames` is.
 
-use super::truth_run::{real_time, truth, within};
+use super::harness::{real_time, truth, within};
 
 fn verified(runner: &str, r1_verifies: bool) {
     let sets: &[&str] = if r1_verifies {

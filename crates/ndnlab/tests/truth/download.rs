@@ -6,7 +6,7 @@
 
 use ndnlab_lab::runner::sim::APP_DELAY_NS;
 
-use super::truth_run::{real_time, truth, wake_up_us, within, Checks, Truth, WAKES_PER_TRAVERSAL};
+use super::harness::{real_time, truth, wake_up_us, within, Checks, Truth, WAKES_PER_TRAVERSAL};
 
 const FILE: &str = "download.toml";
 /// (consumer, count, configured round trip in seconds).
@@ -107,8 +107,8 @@ fn sim_counted_downloads_take_their_count_times_the_round_trip_exactly() {
 /// trip + 2% + the same download over links without delay (the measured
 /// processing of its n exchanges, and under `processes` the client's own
 /// start) + the idle threads' wake-ups of its n exchanges, as in
-/// `truth_delay` (a 20 ms round trip crosses 2 link directions, a 40 ms one
-/// 4), and one CPU stall of the machine (`truth_delay`'s 100 ms).
+/// `delay.rs` (a 20 ms round trip crosses 2 link directions, a 40 ms one
+/// 4), and one CPU stall of the machine (`delay.rs`'s 100 ms).
 fn real_time_downloads(runner: &str) {
     let _one = real_time();
     let base = truth(FILE, runner, &["link.delay_ms=0"]);

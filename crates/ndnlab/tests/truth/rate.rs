@@ -8,7 +8,7 @@
 //! (`link_bytes.r1-r0 / link_frames.r1-r0`; every frame there is one Data).
 //! Content goodput is then 5 Mbit/s x payload / frame.
 
-use super::truth_run::{real_time, truth, within, Checks, Truth};
+use super::harness::{real_time, truth, within, Checks, Truth};
 
 const RATE_BPS: f64 = 5e6;
 const PAYLOAD: f64 = 1000.0;
