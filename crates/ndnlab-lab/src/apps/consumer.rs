@@ -244,7 +244,7 @@ impl ConsumerCore {
         let mut t = sweep;
         // a count all sent has nothing more to send: its next sending time
         // stays where it was, in the past
-        let room = self.count.is_none_or(|c| self.sent_total < c);
+        let room = !self.count.is_some_and(|c| self.sent_total >= c);
         if self.arrival.is_some() && room && self.next_send < self.span.close {
             t = t.min(self.next_send);
         }
