@@ -89,6 +89,12 @@ impl DeadNonceList {
         self.set.contains_key(&Self::entry_key(name_hash, nonce))
     }
 
+    /// How long an entry is kept.
+    #[inline]
+    pub fn lifetime(&self) -> Time {
+        self.lifetime
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.queue.len()

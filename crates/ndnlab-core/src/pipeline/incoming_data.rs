@@ -199,17 +199,31 @@ impl Forwarder {
                 }
             }
             // An entry finalized now is dropped whole: its in-records need no clearing,
-            // and its out-records matter only for the Dead Nonce List (MustBeFresh).
+            // and its out-records matter only for the Dead Nonce List. NFD
+            // (`insertDeadNonceList`): a satisfied entry's Nonces, the answering
+            // upstream's included, go to the list only with MustBeFresh and Data whose
+            // FreshnessPeriod is shorter than the list's lifetime (else a looping copy
+            // hits the CS).
             let kept = strategy == StrategyKind::Asf;
-            if kept {
-                e.in_records.clear();
-            }
-            if kept || e.flags.must_be_fresh {
-                e.out_records.retain(|o| o.face != from);
-            }
+            let dnl = e.flags.must_be_fresh && data.freshness_ns() < self.dnl.lifetime();
             if !kept {
+                if e.flags.must_be_fresh && !dnl {
+                    e.out_records.clear();
+                }
                 self.finalize_satisfied(now, p);
-            } else if !in_grace {
+                continue;
+            }
+            e.in_records.clear();
+            // Kept for late Data: the answering upstream's Nonce goes to the list now
+            // and its out-record goes; the others go when the entry ends.
+            let answered = e.out_record(from).map(|o| o.nonce).filter(|_| dnl);
+            let slot = e.slot;
+            e.out_records.retain(|o| o.face != from);
+            if let Some(nonce) = answered {
+                let name_key = self.pcct.slot_key(slot);
+                self.dnl.add(now, name_key, nonce);
+            }
+            if !in_grace {
                 self.asf_keep_satisfied(now, p);
             }
         }
