@@ -227,3 +227,27 @@ fn a_nonce_seen_again_after_data_fresher_than_the_dead_nonce_list_is_a_cs_hit() 
     assert_eq!(lab.fw.counters().drops.get(DropReason::DuplicateNonce), 0);
     ledger_holds(&lab);
 }
+
+#[test]
+fn an_asf_entry_kept_for_late_data_puts_the_answering_nonce_in_the_dead_nonce_list() {
+    let mut lab = Lab::standard();
+    lab.fw
+        .strategy_choice()
+        .set(&name("/a"), &name("/localhost/nfd/strategy/asf"))
+        .unwrap();
+    lab.route("/a", B, 1);
+    lab.send_interest(A, fresh("/a/1", 7));
+    let up = lab.take();
+    assert_eq!(summary(&up), vec![(B.0, "I".into())]);
+    lab.send_data(B, data_fresh("/a/1", None), up[0].meta.pit_token.clone());
+    assert_eq!(data_to(&lab.take(), A).len(), 1);
+    assert_eq!(lab.fw.pit_len(), 1, "kept for late Data");
+    assert_eq!(lab.fw.dead_nonce_len(), 1);
+    // The copy from another downstream is a loop, Nacked.
+    lab.send_interest(C, fresh("/a/1", 7));
+    assert_eq!(summary(&lab.take()), vec![(C.0, "N:duplicate".into())]);
+    assert_eq!(lab.fw.counters().drops.get(DropReason::DuplicateNonce), 1);
+    lab.run_for_ms(3000);
+    assert_eq!(lab.fw.pit_len(), 0);
+    ledger_holds(&lab);
+}
