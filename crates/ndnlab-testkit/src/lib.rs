@@ -9,8 +9,9 @@
 //!   `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
 //!   [`Py`] and [`Lines`] handle;
 //! * [`temp_dir`], [`wait_until`]: small test utilities; [`skip`], the one way a
-//!   test that cannot run here says so; [`binomial_interval`], the bounds a seeded
-//!   random count is checked against; [`line_forwards_what_caches_miss`], what
+//!   test that cannot run here says so; [`binomial_interval`] and
+//!   [`negative_binomial_interval`], the bounds a seeded random count is checked
+//!   against; [`line_forwards_what_caches_miss`], what
 //!   the forwarders of a line must have counted;
 //! * `fuzzing` (feature `fuzzing`): the stable proptest driver of the crates' fuzz
 //!   harnesses, which also replays the checked-in corpora of `fuzz/corpus/`.
@@ -18,7 +19,7 @@
 mod binomial;
 pub mod cpu;
 mod line;
-pub use binomial::binomial_interval;
+pub use binomial::{binomial_interval, negative_binomial_interval};
 pub use line::line_forwards_what_caches_miss;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
