@@ -16,4 +16,5 @@ mod harness;
 mod loss;
 mod producer;
 mod rate;
+mod retransmissions;
 mod verify;
