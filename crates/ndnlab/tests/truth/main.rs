@@ -14,6 +14,7 @@ mod delay;
 mod download;
 mod harness;
 mod loss;
+mod marks;
 mod producer;
 mod rate;
 mod retransmissions;
