@@ -249,6 +249,9 @@ fn count_zipf_several_prefixes_and_no_fresh() {
     let cs = fwd.ctl_json(&["cs", "info"]);
     let num = |k: &str| cs[k].as_u64().unwrap_or_else(|| panic!("{k}: {cs}"));
     assert!((11..=20).contains(&num("nEntries")), "{cs}");
-    assert!(num("nHits") >= 300 - 20 * 4, "at most 80 Data not from the CS: {cs}");
+    assert!(
+        num("nHits") >= 300 - 20 * 4,
+        "at most 80 Data not from the CS: {cs}"
+    );
     drop(servers);
 }

@@ -180,11 +180,7 @@ pub struct FwdDelta<'a> {
 /// when `per_node`) and `cs_hit_ratio` over every forwarder. A node's rate is
 /// its increment over its own [`FwdDelta::secs`]; the total is the sum of the
 /// nodes' rates.
-pub fn forwarders<'a>(
-    nodes: impl Iterator<Item = FwdDelta<'a>>,
-    per_node: bool,
-    m: &mut Metrics,
-) {
+pub fn forwarders<'a>(nodes: impl Iterator<Item = FwdDelta<'a>>, per_node: bool, m: &mut Metrics) {
     let (mut hits, mut misses, mut fwd_in) = (0.0, 0.0, 0.0);
     for d in nodes {
         let rate = if d.secs > 0.0 {
