@@ -47,9 +47,8 @@ fn upper_bounds(c: &mut Checks, t: &Truth) {
 /// An AIMD window of at most 4 behind the same bottleneck: at most 4 Data
 /// (about 4.1 KB of wire bytes each) are anywhere on the path, 8 if every one
 /// were sent twice, 33 KB, under the 64 KiB threshold: no queue reaches it, no
-/// marks. (`cc = "fixed"` reports no marks at all.) Under `sim` and `inproc`,
-/// whose consumers hold an AIMD window at most `window`; `processes`' `perf
-/// client` gets no largest window (`--cc` alone) and grows past it.
+/// marks. (`cc = "fixed"` reports no marks at all.) Every runner holds an
+/// AIMD window at most `window` (`processes`: `perf client --max-cwnd`).
 fn small_window(c: &mut Checks, runner: &str) {
     let t = truth(FILE, runner, SMALL_WINDOW);
     c.within(
@@ -107,14 +106,12 @@ fn sim_marks_behind_a_bottleneck_follow_the_codel_law() {
     );
 }
 
-fn real_time_marks(runner: &str, capped: bool) {
+fn real_time_marks(runner: &str) {
     let _machine = real_time();
     let mut c = Checks::default();
     let t = truth(FILE, runner, &[]);
     upper_bounds(&mut c, &t);
-    if capped {
-        small_window(&mut c, runner);
-    }
+    small_window(&mut c, runner);
     c.finish();
     eprintln!(
         "truth marks under {runner}: {} of {} Data (link queue max {})",
@@ -126,10 +123,10 @@ fn real_time_marks(runner: &str, capped: bool) {
 
 #[test]
 fn inproc_marks_are_bounded_and_none_from_a_window_under_the_threshold() {
-    real_time_marks("inproc", true);
+    real_time_marks("inproc");
 }
 
 #[test]
-fn processes_marks_are_bounded_by_data_and_the_codel_schedule() {
-    real_time_marks("processes", false);
+fn processes_marks_are_bounded_and_none_from_a_window_under_the_threshold() {
+    real_time_marks("processes");
 }

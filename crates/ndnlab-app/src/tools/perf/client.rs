@@ -52,6 +52,9 @@ pub struct ClientArgs {
     /// Initial window of --cc.
     #[arg(long, default_value_t = 2.0)]
     pub init_cwnd: f64,
+    /// Largest window of --cc.
+    #[arg(long, default_value_t = 65536.0, value_name = "N")]
+    pub max_cwnd: f64,
     /// Do not react to congestion marks.
     #[arg(long)]
     pub ignore_marks: bool,
@@ -217,6 +220,7 @@ pub async fn run(args: ClientArgs) -> anyhow::Result<serde_json::Value> {
             kind,
             fixed_size: args.window,
             init_cwnd: args.init_cwnd,
+            max_cwnd: args.max_cwnd,
             ..Default::default()
         },
         rtt: RttOptions {

@@ -191,7 +191,9 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
             if a.cc == "fixed" {
                 cmd.args(["--window", &a.window.to_string()]);
             } else {
-                cmd.args(["--cc", &a.cc]);
+                // `window` is the largest congestion window, as inproc's
+                cmd.args(["--cc", &a.cc])
+                    .args(["--max-cwnd", &a.window.max(1).to_string()]);
             }
             cmd.args(["--duration", &secs])
                 .args(["--lifetime", &a.lifetime_ms.to_string()])
