@@ -6,7 +6,8 @@ mod common;
 use common::{bernoulli, uniform};
 use ndnlab_smc::intervals::{clopper_pearson, wilson};
 use ndnlab_smc::{check_probability, chernoff_runs, Method, SmcError, Spec};
-use statrs::distribution::{Binomial, Discrete, DiscreteCDF};
+use ndnlab_testkit::binomial_interval;
+use statrs::distribution::{Binomial, Discrete};
 
 #[test]
 fn chernoff_counts_match_the_formula() {
@@ -67,15 +68,6 @@ fn exact_coverage(p: f64, n: u64, interval: IntervalFn) -> f64 {
         .sum()
 }
 
-/// The two-sided acceptance region [lo, hi] of Binomial(n, p) at `confidence`.
-fn binomial_region(n: u64, p: f64, confidence: f64) -> (u64, u64) {
-    let b = Binomial::new(p, n).unwrap();
-    let tail = (1.0 - confidence) / 2.0;
-    let lo = (0..=n).find(|&k| b.cdf(k) > tail).unwrap();
-    let hi = (0..=n).find(|&k| b.cdf(k) >= 1.0 - tail).unwrap();
-    (lo, hi)
-}
-
 // Known answers first: the exact coverage of each interval at each (p, n).
 // Clopper-Pearson guarantees at least the nominal 95%; Wilson's oscillates
 // around it, within 0.035 at these p and n. Then the seeded trials: the number
@@ -103,7 +95,7 @@ fn clopper_pearson_and_wilson_cover_at_the_nominal_rate() {
                 ("Wilson", w, wilson),
             ] {
                 let got = covered(p, n, trials, interval);
-                let (lo, hi) = binomial_region(trials, exact, each);
+                let (lo, hi) = binomial_interval(trials, exact, each);
                 eprintln!(
                     "p {p} n {n}: {name} exact coverage {exact:.4}, {got} of {trials} trials (allowed {lo}..={hi})"
                 );

@@ -4,7 +4,8 @@
 use ndnlab_smc::splitting::{
     estimate, trajectory_seed, Splittable, SplittingOutcome, SplittingSpec,
 };
-use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal, StudentsT};
+use ndnlab_testkit::binomial_interval;
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The chain's probability of a step up.
 const UP: f64 = 0.3;
@@ -112,16 +113,6 @@ fn relative_variance(out: &SplittingOutcome) -> f64 {
     product - 1.0
 }
 
-/// The two-sided acceptance region [lo, hi] of Binomial(n, p) at `confidence`:
-/// P(X < lo) <= (1 - confidence) / 2 and P(X > hi) <= (1 - confidence) / 2.
-fn binomial_region(n: u64, p: f64, confidence: f64) -> (u64, u64) {
-    let b = Binomial::new(p, n).unwrap();
-    let tail = (1.0 - confidence) / 2.0;
-    let lo = (0..=n).find(|&k| b.cdf(k) > tail).unwrap();
-    let hi = (0..=n).find(|&k| b.cdf(k) >= 1.0 - tail).unwrap();
-    (lo, hi)
-}
-
 /// The confidence of every check below: a correct estimator fails one of
 /// them with probability about 0.1% (for the fixed seeds, never or always).
 const CONFIDENCE: f64 = 0.999;
@@ -170,7 +161,7 @@ fn assert_unbiased_and_calibrated(name: &str, outs: &[SplittingOutcome]) {
         .iter()
         .filter(|o| (o.estimate.ln() - truth.ln()).abs() <= z95 * o.relative_error.unwrap())
         .count() as u64;
-    let (lo, hi) = binomial_region(outs.len() as u64, 0.95, CONFIDENCE);
+    let (lo, hi) = binomial_interval(outs.len() as u64, 0.95, CONFIDENCE);
     let mean_re = outs.iter().map(|o| o.relative_error.unwrap()).sum::<f64>() / r;
     let exact_re = (outs.iter().map(relative_variance).sum::<f64>() / r).sqrt();
     eprintln!(
@@ -246,7 +237,7 @@ fn conditional_probabilities_match_the_chain() {
     for (k, level) in out.levels.iter().enumerate() {
         let i = k as i32 + 1;
         let exact = ruin(UP, i + 1) / ruin(UP, i);
-        let (lo, hi) = binomial_region(level.started, exact, each);
+        let (lo, hi) = binomial_interval(level.started, exact, each);
         assert!(
             (lo..=hi).contains(&level.reached),
             "level {}: {} of {} reached it, Binomial({}, {exact:.4}) allows {lo}..={hi}",
