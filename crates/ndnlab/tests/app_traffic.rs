@@ -6,39 +6,26 @@ use std::time::Duration;
 
 use app_common::*;
 
-#[test]
-fn patterns_are_reported_separately() {
-    let fwd = Fwd::start();
-    let _server = spawn(&[
+/// A `traffic server` for `prefix` on `fwd`, once a probe under it is answered.
+fn traffic_server(fwd: &Fwd, prefix: &str) -> Proc {
+    let server = spawn(&[
         "traffic",
         "server",
         "--prefix",
-        "/app/traffic",
+        prefix,
         "--duration",
         "60",
         "--socket",
         fwd.sock(),
     ]);
+    let probe = format!("name={prefix}/probe");
     let ok = wait_until(Duration::from_secs(20), || {
-        run(
-            &[
-                "ping",
-                "/app/traffic",
-                "-c",
-                "1",
-                "-t",
-                "300",
-                "--socket",
-                fwd.sock(),
-            ],
-            Duration::from_secs(10),
-        );
         let o = run(
             &[
                 "traffic",
                 "client",
                 "--pattern",
-                "name=/app/traffic/probe",
+                &probe,
                 "--count",
                 "1",
                 "--json",
@@ -51,7 +38,14 @@ fn patterns_are_reported_separately() {
             .first()
             .is_some_and(|v| v["satisfied"] == 1)
     });
-    assert!(ok, "traffic server never answered");
+    assert!(ok, "traffic server for {prefix} never answered");
+    server
+}
+
+#[test]
+fn patterns_are_reported_separately() {
+    let fwd = Fwd::start();
+    let _server = traffic_server(&fwd, "/app/traffic");
     let out = run(
         &[
             "traffic",
@@ -114,36 +108,7 @@ fn bad_pattern_is_a_clear_error() {
 #[test]
 fn warmup_is_left_out_and_zipf_ranks_patterns_in_order() {
     let fwd = Fwd::start();
-    let _server = spawn(&[
-        "traffic",
-        "server",
-        "--prefix",
-        "/app/tz",
-        "--duration",
-        "60",
-        "--socket",
-        fwd.sock(),
-    ]);
-    let ok = wait_until(Duration::from_secs(20), || {
-        let o = run(
-            &[
-                "traffic",
-                "client",
-                "--pattern",
-                "name=/app/tz/probe",
-                "--count",
-                "1",
-                "--json",
-                "--socket",
-                fwd.sock(),
-            ],
-            Duration::from_secs(10),
-        );
-        json_lines(&stdout(&o))
-            .first()
-            .is_some_and(|v| v["satisfied"] == 1)
-    });
-    assert!(ok, "traffic server never answered");
+    let _server = traffic_server(&fwd, "/app/tz");
     let out = run(
         &[
             "traffic",
@@ -191,36 +156,7 @@ fn warmup_is_left_out_and_zipf_ranks_patterns_in_order() {
 #[test]
 fn a_window_at_a_unix_time_counts_from_then_and_stops_at_its_close() {
     let fwd = Fwd::start();
-    let _server = spawn(&[
-        "traffic",
-        "server",
-        "--prefix",
-        "/app/tw",
-        "--duration",
-        "60",
-        "--socket",
-        fwd.sock(),
-    ]);
-    let ok = wait_until(Duration::from_secs(20), || {
-        let o = run(
-            &[
-                "traffic",
-                "client",
-                "--pattern",
-                "name=/app/tw/probe",
-                "--count",
-                "1",
-                "--json",
-                "--socket",
-                fwd.sock(),
-            ],
-            Duration::from_secs(10),
-        );
-        json_lines(&stdout(&o))
-            .first()
-            .is_some_and(|v| v["satisfied"] == 1)
-    });
-    assert!(ok, "traffic server never answered");
+    let _server = traffic_server(&fwd, "/app/tw");
     let unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
