@@ -13,6 +13,8 @@
 //! it). Percentiles are nearest-rank either way (the `ceil(q n)`-th smallest
 //! sample, as hdrhistogram ranks them), never a mean of percentiles.
 
+use std::time::Instant;
+
 use hdrhistogram::Histogram;
 use ndnlab_app::tools::serve_stats::ServeSummary;
 
@@ -157,6 +159,16 @@ fn delays(
 pub fn cpu_cores(name: Option<&str>, seconds: f64, measured: f64, m: &mut Metrics) {
     let key = name.map_or_else(|| "cpu_cores".to_string(), |n| format!("cpu_cores.{n}"));
     m.insert(key, seconds / measured);
+}
+
+/// Adds `bringup_s`: seconds from `started` (the first daemon started) to
+/// `routed` (the last route registered); 0 if the clock reads them out of
+/// order.
+pub fn bringup_s(started: Instant, routed: Instant, m: &mut Metrics) {
+    m.insert(
+        "bringup_s".into(),
+        routed.saturating_duration_since(started).as_secs_f64(),
+    );
 }
 
 /// Adds `pit_max`: the largest of the PIT sizes sampled (0 without one).

@@ -308,7 +308,7 @@ pub fn run(
                 .with_context(|| format!("rib/register {prefix} on {node}"))?;
         }
     }
-    let bringup = started.elapsed().as_secs_f64();
+    let routed = Instant::now();
     // Producers, then consumers, as processes on the nodes' sockets.
     let total = exp.experiment.warmup_s + exp.experiment.duration_s;
     let launch = |label: &str,
@@ -434,7 +434,7 @@ pub fn run(
     }
     children.check_alive(&consumers, &log_dir)?;
     let mut m = Metrics::new();
-    m.insert("bringup_s".into(), bringup);
+    super::summary::bringup_s(started, routed, &mut m);
     for n in cpu1.keys() {
         if let (Some(x), Some(y)) = (cpu0.get(n), cpu1.get(n)) {
             super::summary::cpu_cores(Some(n), y - x, measured, &mut m);

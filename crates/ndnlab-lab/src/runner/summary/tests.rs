@@ -285,6 +285,17 @@ fn cpu_cores_are_cpu_seconds_per_second_of_the_window() {
 }
 
 #[test]
+fn bringup_is_the_seconds_from_the_first_daemon_to_the_last_route() {
+    use std::time::Duration;
+    let mut m = Metrics::new();
+    let started = Instant::now();
+    bringup_s(started, started + Duration::from_millis(1250), &mut m);
+    assert_eq!(m["bringup_s"], 1.25);
+    bringup_s(started + Duration::from_millis(5), started, &mut m);
+    assert_eq!(m["bringup_s"], 0.0);
+}
+
+#[test]
 fn pit_max_is_the_largest_size_sampled() {
     let mut m = Metrics::new();
     pit_max([3, 17, 0, 16].into_iter(), &mut m);
