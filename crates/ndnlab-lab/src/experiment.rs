@@ -45,6 +45,9 @@ pub struct Experiment {
     pub factors: BTreeMap<String, Vec<toml::Value>>,
     #[serde(default)]
     pub design: DesignSpec,
+    /// The paper's numbers this experiment reproduces (`[reference]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ndnlab_report::reference::Reference>,
 }
 
 /// `[experiment]`: the campaign's name, runner and timing.
@@ -657,8 +660,8 @@ impl Experiment {
             return Err("experiment.repetitions must be at least 1".into());
         }
         for name in &m.metrics {
-            let known = crate::runner::METRICS.iter().chain(crate::latency::METRICS);
-            if !known.clone().any(|(k, _)| k == name) {
+            if !is_known_metric(name) {
+                let known = crate::runner::METRICS.iter().chain(crate::latency::METRICS);
                 return Err(format!(
                     "experiment.metrics: no metric '{name}' (known: {})",
                     known.map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
@@ -765,6 +768,9 @@ impl Experiment {
                 self.design.kind
             ));
         }
+        if let Some(r) = &self.reference {
+            check_reference(self, r)?;
+        }
         let points = crate::design::count_points(self).unwrap_or(u64::MAX);
         let runs = points.saturating_mul(u64::from(m.repetitions));
         if runs > crate::design::MAX_RUNS {
@@ -777,6 +783,45 @@ impl Experiment {
         }
         Ok(())
     }
+}
+
+/// Whether `name` is one of the metrics runners report (a summary metric of
+/// [`crate::runner::METRICS`] or [`crate::latency::METRICS`]).
+fn is_known_metric(name: &str) -> bool {
+    crate::runner::METRICS
+        .iter()
+        .chain(crate::latency::METRICS)
+        .any(|(k, _)| *k == name)
+}
+
+/// `[reference]` against the factors, the metrics kept and the quick scale:
+/// a metric is a known one or its `name.<node>` / `name.<app>` variant, and
+/// every factor it uses is a factor at both scales.
+fn check_reference(
+    exp: &Experiment,
+    r: &ndnlab_report::reference::Reference,
+) -> Result<(), String> {
+    let kept = &exp.experiment.metrics;
+    let is_metric = |name: &str| {
+        let base = name.split('.').next().unwrap_or(name);
+        is_known_metric(base) && (kept.is_empty() || kept.iter().any(|k| k == base))
+    };
+    let factors: Vec<String> = exp.factors.keys().cloned().collect();
+    r.validate(&factors, &is_metric).map_err(|e| {
+        match r.metrics().into_iter().find(|(_, m)| !is_metric(m)) {
+            Some((_, m)) if is_known_metric(m.split('.').next().unwrap_or(m)) => {
+                format!("{e} (experiment.metrics does not keep it)")
+            }
+            _ => e,
+        }
+    })?;
+    if let Some(toml::Value::Table(quick)) = exp.experiment.quick.get("factors") {
+        let quick: Vec<String> = quick.keys().cloned().collect();
+        r.validate(&quick, &is_metric).map_err(|e| {
+            format!("{e}: under --quick, [experiment.quick].factors replaces [factors] and must keep every factor [reference] uses")
+        })?;
+    }
+    Ok(())
 }
 
 fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
