@@ -16,8 +16,15 @@ pub fn f_quantile(p: f64, d1: f64, d2: f64) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// P(F > x) for the F distribution with `(d1, d2)` degrees of freedom.
+/// P(F > x) for the F distribution with `(d1, d2)` degrees of freedom: 0 for
+/// an infinite `x` (a term's variation over an error of zero), NaN for NaN.
 pub fn f_upper_tail(x: f64, d1: f64, d2: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    if x == f64::INFINITY {
+        return 0.0;
+    }
     FisherSnedecor::new(d1, d2)
         .map(|f| f.sf(x))
         .unwrap_or(f64::NAN)

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use ndnlab_analysis::Table;
 
+use crate::reference::Reference;
 use crate::ReportError;
 
 /// Columns of `results.csv` that are bookkeeping, not factors or metrics.
@@ -173,21 +174,79 @@ impl ExperimentDir {
         }
     }
 
-    /// The metric columns of the rows that count.
+    /// The metric columns of the rows that count, in the declared order
+    /// (`experiment.metrics`; a column `name.<node>` goes with `name`), the
+    /// others after them in `results.csv` order.
     pub fn metrics(&self, ok: &Table, factors: &[String]) -> Vec<String> {
-        ok.headers()
+        let declared = self.declared_metrics();
+        let rank = |c: &str| {
+            let base = c.split('.').next().unwrap_or(c);
+            declared
+                .iter()
+                .position(|d| d == base)
+                .unwrap_or(declared.len())
+        };
+        let mut ms: Vec<String> = ok
+            .headers()
             .iter()
             .filter(|c| !RESERVED.contains(&c.as_str()) && !factors.contains(c))
             .filter(|c| ok.is_numeric(c))
             .cloned()
-            .collect()
+            .collect();
+        ms.sort_by_key(|c| rank(c));
+        ms
     }
 
-    /// The experiment's name: `name` in experiment.toml, else the directory's.
-    pub fn name(&self) -> String {
-        self.experiment
+    /// `experiment.metrics` of experiment.toml, in its order (empty when absent).
+    pub fn declared_metrics(&self) -> Vec<String> {
+        self.meta("metrics")
+            .and_then(|m| m.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A key of the `[experiment]` table of experiment.toml, or a top-level key
+    /// of that name.
+    fn meta(&self, key: &str) -> Option<&toml::Value> {
+        let e = self.experiment.as_ref()?;
+        e.get("experiment")
+            .and_then(|m| m.as_table())
+            .and_then(|m| m.get(key))
+            .or_else(|| e.get(key))
+    }
+
+    /// The `[reference]` table of experiment.toml: the paper's numbers.
+    pub fn reference(&self) -> Result<Option<Reference>, ReportError> {
+        let Some(v) = self.experiment.as_ref().and_then(|e| e.get("reference")) else {
+            return Ok(None);
+        };
+        let path = self.dir.join("experiment.toml");
+        let r: Reference =
+            v.clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| ReportError::Parse {
+                    path: path.clone(),
+                    message: format!("reference: {}", e.message()),
+                })?;
+        let factors: Vec<String> = self
+            .experiment
             .as_ref()
-            .and_then(|e| e.get("name"))
+            .and_then(|e| e.get("factors"))
+            .and_then(|f| f.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+        r.validate(&factors, &|_| true)
+            .map_err(|message| ReportError::Parse { path, message })?;
+        Ok(Some(r))
+    }
+
+    /// The experiment's name: `experiment.name` in experiment.toml, else the directory's.
+    pub fn name(&self) -> String {
+        self.meta("name")
             .and_then(|n| n.as_str())
             .map(str::to_string)
             .unwrap_or_else(|| {

@@ -1,5 +1,8 @@
 //! Small helpers to write well-formed HTML.
 
+use crate::figure::{render, Figure, Plot};
+use crate::ReportError;
+
 /// Escapes text for element content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -43,6 +46,49 @@ pub fn inline_svg(svg: &str) -> String {
     svg[start..]
         .replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)
         .replacen("<svg ", "<svg role=\"img\" ", 1)
+}
+
+/// A rendered figure as a numbered `<figure>` with its caption.
+pub fn figure_html(f: &Figure, number: usize) -> String {
+    format!(
+        "<figure id=\"fig-{}\">\n{}\n<figcaption>Figure {number}. {}</figcaption>\n</figure>\n",
+        esc(&f.id),
+        inline_svg(&f.svg),
+        esc(&f.caption)
+    )
+}
+
+/// Part of a page: its HTML and the figures it inlines, numbered on from the
+/// figures before it, so that another page can place it among its own.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub html: String,
+    pub figures: Vec<Figure>,
+    first: usize,
+}
+
+impl Section {
+    /// An empty section whose first figure is number `figures_before + 1`.
+    pub fn new(figures_before: usize) -> Section {
+        Section {
+            html: String::new(),
+            figures: Vec::new(),
+            first: figures_before,
+        }
+    }
+
+    /// Renders `plot` and inlines it.
+    pub fn figure(&mut self, id: &str, caption: &str, plot: &impl Plot) -> Result<(), ReportError> {
+        let f = render(id, caption, plot).map_err(ReportError::Plot)?;
+        self.html += &figure_html(&f, self.first + self.figures.len() + 1);
+        self.figures.push(f);
+        Ok(())
+    }
+
+    /// A paragraph of notes.
+    pub fn note(&mut self, text: &str) {
+        self.html += &format!("<p class=\"note\">{}</p>\n", esc(text));
+    }
 }
 
 pub const STYLE: &str = r#"

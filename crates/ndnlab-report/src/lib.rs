@@ -7,19 +7,24 @@
 //! themselves live in `ndnlab-analysis`.
 
 pub mod charts;
+pub mod compare;
+pub mod compare_html;
 pub mod csvplot;
 pub mod experiment;
 pub mod figure;
+pub mod findings;
 pub mod html;
 pub mod levels;
 pub mod plots;
 pub mod reference;
 pub mod report;
+pub mod shares;
 pub mod style;
 pub mod text;
 
 use std::path::PathBuf;
 
+pub use compare::{compare, Comparison};
 pub use report::{build, write_report, Report, ReportOptions};
 
 /// Why a report could not be made.

@@ -32,16 +32,7 @@ pub struct LevelChart {
 
 impl LevelChart {
     fn y_range(&self) -> (f64, f64) {
-        let mut lo = f64::INFINITY;
-        let mut hi = f64::NEG_INFINITY;
-        for s in &self.series {
-            for &(_, m, ci) in &s.points {
-                let (a, b) = ci.unwrap_or((m, m));
-                lo = lo.min(a.min(m));
-                hi = hi.max(b.max(m));
-            }
-        }
-        padded(lo, hi, 0.08)
+        levels_y_range(self.series.iter())
     }
 
     fn draw_on<DB: DrawingBackend>(
@@ -51,51 +42,101 @@ impl LevelChart {
         y_label: &str,
         legend: bool,
     ) -> Result<(), String> {
-        let n = self.levels.len().max(1);
-        let x = (-0.5, n as f64 - 0.5);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&self.title, (FONT, TITLE))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(if y_label.is_empty() { 40 } else { 64 })
-            .build_cartesian_2d(x.0..x.1, y.0..y.1)
-            .map_err(err)?;
-        let levels = self.levels.clone();
-        let fmt_x = move |v: &f64| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < levels.len() {
-                levels[i as usize].clone()
-            } else {
-                String::new()
-            }
+        let styled: Vec<(&LevelSeries, bool)> = self.series.iter().map(|s| (s, false)).collect();
+        draw_levels(
+            area,
+            (&self.title, &self.x_label, y_label),
+            &self.levels,
+            &styled,
+            y,
+            legend,
+        )
+    }
+}
+
+/// The range of means and intervals of some series, padded.
+fn levels_y_range<'a>(series: impl Iterator<Item = &'a LevelSeries>) -> (f64, f64) {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for s in series {
+        for &(_, m, ci) in &s.points {
+            let (a, b) = ci.unwrap_or((m, m));
+            lo = lo.min(a.min(m));
+            hi = hi.max(b.max(m));
+        }
+    }
+    padded(lo, hi, 0.08)
+}
+
+/// Series against the levels of a factor, with error bars; a series marked
+/// `true` is drawn dashed with hollow markers (a paper's numbers beside
+/// measured ones). `text` is (title, x label, y label).
+fn draw_levels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: (&str, &str, &str),
+    levels: &[String],
+    series: &[(&LevelSeries, bool)],
+    y: (f64, f64),
+    legend: bool,
+) -> Result<(), String> {
+    let (title, x_label, y_label) = text;
+    let n = levels.len().max(1);
+    let x = (-0.5, n as f64 - 0.5);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, TITLE))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(if y_label.is_empty() { 40 } else { 64 })
+        .build_cartesian_2d(x.0..x.1, y.0..y.1)
+        .map_err(err)?;
+    let names = levels.to_vec();
+    let fmt_x = move |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+            names[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    let fmt_y = move |v: &f64| tick(*v, y.1 - y.0);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(n * 2 + 1)
+        .x_label_formatter(&fmt_x)
+        .y_label_formatter(&fmt_y)
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style((FONT, TICK))
+        .axis_desc_style((FONT, LABEL))
+        .draw()
+        .map_err(err)?;
+    let k = series.len();
+    for (si, (s, dashed)) in series.iter().enumerate() {
+        let c = color(si);
+        // Dodge the series sideways so their error bars do not overlap.
+        let dx = if k > 1 {
+            (si as f64 - (k - 1) as f64 / 2.0) * (0.24 / k as f64).min(0.06)
+        } else {
+            0.0
         };
-        let fmt_y = |v: &f64| tick(*v);
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_labels(n * 2 + 1)
-            .x_label_formatter(&fmt_x)
-            .y_label_formatter(&fmt_y)
-            .x_desc(&self.x_label)
-            .y_desc(y_label)
-            .label_style((FONT, TICK))
-            .axis_desc_style((FONT, LABEL))
-            .draw()
-            .map_err(err)?;
-        let k = self.series.len();
-        for (si, s) in self.series.iter().enumerate() {
-            let c = color(si);
-            // Dodge the series sideways so their error bars do not overlap.
-            let dx = if k > 1 {
-                (si as f64 - (k - 1) as f64 / 2.0) * 0.06
-            } else {
-                0.0
-            };
-            let pts: Vec<(f64, f64)> = s
-                .points
-                .iter()
-                .map(|&(i, m, _)| (i as f64 + dx, m))
-                .collect();
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|&(i, m, _)| (i as f64 + dx, m))
+            .collect();
+        if *dashed {
+            chart
+                .draw_series(DashedLineSeries::new(pts.clone(), 7, 5, c.stroke_width(2)))
+                .map_err(err)?
+                .label(&s.name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 7, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 5, c.stroke_width(2))))
+                .map_err(err)?;
+        } else {
             chart
                 .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
                 .map_err(err)?
@@ -106,31 +147,68 @@ impl LevelChart {
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                 .map_err(err)?;
-            for &(i, _, ci) in &s.points {
-                if let Some((lo, hi)) = ci {
-                    let xi = i as f64 + dx;
-                    let w = 0.04;
-                    chart
-                        .draw_series([
-                            PathElement::new(vec![(xi, lo), (xi, hi)], c.stroke_width(1)),
-                            PathElement::new(vec![(xi - w, lo), (xi + w, lo)], c.stroke_width(1)),
-                            PathElement::new(vec![(xi - w, hi), (xi + w, hi)], c.stroke_width(1)),
-                        ])
-                        .map_err(err)?;
-                }
+        }
+        for &(i, _, ci) in &s.points {
+            if let Some((lo, hi)) = ci {
+                let xi = i as f64 + dx;
+                let w = 0.04;
+                chart
+                    .draw_series([
+                        PathElement::new(vec![(xi, lo), (xi, hi)], c.stroke_width(1)),
+                        PathElement::new(vec![(xi - w, lo), (xi + w, lo)], c.stroke_width(1)),
+                        PathElement::new(vec![(xi - w, hi), (xi + w, hi)], c.stroke_width(1)),
+                    ])
+                    .map_err(err)?;
             }
         }
-        if legend && k > 1 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(GREY.mix(0.5))
-                .label_font((FONT, TICK))
-                .draw()
-                .map_err(err)?;
-        }
-        Ok(())
+    }
+    if legend && k > 1 {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(GREY.mix(0.5))
+            .label_font((FONT, TICK))
+            .draw()
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Measured series and a paper's series of the same metric against the levels
+/// of one factor, on the same axes: measured ones solid with filled markers,
+/// the paper's dashed with hollow markers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub levels: Vec<String>,
+    pub measured: Vec<LevelSeries>,
+    pub paper: Vec<LevelSeries>,
+}
+
+impl Plot for PaperChart {
+    fn size(&self) -> (u32, u32) {
+        (720, 440)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let styled: Vec<(&LevelSeries, bool)> = self
+            .measured
+            .iter()
+            .map(|s| (s, false))
+            .chain(self.paper.iter().map(|s| (s, true)))
+            .collect();
+        let y = levels_y_range(self.measured.iter().chain(&self.paper));
+        draw_levels(
+            root,
+            (&self.title, &self.x_label, &self.y_label),
+            &self.levels,
+            &styled,
+            y,
+            true,
+        )
     }
 }
 
@@ -217,7 +295,8 @@ impl Plot for BarChart {
                 String::new()
             }
         };
-        let fmt_x = |v: &f64| tick(*v);
+        let span = (max * 1.12).max(1e-9);
+        let fmt_x = move |v: &f64| tick(*v, span);
         chart
             .configure_mesh()
             .disable_mesh()
@@ -290,12 +369,13 @@ impl Plot for Scatter {
             .y_label_area_size(64)
             .build_cartesian_2d(x.0..x.1, y.0..y.1)
             .map_err(err)?;
-        let fmt = |v: &f64| tick(*v);
+        let fmt_x = move |v: &f64| tick(*v, x.1 - x.0);
+        let fmt_y = move |v: &f64| tick(*v, y.1 - y.0);
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
+            .x_label_formatter(&fmt_x)
+            .y_label_formatter(&fmt_y)
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style((FONT, TICK))
@@ -392,12 +472,13 @@ impl Plot for Lines {
             .y_label_area_size(64)
             .build_cartesian_2d(x.0..x.1, y.0..y.1)
             .map_err(err)?;
-        let fmt = |v: &f64| tick(*v);
+        let fmt_x = move |v: &f64| tick(*v, x.1 - x.0);
+        let fmt_y = move |v: &f64| tick(*v, y.1 - y.0);
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
+            .x_label_formatter(&fmt_x)
+            .y_label_formatter(&fmt_y)
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style((FONT, TICK))

@@ -1,15 +1,20 @@
-//! The HTML report of an experiment directory: one self-contained page with
-//! the experiment, the machine, a summary table per metric, the factorial
-//! analysis of each metric and its figures inlined as SVG.
+//! The HTML report of an experiment directory: one self-contained page with,
+//! in order, the findings (what explains the variation of each main metric),
+//! the comparison with the paper (when experiment.toml has a `[reference]`), a
+//! summary table per metric, the factorial analysis of each metric, the
+//! samples, and at the end the experiment's configuration and the machine.
+//! Figures are inlined as SVG. Metrics come in the declared order
+//! (`experiment.metrics`, else `results.csv`'s).
 
 use std::path::{Path, PathBuf};
 
 use ndnlab_analysis::summary::group_summaries;
 use ndnlab_analysis::{analyze_anova, analyze_two_level, means, Dataset, Table, Transform};
 
+use crate::compare::{compare, Comparison};
 use crate::experiment::{load_dir, ExperimentDir, Samples};
 use crate::figure::{render, Figure, Plot};
-use crate::html::{esc, inline_svg, table, STYLE};
+use crate::html::{esc, figure_html, table, Section, STYLE};
 use crate::plots::{ecdf, histogram, Legend, Lines};
 use crate::style::with_unit;
 use crate::text::{effect_rows, interval, num, p_value};
@@ -41,6 +46,8 @@ impl Default for ReportOptions {
 pub struct Report {
     pub html: String,
     pub figures: Vec<Figure>,
+    /// The comparison with the paper, when the experiment has a `[reference]`.
+    pub comparison: Option<Comparison>,
 }
 
 struct Builder {
@@ -57,15 +64,14 @@ impl Builder {
 
     fn figure(&mut self, id: &str, caption: &str, plot: &impl Plot) -> Result<(), ReportError> {
         let f = render(id, caption, plot).map_err(ReportError::Plot)?;
-        self.body += &format!(
-            "<figure id=\"fig-{}\">\n{}\n<figcaption>Figure {}. {}</figcaption>\n</figure>\n",
-            esc(id),
-            inline_svg(&f.svg),
-            self.figures.len() + 1,
-            esc(caption)
-        );
+        self.body += &figure_html(&f, self.figures.len() + 1);
         self.figures.push(f);
         Ok(())
+    }
+
+    fn append(&mut self, s: Section) {
+        self.body += &s.html;
+        self.figures.extend(s.figures);
     }
 
     fn note(&mut self, text: &str) {
@@ -150,8 +156,95 @@ pub fn build(exp: &ExperimentDir, opts: &ReportOptions) -> Result<Report, Report
         figures: Vec::new(),
     };
 
+    let comparison = compare(exp, opts)?;
+    let main = crate::findings::main_metrics(
+        &metrics,
+        &exp.declared_metrics(),
+        comparison.as_ref().map(|c| &c.reference),
+    );
+
+    // Findings.
+    b.section("findings", "Findings");
+    if factors.is_empty() || ok.is_empty() {
+        b.note("No factors, or no runs with status ok: no variation to explain.");
+    } else {
+        let s = crate::findings::findings_section(
+            &ok,
+            &factors,
+            &main,
+            opts.alpha,
+            "",
+            b.figures.len(),
+        )?;
+        b.append(s);
+    }
+
+    // The paper.
+    if let Some(c) = &comparison {
+        b.section("paper", "Comparison with the paper");
+        let s = crate::compare_html::html_section(c, "paper-", b.figures.len())?;
+        b.append(s);
+    }
+
+    // Summaries.
+    b.section(
+        "summary",
+        &format!("Summary per metric ({conf} confidence intervals)"),
+    );
+    let by: Vec<&str> = factors.iter().map(String::as_str).collect();
+    let ms: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    if ok.is_empty() || metrics.is_empty() {
+        b.note("No runs with status ok, or no numeric metric: nothing to summarise.");
+    } else {
+        let groups =
+            group_summaries(&ok, &by, &ms, opts.alpha).map_err(|source| ReportError::Analysis {
+                path: exp.dir.join("results.csv"),
+                source,
+            })?;
+        for m in &metrics {
+            b.body += &format!("<h3>{}</h3>\n", esc(&with_unit(m)));
+            let mut heads: Vec<String> = factors.clone();
+            heads.extend(
+                ["n", "mean", &format!("{conf} CI"), "sd", "median", "p95"]
+                    .iter()
+                    .map(|s| s.to_string()),
+            );
+            let rows: Vec<Vec<String>> = groups
+                .iter()
+                .filter(|g| &g.metric == m)
+                .map(|g| {
+                    let s = &g.summary;
+                    let mut r: Vec<String> = g.group.iter().map(|x| x.1.clone()).collect();
+                    r.extend([
+                        s.n.to_string(),
+                        num(s.mean),
+                        interval(s.ci),
+                        s.sd.map(num).unwrap_or_else(|| "-".into()),
+                        num(s.median),
+                        num(s.p95),
+                    ]);
+                    r
+                })
+                .collect();
+            b.body += &table(&heads, &rows, factors.len());
+        }
+    }
+
+    // The factorial analysis of each metric.
+    if !factors.is_empty() && !ok.is_empty() {
+        for m in &metrics {
+            analyse_metric(&mut b, &ok, &factors, m, main.contains(m), opts)?;
+        }
+    }
+
+    // Raw samples.
+    if !exp.samples.is_empty() {
+        b.section("samples", "Samples");
+        samples_section(&mut b, exp, &factors, opts)?;
+    }
+
     // The experiment.
-    b.section("experiment", "Experiment");
+    b.section("experiment", "Experiment and its configuration");
     let mut rows = vec![
         vec![
             "runs in results.csv".to_string(),
@@ -205,63 +298,6 @@ pub fn build(exp: &ExperimentDir, opts: &ReportOptions) -> Result<Report, Report
         None => b.note("No machine.json in this directory."),
     }
 
-    // Summaries.
-    b.section(
-        "summary",
-        &format!("Summary per metric ({conf} confidence intervals)"),
-    );
-    let by: Vec<&str> = factors.iter().map(String::as_str).collect();
-    let ms: Vec<&str> = metrics.iter().map(String::as_str).collect();
-    if ok.is_empty() || metrics.is_empty() {
-        b.note("No runs with status ok, or no numeric metric: nothing to summarise.");
-    } else {
-        let groups =
-            group_summaries(&ok, &by, &ms, opts.alpha).map_err(|source| ReportError::Analysis {
-                path: exp.dir.join("results.csv"),
-                source,
-            })?;
-        for m in &metrics {
-            b.body += &format!("<h3>{}</h3>\n", esc(&with_unit(m)));
-            let mut heads: Vec<String> = factors.clone();
-            heads.extend(
-                ["n", "mean", &format!("{conf} CI"), "sd", "median", "p95"]
-                    .iter()
-                    .map(|s| s.to_string()),
-            );
-            let rows: Vec<Vec<String>> = groups
-                .iter()
-                .filter(|g| &g.metric == m)
-                .map(|g| {
-                    let s = &g.summary;
-                    let mut r: Vec<String> = g.group.iter().map(|x| x.1.clone()).collect();
-                    r.extend([
-                        s.n.to_string(),
-                        num(s.mean),
-                        interval(s.ci),
-                        s.sd.map(num).unwrap_or_else(|| "-".into()),
-                        num(s.median),
-                        num(s.p95),
-                    ]);
-                    r
-                })
-                .collect();
-            b.body += &table(&heads, &rows, factors.len());
-        }
-    }
-
-    // The factorial analysis of each metric.
-    if !factors.is_empty() && !ok.is_empty() {
-        for m in &metrics {
-            analyse_metric(&mut b, &ok, &factors, m, opts)?;
-        }
-    }
-
-    // Raw samples.
-    if !exp.samples.is_empty() {
-        b.section("samples", "Samples");
-        samples_section(&mut b, exp, &factors, opts)?;
-    }
-
     let title = format!("ndnlab report: {}", exp.name());
     let mut html =
         String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -288,6 +324,7 @@ pub fn build(exp: &ExperimentDir, opts: &ReportOptions) -> Result<Report, Report
     Ok(Report {
         html,
         figures: b.figures,
+        comparison,
     })
 }
 
@@ -296,6 +333,7 @@ fn analyse_metric(
     ok: &Table,
     factors: &[String],
     metric: &str,
+    in_findings: bool,
     opts: &ReportOptions,
 ) -> Result<(), ReportError> {
     let id = slug(metric);
@@ -313,7 +351,16 @@ fn analyse_metric(
     };
     let y_label = with_unit(metric);
     let conf = pct(opts.alpha);
-    if let Ok(me) = means::main_effects(&ds, opts.alpha) {
+    if in_findings {
+        b.note(&format!(
+            "The main effects on {metric} are drawn under Findings (Figure {}).",
+            b.figures
+                .iter()
+                .position(|f| f.id == format!("{id}-main-effects"))
+                .map(|i| (i + 1).to_string())
+                .unwrap_or_else(|| "-".into())
+        ));
+    } else if let Ok(me) = means::main_effects(&ds, opts.alpha) {
         b.figure(
             &format!("{id}-main-effects"),
             &format!("Main effects on {metric}: mean and {conf} CI at each level of each factor; steeper lines, larger effects."),
@@ -728,7 +775,9 @@ fn samples_section(
 }
 
 /// Reads `dir`, writes `dir/index.html` and every figure as
-/// `dir/figures/<id>.svg` and `.png`; returns the page's path.
+/// `dir/figures/<id>.svg` and `.png`, and, when the experiment has a
+/// `[reference]`, `dir/reference.json` and `dir/reference.csv`; returns the
+/// page's path.
 pub fn write_report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf, ReportError> {
     let exp = load_dir(dir)?;
     let report = build(&exp, opts)?;
@@ -743,5 +792,8 @@ pub fn write_report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf, ReportE
     }
     let index = dir.join("index.html");
     std::fs::write(&index, &report.html).map_err(io(index.clone()))?;
+    if let Some(c) = &report.comparison {
+        c.write(dir)?;
+    }
     Ok(index)
 }

@@ -43,21 +43,42 @@ pub fn padded(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
     (lo - m, hi + m)
 }
 
-/// A tick label with as many digits as its magnitude needs.
-pub fn tick(v: f64) -> String {
+/// A tick label on an axis spanning `span` (its high end minus its low end),
+/// with as many digits as the value's magnitude and the axis's step (a tenth
+/// of the span) need; a value within `span * 1e-9` of 0 is 0, so rounding
+/// noise (`-2.8e-17`) never shows.
+pub fn tick(v: f64, span: f64) -> String {
+    let span = if span.is_finite() && span > 0.0 {
+        span
+    } else {
+        0.0
+    };
     let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{v:.1e}")
-    } else if a >= 100.0 {
-        format!("{v:.0}")
+    if a == 0.0 || a <= span * 1e-9 {
+        return "0".into();
+    }
+    if !(1e-3..1e6).contains(&a) {
+        return format!("{v:.1e}");
+    }
+    let by_magnitude: usize = if a >= 100.0 {
+        0
     } else if a >= 1.0 {
-        let s = format!("{v:.2}");
+        2
+    } else {
+        3
+    };
+    let step = span / 10.0;
+    let by_step = if step > 0.0 {
+        (-step.log10().floor()).clamp(0.0, 6.0) as usize
+    } else {
+        0
+    };
+    let decimals = by_magnitude.max(by_step);
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        s
     }
 }
 
@@ -110,8 +131,19 @@ mod tests {
         assert_eq!(with_unit("exchanges_per_sec"), "exchanges_per_sec (1/s)");
         assert_eq!(with_unit("Mbps"), "Mbps (Mbit/s)");
         assert_eq!(with_unit("hits"), "hits");
-        assert_eq!(tick(2.50), "2.5");
-        assert_eq!(tick(1234.0), "1234");
+        assert_eq!(tick(2.50, 10.0), "2.5");
+        assert_eq!(tick(1234.0, 1000.0), "1234");
+        assert_eq!(tick(1000.5, 2.0), "1000.5");
+        assert_eq!(tick(0.3000000000000001, 1.0), "0.3");
         assert_eq!(padded(1.0, 1.0, 0.05), (0.9, 1.1));
+    }
+
+    #[test]
+    fn rounding_noise_on_an_axis_through_zero_is_zero() {
+        assert_eq!(tick(-2.8e-17, 1.0), "0");
+        assert_eq!(tick(5.5e-18, 0.4), "0");
+        assert_eq!(tick(-0.1, 0.4), "-0.1");
+        assert_eq!(tick(1e-4, 1e-3), "1.0e-4");
+        assert_eq!(tick(0.0, 0.0), "0");
     }
 }

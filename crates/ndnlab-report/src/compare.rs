@@ -1,0 +1,654 @@
+//! ndnlab's results beside a paper's numbers (`[reference]` of the
+//! experiment): one [`Row`] per reference point, written to
+//! `DIR/reference.json` and `DIR/reference.csv`, and the curves its figures draw.
+//!
+//! * A series point: the mean of the metric over the ok runs matching `where`
+//!   and the point's level of `x` (levels matched by value), divided by the
+//!   series' `scale`, with its confidence interval over those runs
+//!   ("measured"). For a numeric `x` without runs at that level, the mean and
+//!   the interval bounds are interpolated linearly between the nearest measured
+//!   levels around it ("interpolated"); outside the measured levels, or for a
+//!   text level without runs, "missing".
+//! * A shape: the same number computed from ndnlab's per-level means
+//!   (`plateau`: measured levels only; `crossing`: interpolated between the two
+//!   levels around the crossing).
+//! * A variation share: the share of the same term in ndnlab's allocation of
+//!   variation ([`crate::shares`]), with its bootstrap interval.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use ndnlab_analysis::summary::summarize;
+use ndnlab_analysis::table::parse_number;
+use ndnlab_analysis::Table;
+
+use crate::experiment::ExperimentDir;
+use crate::levels::{cell_is, Level};
+use crate::reference::{Reference, Series, Shape, Variation};
+use crate::shares::{allocate, interval_method, Allocation};
+use crate::{ReportError, ReportOptions};
+
+/// How ndnlab's number of a row was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Counterpart {
+    Measured,
+    Interpolated,
+    Missing,
+}
+
+impl Counterpart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Counterpart::Measured => "measured",
+            Counterpart::Interpolated => "interpolated",
+            Counterpart::Missing => "missing",
+        }
+    }
+}
+
+/// One reference point beside ndnlab's number.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub figure: String,
+    /// `series`, `shape` or `variation`.
+    pub kind: &'static str,
+    pub label: String,
+    pub metric: String,
+    /// Series: `factor=level` (empty for a single cell); shape: the factor
+    /// whose level the number is; variation: the term (`a × b`).
+    pub x: String,
+    /// `factor=level, ...`.
+    #[serde(rename = "where")]
+    pub where_: String,
+    pub paper: Option<f64>,
+    pub paper_error: Option<f64>,
+    /// The unit of `paper` and `ndnlab` (shapes: the unit of x, left empty).
+    pub unit: String,
+    pub ndnlab: Option<f64>,
+    pub ndnlab_ci_lo: Option<f64>,
+    pub ndnlab_ci_hi: Option<f64>,
+    /// ndnlab / paper.
+    pub ratio: Option<f64>,
+    pub counterpart: Counterpart,
+    pub source: String,
+    /// Why a number is missing, or how it was read.
+    pub note: String,
+}
+
+/// ndnlab's mean at one level of a curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePoint {
+    pub level: Level,
+    pub mean: f64,
+    pub ci: Option<(f64, f64)>,
+}
+
+/// One series of a [`Curve`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveSeries {
+    pub label: String,
+    /// The paper's values (error in `ci` as value ± error) or ndnlab's means.
+    pub paper: bool,
+    pub points: Vec<CurvePoint>,
+}
+
+/// What one comparison figure draws: a metric against a factor, ndnlab's
+/// series (one per `where` of the reference series) and the paper's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    pub metric: String,
+    pub x: String,
+    pub unit: String,
+    pub series: Vec<CurveSeries>,
+}
+
+/// The comparison of an experiment with its `[reference]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub reference: Reference,
+    pub alpha: f64,
+    pub rows: Vec<Row>,
+    pub curves: Vec<Curve>,
+    /// How the intervals of variation shares were obtained.
+    pub share_intervals: String,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    citation: &'a str,
+    figure: &'a str,
+    finding: &'a str,
+    confidence: f64,
+    share_intervals: &'a str,
+    rows: &'a [Row],
+}
+
+/// The CSV columns, in order.
+pub const COLUMNS: [&str; 17] = [
+    "figure",
+    "kind",
+    "label",
+    "metric",
+    "x",
+    "where",
+    "paper",
+    "paper_error",
+    "unit",
+    "ndnlab",
+    "ndnlab_ci_lo",
+    "ndnlab_ci_hi",
+    "ratio",
+    "counterpart",
+    "source",
+    "note",
+    "share_intervals",
+];
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+impl Comparison {
+    /// `reference.json`: the paper, then every row.
+    pub fn to_json(&self) -> String {
+        let r = &self.reference;
+        serde_json::to_string_pretty(&JsonFile {
+            citation: &r.citation,
+            figure: &r.figure,
+            finding: &r.finding,
+            confidence: 1.0 - self.alpha,
+            share_intervals: &self.share_intervals,
+            rows: &self.rows,
+        })
+        .unwrap_or_default()
+            + "\n"
+    }
+
+    /// `reference.csv`: one row per reference point, empty cells for no number.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(COLUMNS);
+        for r in &self.rows {
+            let shares = if r.kind == "variation" {
+                self.share_intervals.as_str()
+            } else {
+                ""
+            };
+            let _ = w.write_record([
+                r.figure.as_str(),
+                r.kind,
+                &r.label,
+                &r.metric,
+                &r.x,
+                &r.where_,
+                &opt(r.paper),
+                &opt(r.paper_error),
+                &r.unit,
+                &opt(r.ndnlab),
+                &opt(r.ndnlab_ci_lo),
+                &opt(r.ndnlab_ci_hi),
+                &opt(r.ratio),
+                r.counterpart.as_str(),
+                &r.source,
+                &r.note,
+                shares,
+            ]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// Writes `dir/reference.json` and `dir/reference.csv`; returns their paths.
+    pub fn write(&self, dir: &Path) -> Result<[PathBuf; 2], ReportError> {
+        let json = dir.join("reference.json");
+        let csv = dir.join("reference.csv");
+        for (p, text) in [(&json, self.to_json()), (&csv, self.to_csv())] {
+            std::fs::write(p, text).map_err(|source| ReportError::Io {
+                path: p.clone(),
+                source,
+            })?;
+        }
+        Ok([json, csv])
+    }
+}
+
+/// `factor=level, ...` of a `where` table.
+pub fn describe_where(w: &BTreeMap<String, toml::Value>) -> String {
+    w.iter()
+        .map(|(k, v)| format!("{k}={}", Level::of_value(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// ndnlab's per-level summaries of `metric` over the rows matching `where_`,
+/// along `x` (levels in order: numbers ascending, texts as they appear), or
+/// over all of them without `x`; the message says why there are none.
+pub fn level_means(
+    ok: &Table,
+    metric: &str,
+    x: Option<&str>,
+    where_: &BTreeMap<String, toml::Value>,
+    alpha: f64,
+) -> Result<Vec<CurvePoint>, String> {
+    let col = ok
+        .column_index(metric)
+        .map_err(|_| format!("no column '{metric}' in results.csv"))?;
+    let mut conds = Vec::new();
+    for (k, v) in where_ {
+        let c = ok
+            .column_index(k)
+            .map_err(|_| format!("no column '{k}' in results.csv"))?;
+        conds.push((c, v));
+    }
+    let xc = match x {
+        Some(f) => Some(
+            ok.column_index(f)
+                .map_err(|_| format!("no column '{f}' in results.csv"))?,
+        ),
+        None => None,
+    };
+    let mut groups: Vec<(Level, Vec<f64>)> = Vec::new();
+    for row in 0..ok.len() {
+        if !conds.iter().all(|(c, v)| cell_is(ok.cell(row, *c), v)) {
+            continue;
+        }
+        let Some(y) = parse_number(ok.cell(row, col)) else {
+            continue;
+        };
+        let level = match xc {
+            Some(c) => Level::of_cell(ok.cell(row, c)),
+            None => Level::Text(String::new()),
+        };
+        match groups.iter_mut().find(|g| g.0.matches(&level)) {
+            Some(g) => g.1.push(y),
+            None => groups.push((level, vec![y])),
+        }
+    }
+    if groups.is_empty() {
+        return Err(if where_.is_empty() {
+            format!("no ok run has a value of {metric}")
+        } else {
+            format!(
+                "no ok run with {} has a value of {metric}",
+                describe_where(where_)
+            )
+        });
+    }
+    if groups.iter().all(|g| g.0.number().is_some()) {
+        groups.sort_by(|a, b| {
+            a.0.number()
+                .unwrap_or(0.0)
+                .total_cmp(&b.0.number().unwrap_or(0.0))
+        });
+    }
+    groups
+        .into_iter()
+        .map(|(level, ys)| {
+            let s = summarize(&ys, alpha).map_err(|e| e.to_string())?;
+            Ok(CurvePoint {
+                level,
+                mean: s.mean,
+                ci: s.ci,
+            })
+        })
+        .collect()
+}
+
+/// ndnlab's value at `level` of a curve: measured there, interpolated between
+/// the numeric levels around it, or none.
+pub fn at_level(curve: &[CurvePoint], level: &Level) -> Option<(CurvePoint, Counterpart)> {
+    if let Some(p) = curve.iter().find(|p| p.level.matches(level)) {
+        return Some((p.clone(), Counterpart::Measured));
+    }
+    let x = level.number()?;
+    let nums: Vec<(f64, &CurvePoint)> = curve
+        .iter()
+        .map(|p| p.level.number().map(|v| (v, p)))
+        .collect::<Option<_>>()?;
+    let below = nums
+        .iter()
+        .filter(|(v, _)| *v < x)
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let above = nums
+        .iter()
+        .filter(|(v, _)| *v > x)
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    let t = (x - below.0) / (above.0 - below.0);
+    let lerp = |a: f64, b: f64| a + t * (b - a);
+    let ci = match (below.1.ci, above.1.ci) {
+        (Some(a), Some(b)) => Some((lerp(a.0, b.0), lerp(a.1, b.1))),
+        _ => None,
+    };
+    Some((
+        CurvePoint {
+            level: level.clone(),
+            mean: lerp(below.1.mean, above.1.mean),
+            ci,
+        },
+        Counterpart::Interpolated,
+    ))
+}
+
+fn ratio(ndnlab: Option<f64>, paper: Option<f64>) -> Option<f64> {
+    match (ndnlab, paper) {
+        (Some(n), Some(p)) if p != 0.0 => Some(n / p),
+        _ => None,
+    }
+}
+
+fn series_rows(figure: &str, s: &Series, ok: &Table, alpha: f64) -> Vec<Row> {
+    let curve = level_means(ok, &s.metric, s.x.as_deref(), &s.where_, alpha);
+    let row = |x: String, paper: f64, error: Option<f64>, level: Option<Level>| {
+        let found = match (&curve, &level) {
+            (Err(e), _) => Err(e.clone()),
+            (Ok(c), Some(l)) => at_level(c, l).ok_or_else(|| {
+                format!(
+                    "no run at {}={l} and no measured levels around it",
+                    s.x.as_deref().unwrap_or("")
+                )
+            }),
+            (Ok(c), None) => Ok((c[0].clone(), Counterpart::Measured)),
+        };
+        let (ndnlab, ci, counterpart, note) = match found {
+            Ok((p, how)) => (
+                Some(p.mean / s.scale),
+                p.ci.map(|(a, b)| (a / s.scale, b / s.scale)),
+                how,
+                String::new(),
+            ),
+            Err(e) => (None, None, Counterpart::Missing, e),
+        };
+        Row {
+            figure: figure.to_string(),
+            kind: "series",
+            label: s.label.clone(),
+            metric: s.metric.clone(),
+            x,
+            where_: describe_where(&s.where_),
+            paper: Some(paper),
+            paper_error: error,
+            unit: s.unit.clone(),
+            ndnlab,
+            ndnlab_ci_lo: ci.map(|c| c.0),
+            ndnlab_ci_hi: ci.map(|c| c.1),
+            ratio: ratio(ndnlab, Some(paper)),
+            counterpart,
+            source: s.source.clone(),
+            note,
+        }
+    };
+    match &s.x {
+        Some(f) => s
+            .points
+            .iter()
+            .map(|p| {
+                let l = Level::of_value(&p.x);
+                row(format!("{f}={l}"), p.value, p.error, Some(l))
+            })
+            .collect(),
+        None => vec![row(
+            String::new(),
+            s.value.unwrap_or(f64::NAN),
+            s.error,
+            None,
+        )],
+    }
+}
+
+/// ndnlab's value of a shape from its per-level means, how it was read, and
+/// a note; `Err` says why there is none.
+pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart, String), String> {
+    let pts: Vec<(f64, f64)> = curve
+        .iter()
+        .map(|p| p.level.number().map(|x| (x, p.mean)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{} has text levels", s.x))?;
+    if pts.len() < 2 {
+        return Err(format!("fewer than two measured levels of {}", s.x));
+    }
+    match s.kind.as_str() {
+        "plateau" => {
+            let gain = |i: usize| {
+                let (a, b) = (pts[i].1, pts[i + 1].1);
+                if a == 0.0 {
+                    if b > 0.0 {
+                        f64::INFINITY
+                    } else {
+                        0.0
+                    }
+                } else {
+                    (b - a) / a.abs()
+                }
+            };
+            // The first level from which every later step gains less than the threshold.
+            let mut first = None;
+            for i in (0..pts.len() - 1).rev() {
+                if gain(i) < s.threshold {
+                    first = Some(i);
+                } else {
+                    break;
+                }
+            }
+            match first {
+                Some(i) => Ok((
+                    pts[i].0,
+                    Counterpart::Measured,
+                    format!(
+                        "gains under {} from one measured level to the next from here on",
+                        s.threshold
+                    ),
+                )),
+                None => Err(format!(
+                    "still gains {} or more past the last but one measured level",
+                    s.threshold
+                )),
+            }
+        }
+        _ => {
+            let passes = |m: f64| {
+                if s.below {
+                    m <= s.threshold
+                } else {
+                    m >= s.threshold
+                }
+            };
+            let i = pts.iter().position(|p| passes(p.1)).ok_or_else(|| {
+                format!(
+                    "never {} {} at the measured levels",
+                    if s.below { "falls to" } else { "reaches" },
+                    s.threshold
+                )
+            })?;
+            if i == 0 {
+                return Ok((
+                    pts[0].0,
+                    Counterpart::Measured,
+                    "already at the first measured level".into(),
+                ));
+            }
+            let (x0, m0) = pts[i - 1];
+            let (x1, m1) = pts[i];
+            let x = x0 + (s.threshold - m0) / (m1 - m0) * (x1 - x0);
+            Ok((
+                x,
+                Counterpart::Interpolated,
+                format!("between the measured levels {x0} and {x1}"),
+            ))
+        }
+    }
+}
+
+fn shape_row(figure: &str, s: &Shape, ok: &Table, alpha: f64) -> Row {
+    let value =
+        level_means(ok, &s.metric, Some(&s.x), &s.where_, alpha).and_then(|c| shape_value(s, &c));
+    let (ndnlab, counterpart, note) = match value {
+        Ok((v, how, note)) => (Some(v), how, note),
+        Err(e) => (None, Counterpart::Missing, e),
+    };
+    Row {
+        figure: figure.to_string(),
+        kind: "shape",
+        label: s.label.clone(),
+        metric: s.metric.clone(),
+        x: s.x.clone(),
+        where_: describe_where(&s.where_),
+        paper: s.paper,
+        paper_error: None,
+        unit: String::new(),
+        ndnlab,
+        ndnlab_ci_lo: None,
+        ndnlab_ci_hi: None,
+        ratio: ratio(ndnlab, s.paper),
+        counterpart,
+        source: s.source.clone(),
+        note,
+    }
+}
+
+fn variation_row(figure: &str, v: &Variation, alloc: &Result<Allocation, String>) -> Row {
+    let found = alloc.as_ref().map_err(Clone::clone).and_then(|a| {
+        a.shares.iter().find(|s| s.is(&v.effect)).ok_or_else(|| {
+            format!(
+                "no term {} in ndnlab's {} (factors analysed: {})",
+                v.effect.join(" × "),
+                a.method,
+                a.factors.join(", ")
+            )
+        })
+    });
+    let (ndnlab, ci, counterpart, note) = match found {
+        Ok(s) => (
+            Some(s.percent),
+            s.interval,
+            Counterpart::Measured,
+            match alloc {
+                Ok(a) => format!("{} allocation of variation", a.method),
+                Err(_) => String::new(),
+            },
+        ),
+        Err(e) => (None, None, Counterpart::Missing, e),
+    };
+    Row {
+        figure: figure.to_string(),
+        kind: "variation",
+        label: v.label.clone(),
+        metric: v.metric.clone(),
+        x: v.effect.join(" × "),
+        where_: String::new(),
+        paper: Some(v.share),
+        paper_error: None,
+        unit: "%".into(),
+        ndnlab,
+        ndnlab_ci_lo: ci.map(|c| c.0),
+        ndnlab_ci_hi: ci.map(|c| c.1),
+        ratio: ratio(ndnlab, Some(v.share)),
+        counterpart,
+        source: v.source.clone(),
+        note,
+    }
+}
+
+fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for s in &r.series {
+        let Some(x) = &s.x else { continue };
+        let i = match out
+            .iter()
+            .position(|c| c.metric == s.metric && &c.x == x && c.unit == s.unit)
+        {
+            Some(i) => i,
+            None => {
+                out.push(Curve {
+                    metric: s.metric.clone(),
+                    x: x.clone(),
+                    unit: s.unit.clone(),
+                    series: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let c = &mut out[i];
+        let w = describe_where(&s.where_);
+        let label = if w.is_empty() {
+            "ndnlab".to_string()
+        } else {
+            format!("ndnlab, {w}")
+        };
+        if !c.series.iter().any(|t| !t.paper && t.label == label) {
+            if let Ok(pts) = level_means(ok, &s.metric, Some(x), &s.where_, alpha) {
+                c.series.push(CurveSeries {
+                    label,
+                    paper: false,
+                    points: pts
+                        .into_iter()
+                        .map(|p| CurvePoint {
+                            level: p.level,
+                            mean: p.mean / s.scale,
+                            ci: p.ci.map(|(a, b)| (a / s.scale, b / s.scale)),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        c.series.push(CurveSeries {
+            label: format!("{} (paper)", s.label),
+            paper: true,
+            points: s
+                .points
+                .iter()
+                .map(|p| CurvePoint {
+                    level: Level::of_value(&p.x),
+                    mean: p.value,
+                    ci: p.error.map(|e| (p.value - e, p.value + e)),
+                })
+                .collect(),
+        });
+    }
+    // ndnlab's series first, then the paper's, each in file order.
+    for c in &mut out {
+        c.series.sort_by_key(|s| s.paper);
+    }
+    out
+}
+
+/// Compares a loaded experiment directory with its `[reference]`; `None` when
+/// experiment.toml has none.
+pub fn compare(
+    exp: &ExperimentDir,
+    opts: &ReportOptions,
+) -> Result<Option<Comparison>, ReportError> {
+    let Some(r) = exp.reference()? else {
+        return Ok(None);
+    };
+    let factors = exp.factors(opts.factors.as_deref())?;
+    let (ok, _) = exp.ok_rows();
+    Ok(Some(comparison(r, &ok, &factors, opts.alpha)))
+}
+
+/// The comparison of `r` with the ok rows of a results table.
+pub fn comparison(r: Reference, ok: &Table, factors: &[String], alpha: f64) -> Comparison {
+    let mut rows = Vec::new();
+    for s in &r.series {
+        rows.extend(series_rows(&r.figure, s, ok, alpha));
+    }
+    for s in &r.shape {
+        rows.push(shape_row(&r.figure, s, ok, alpha));
+    }
+    let mut allocations: BTreeMap<&str, Result<Allocation, String>> = BTreeMap::new();
+    for v in &r.variation {
+        let a = allocations
+            .entry(v.metric.as_str())
+            .or_insert_with(|| allocate(ok, factors, &v.metric, alpha));
+        rows.push(variation_row(&r.figure, v, a));
+    }
+    let curves = curves(&r, ok, alpha);
+    Comparison {
+        reference: r,
+        alpha,
+        rows,
+        curves,
+        share_intervals: interval_method(alpha),
+    }
+}

@@ -1,0 +1,232 @@
+//! The comparison of hand-made results with a `[reference]`: exact values,
+//! interpolation, missing points, shapes, shares, and the files and section
+//! the report writes.
+
+use ndnlab_analysis::Table;
+use ndnlab_report::compare::{comparison, Counterpart, Row};
+use ndnlab_report::reference::Reference;
+use ndnlab_report::{write_report, ReportOptions};
+
+/// window in {1, 2, 4, 8}, payload in {1000, 8192}, two replications each:
+/// throughput = 10 * window (capped at 40) for 8192, half that for 1000,
+/// replications at +-1.
+fn results() -> String {
+    let mut csv = String::from("run_id,apps.client.window,apps.server.payload,replicate,seed,status,throughput_mbps,delay_p50_us\n");
+    let mut id = 0;
+    for w in [1, 2, 4, 8] {
+        for p in [1000, 8192] {
+            for (rep, d) in [(0, -1.0), (1, 1.0)] {
+                let base = (10.0 * w as f64).min(40.0) * if p == 8192 { 1.0 } else { 0.5 };
+                csv += &format!(
+                    "r{id},{w},{p},{rep},{},ok,{},{}\n",
+                    100 + id,
+                    base + d,
+                    100.0 * w as f64
+                );
+                id += 1;
+            }
+        }
+    }
+    csv += "r99,8,8192,2,199,failed,,\n";
+    csv
+}
+
+const REFERENCE: &str = r#"
+citation = "Marchal, Cholez and Festor, \"Server-side performance evaluation of NDN\", ACM ICN 2016"
+figure = "Fig. 3"
+finding = "no real gain past a window of 4"
+
+[[series]]
+label = "8192 B"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "apps.server.payload" = "8192" }
+unit = "Gbit/s"
+scale = 1000.0
+source = "figure"
+points = [[1, 0.01, 0.002], [3.0, 0.03], [16, 0.05], ["8", 0.04]]
+
+[[series]]
+label = "one cell"
+metric = "throughput_mbps"
+where = { "apps.server.payload" = 1000, "apps.client.window" = 8.0 }
+unit = "Mbit/s"
+source = "table"
+value = 25.0
+
+[[series]]
+label = "no such column"
+metric = "data_per_sec"
+x = "apps.client.window"
+unit = "Data/s"
+source = "text"
+points = [[1, 5.0]]
+
+[[shape]]
+label = "plateau at 4"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "apps.server.payload" = 8192 }
+kind = "plateau"
+threshold = 0.05
+paper = 4
+source = "text"
+
+[[shape]]
+label = "delay passes 300 us"
+metric = "delay_p50_us"
+x = "apps.client.window"
+kind = "crossing"
+threshold = 300.0
+paper = 3
+source = "text"
+
+[[variation]]
+label = "window"
+metric = "throughput_mbps"
+effect = ["apps.client.window"]
+share = 60.0
+source = "table"
+
+[[variation]]
+label = "interaction"
+metric = "throughput_mbps"
+effect = ["apps.server.payload", "apps.client.window"]
+share = 5.0
+source = "table"
+"#;
+
+fn factors() -> Vec<String> {
+    vec!["apps.client.window".into(), "apps.server.payload".into()]
+}
+
+fn rows() -> Vec<Row> {
+    let t = Table::from_csv_str(&results()).unwrap();
+    let ok = t.filter(|r| t.cell(r, 5) == "ok");
+    let r: Reference = toml::from_str(REFERENCE).unwrap();
+    r.validate(&factors(), &|_| true).unwrap();
+    comparison(r, &ok, &factors(), 0.05).rows
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() <= 1e-9 * b.abs().max(1.0))
+}
+
+#[test]
+fn exact_levels_are_measured_and_scaled() {
+    let rows = rows();
+    let r = &rows[0];
+    assert_eq!((r.kind, r.x.as_str()), ("series", "apps.client.window=1"));
+    assert_eq!(r.where_, "apps.server.payload=8192");
+    assert_eq!(r.counterpart, Counterpart::Measured);
+    // mean of 9 and 11 Mbit/s, in Gbit/s
+    assert!(close(r.ndnlab, 0.010), "{r:?}");
+    assert!(close(r.ratio, 1.0));
+    assert_eq!(r.paper_error, Some(0.002));
+    // t[0.975; 1] * sd / sqrt(2) = 12.706 * 1.414 / 1.414
+    let half = (r.ndnlab_ci_hi.unwrap() - r.ndnlab_ci_lo.unwrap()) / 2.0;
+    assert!((half - 0.012706).abs() < 1e-5, "{half}");
+    // "8" as text matches the cell 8
+    assert_eq!(rows[3].counterpart, Counterpart::Measured);
+    assert!(close(rows[3].ndnlab, 0.040));
+    // a single cell, levels written as 1000 and 8.0
+    assert_eq!(rows[4].x, "");
+    assert_eq!(rows[4].counterpart, Counterpart::Measured);
+    assert!(close(rows[4].ndnlab, 20.0), "{:?}", rows[4]);
+    assert!(close(rows[4].ratio, 0.8));
+}
+
+#[test]
+fn levels_between_are_interpolated_and_outside_missing() {
+    let rows = rows();
+    // window 3: halfway between 20 (w=2) and 40 (w=4)
+    assert_eq!(rows[1].counterpart, Counterpart::Interpolated);
+    assert!(close(rows[1].ndnlab, 0.030), "{:?}", rows[1]);
+    assert!(rows[1].ndnlab_ci_lo.unwrap() < 0.030);
+    // window 16: beyond the last level
+    assert_eq!(rows[2].counterpart, Counterpart::Missing);
+    assert_eq!(rows[2].ndnlab, None);
+    assert!(!rows[2].note.is_empty());
+    // no column
+    assert_eq!(rows[5].counterpart, Counterpart::Missing);
+    assert!(
+        rows[5].note.contains("no column 'data_per_sec'"),
+        "{}",
+        rows[5].note
+    );
+}
+
+#[test]
+fn shapes_are_read_from_ndnlabs_means() {
+    let rows = rows();
+    let plateau = rows.iter().find(|r| r.label == "plateau at 4").unwrap();
+    assert_eq!(plateau.kind, "shape");
+    assert_eq!(plateau.counterpart, Counterpart::Measured);
+    assert_eq!(plateau.ndnlab, Some(4.0));
+    assert!(close(plateau.ratio, 1.0));
+    // delay 100 * window: 300 is crossed at window 3, between 2 and 4
+    let crossing = rows
+        .iter()
+        .find(|r| r.label == "delay passes 300 us")
+        .unwrap();
+    assert_eq!(crossing.counterpart, Counterpart::Interpolated);
+    assert!(close(crossing.ndnlab, 3.0), "{crossing:?}");
+}
+
+#[test]
+fn shares_come_from_the_allocation_of_variation() {
+    let rows = rows();
+    let w = rows.iter().find(|r| r.label == "window").unwrap();
+    assert_eq!((w.kind, w.unit.as_str()), ("variation", "%"));
+    assert_eq!(w.counterpart, Counterpart::Measured);
+    let share = w.ndnlab.unwrap();
+    assert!(share > 50.0 && share < 100.0, "{share}");
+    let (lo, hi) = (w.ndnlab_ci_lo.unwrap(), w.ndnlab_ci_hi.unwrap());
+    assert!(lo <= hi && hi <= 100.0);
+    let i = rows.iter().find(|r| r.label == "interaction").unwrap();
+    assert_eq!(i.counterpart, Counterpart::Measured);
+    assert!(i.ndnlab.unwrap() < share);
+}
+
+#[test]
+fn the_report_writes_the_comparison_files_and_section() {
+    let dir = std::env::temp_dir().join(format!("ndnlab-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("results.csv"), results()).unwrap();
+    let doc = format!(
+        "[experiment]\nname = \"fig3\"\nmetrics = [\"throughput_mbps\", \"delay_p50_us\"]\n\n[factors]\n\"apps.client.window\" = [1, 2, 4, 8]\n\"apps.server.payload\" = [1000, 8192]\n\n{}",
+        REFERENCE
+            .replace("[[series]]", "[[reference.series]]")
+            .replace("[[shape]]", "[[reference.shape]]")
+            .replace("[[variation]]", "[[reference.variation]]")
+            .replace("citation =", "[reference]\ncitation =")
+    );
+    std::fs::write(dir.join("experiment.toml"), doc).unwrap();
+    let index = write_report(&dir, &ReportOptions::default()).unwrap();
+    let html = std::fs::read_to_string(index).unwrap();
+    let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    // Findings first, the paper next, the configuration and machine last.
+    assert!(at("<h2 id=\"findings\"") < at("<h2 id=\"paper\""));
+    assert!(at("<h2 id=\"paper\"") < at("<h2 id=\"summary\""));
+    assert!(at("<h2 id=\"summary\"") < at("<h2 id=\"experiment\""));
+    assert!(at("<h2 id=\"experiment\"") < at("<h2 id=\"machine\""));
+    // Declared order, not alphabetical.
+    assert!(at("Factorial analysis of throughput_mbps") < at("Factorial analysis of delay_p50_us"));
+    assert!(html.contains("8192 B (paper)"));
+    assert!(html.contains("fig-paper-throughput-mbps-apps-client-window-0"));
+    let csv = std::fs::read_to_string(dir.join("reference.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("figure,kind,label,metric,x,where,paper,paper_error,unit,ndnlab,ndnlab_ci_lo,ndnlab_ci_hi,ratio,counterpart,source"));
+    assert_eq!(lines.count(), 10);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("reference.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["figure"], "Fig. 3");
+    assert_eq!(json["rows"].as_array().unwrap().len(), 10);
+    assert_eq!(json["rows"][1]["counterpart"], "interpolated");
+    let _ = std::fs::remove_dir_all(&dir);
+}
