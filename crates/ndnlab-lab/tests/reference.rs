@@ -115,3 +115,27 @@ fn an_unknown_key_is_a_syntax_error_naming_it() {
     let e = error(&text);
     assert!(e.contains("seed.toml:") && e.contains("page"), "{e}");
 }
+
+/// Every experiment file of the reproductions (`experiments/seedNNN/*.toml`
+/// but `paper.toml`) parses, `[reference]` included.
+#[test]
+fn the_reproductions_parse() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut seen = 0;
+    for dir in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("seed") || !dir.path().is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "toml")
+                && p.file_name().is_some_and(|n| n != "paper.toml")
+            {
+                let (_, e) = ndnlab_lab::experiment::load(&p).unwrap_or_else(|e| panic!("{e}"));
+                seen += usize::from(e.reference.is_some());
+            }
+        }
+    }
+    assert!(seen > 0, "no [reference] under {}", root.display());
+}
