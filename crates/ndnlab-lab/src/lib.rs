@@ -33,6 +33,7 @@ pub mod fuzz;
 pub mod import;
 pub mod latency;
 pub mod merge;
+pub mod reproduce;
 pub mod results;
 pub mod runner;
 pub mod shape;

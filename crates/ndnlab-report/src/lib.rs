@@ -18,6 +18,7 @@ pub mod levels;
 pub mod plots;
 pub mod reference;
 pub mod report;
+pub mod reproduction;
 pub mod shares;
 pub mod style;
 pub mod text;

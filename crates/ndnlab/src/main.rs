@@ -27,6 +27,9 @@ enum Command {
     /// file: consumer, forwarder and producer, a 2^2 r design, with its report).
     #[command(alias = "quickstart")]
     Run(cmd::run::RunArgs),
+    /// Run every experiment file of the seed papers (experiments/seedNNN/) and
+    /// gather the papers' numbers beside ndnlab's on one page.
+    Reproduce(cmd::reproduce::ReproduceArgs),
     /// Show, import (Mini-NDN, ndnSIM) and export (Graphviz) topologies.
     #[command(subcommand)]
     Topo(cmd::topo::TopoCmd),
@@ -70,6 +73,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Topo(c) => cmd::topo::run(c),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Analyze(c) => cmd::analyze::run(c),

@@ -20,6 +20,7 @@ pub mod perf;
 pub mod ping;
 pub mod put;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod topo;
 pub mod traffic;
