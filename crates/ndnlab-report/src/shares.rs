@@ -108,17 +108,19 @@ fn analyse(ds: &Dataset, alpha: f64, two_level: bool) -> Result<Point, String> {
         });
     }
     let a = analyze_anova(ds, alpha).map_err(|e| e.to_string())?;
-    let terms = a
-        .rows
-        .iter()
-        .map(|r| {
-            (
-                r.source.split(" × ").map(str::to_string).collect(),
-                Vec::new(),
-                r.percent,
-            )
-        })
-        .collect();
+    let term = |source: &str, percent: f64| {
+        (
+            source.split(" × ").map(str::to_string).collect(),
+            Vec::new(),
+            percent,
+        )
+    };
+    let mut terms: Vec<_> = a.rows.iter().map(|r| term(&r.source, r.percent)).collect();
+    // One run per cell: the ANOVA takes the highest interaction as its error;
+    // its share is still that term's, as the two-level analysis lists it.
+    if let Some(highest) = &a.error_is_interaction {
+        terms.push(term(highest, a.error.percent));
+    }
     Ok(Point {
         method: "ANOVA",
         terms,
@@ -277,9 +279,40 @@ mod tests {
         assert_eq!(al.factors, ["a", "b"]);
         assert!(al.shares[0].is(&["a".to_string()]));
         assert!(al.shares[0].interval.is_none());
+        let highest = al.shares.iter().find(|s| s.factors == ["a", "b"]).unwrap();
+        assert!(highest.percent < 1.0, "{al:?}");
+        let total: f64 = al.shares.iter().map(|s| s.percent).sum();
+        assert!((total - 100.0).abs() < 1e-9, "{al:?}");
+        assert_eq!(al.error, None);
         let flat = table(&[("1", "x", 1.0), ("2", "x", 1.0)]);
         assert!(allocate(&flat, &f, "y", 0.05)
             .unwrap_err()
             .contains("same in every run"));
+    }
+
+    #[test]
+    fn one_run_per_cell_lists_the_highest_interaction_and_sums_to_100() {
+        // a (3 levels) × b (2 levels), one run per cell, b matters only at a = 3.
+        let t = table(&[
+            ("1", "x", 1.0),
+            ("2", "x", 2.0),
+            ("3", "x", 3.0),
+            ("1", "y", 1.0),
+            ("2", "y", 2.0),
+            ("3", "y", 9.0),
+        ]);
+        let f = vec!["a".to_string(), "b".to_string()];
+        let al = allocate(&t, &f, "y", 0.05).unwrap();
+        assert_eq!(al.method, "ANOVA");
+        let ab = al.shares.iter().find(|s| s.is(&f)).unwrap();
+        // Grand mean 3: SST = 46, SS(a) = 28, SS(b) = 6, so SS(a × b) = 12.
+        assert!((ab.percent - 1200.0 / 46.0).abs() < 1e-9, "{al:?}");
+        let total: f64 = al.shares.iter().map(|s| s.percent).sum();
+        assert!((total - 100.0).abs() < 1e-9, "{al:?}");
+        // One factor swept once per level leaves no error to analyse against.
+        let one = table(&[("1", "x", 1.0), ("2", "x", 2.0), ("3", "x", 4.0)]);
+        assert!(allocate(&one, &f, "y", 0.05)
+            .unwrap_err()
+            .contains("replicates"));
     }
 }
