@@ -96,7 +96,7 @@ pub struct CurveSeries {
 }
 
 /// What one comparison figure draws: a metric against a factor, ndnlab's
-/// series (one per `where` of the reference series) and the paper's.
+/// series (one per `where` of the reference series and shapes) and the paper's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Curve {
     pub metric: String,
@@ -550,8 +550,43 @@ fn variation_row(figure: &str, v: &Variation, alloc: &Result<Allocation, String>
     }
 }
 
+/// Adds to `c` ndnlab's series of its metric against its x over the rows
+/// matching `where_`, divided by `scale`, unless `c` already holds it.
+fn add_ndnlab_series(
+    c: &mut Curve,
+    ok: &Table,
+    where_: &BTreeMap<String, toml::Value>,
+    scale: f64,
+    alpha: f64,
+) {
+    let w = describe_where(where_);
+    let label = if w.is_empty() {
+        "ndnlab".to_string()
+    } else {
+        format!("ndnlab, {w}")
+    };
+    if c.series.iter().any(|t| !t.paper && t.label == label) {
+        return;
+    }
+    if let Ok(pts) = level_means(ok, &c.metric, Some(&c.x), where_, alpha) {
+        c.series.push(CurveSeries {
+            label,
+            paper: false,
+            points: pts
+                .into_iter()
+                .map(|p| CurvePoint {
+                    level: p.level,
+                    mean: p.mean / scale,
+                    ci: p.ci.map(|(a, b)| (a / scale, b / scale)),
+                })
+                .collect(),
+        });
+    }
+}
+
 fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
+    let mut unscaled: Vec<bool> = Vec::new();
     for s in &r.series {
         let Some(x) = &s.x else { continue };
         let i = match out
@@ -566,32 +601,13 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                     unit: s.unit.clone(),
                     series: Vec::new(),
                 });
+                unscaled.push(true);
                 out.len() - 1
             }
         };
+        unscaled[i] &= s.scale == 1.0;
         let c = &mut out[i];
-        let w = describe_where(&s.where_);
-        let label = if w.is_empty() {
-            "ndnlab".to_string()
-        } else {
-            format!("ndnlab, {w}")
-        };
-        if !c.series.iter().any(|t| !t.paper && t.label == label) {
-            if let Ok(pts) = level_means(ok, &s.metric, Some(x), &s.where_, alpha) {
-                c.series.push(CurveSeries {
-                    label,
-                    paper: false,
-                    points: pts
-                        .into_iter()
-                        .map(|p| CurvePoint {
-                            level: p.level,
-                            mean: p.mean / s.scale,
-                            ci: p.ci.map(|(a, b)| (a / s.scale, b / s.scale)),
-                        })
-                        .collect(),
-                });
-            }
-        }
+        add_ndnlab_series(c, ok, &s.where_, s.scale, alpha);
         c.series.push(CurveSeries {
             label: format!("{} (paper)", s.label),
             paper: true,
@@ -606,6 +622,28 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                 .collect(),
         });
     }
+    // A shape is read off ndnlab's curve of its metric against its x, in the
+    // metric's own unit: drawn in a series figure of that metric and x in the
+    // same unit (scale 1), else in a figure of its own.
+    for s in &r.shape {
+        let i = match (0..out.len())
+            .find(|&i| out[i].metric == s.metric && out[i].x == s.x && unscaled[i])
+        {
+            Some(i) => i,
+            None => {
+                out.push(Curve {
+                    metric: s.metric.clone(),
+                    x: s.x.clone(),
+                    unit: crate::style::unit_of(&s.metric).unwrap_or("").to_string(),
+                    series: Vec::new(),
+                });
+                unscaled.push(true);
+                out.len() - 1
+            }
+        };
+        add_ndnlab_series(&mut out[i], ok, &s.where_, 1.0, alpha);
+    }
+    out.retain(|c| !c.series.is_empty());
     // ndnlab's series first, then the paper's, each in file order.
     for c in &mut out {
         c.series.sort_by_key(|s| s.paper);

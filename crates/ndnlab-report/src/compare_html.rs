@@ -76,7 +76,11 @@ pub fn curve_chart(c: &Curve, figure: &str) -> PaperChart {
     PaperChart {
         title: format!("{figure}: {} against {}", c.metric, c.x),
         x_label: c.x.clone(),
-        y_label: format!("{} ({})", c.metric, c.unit),
+        y_label: if c.unit.is_empty() {
+            c.metric.clone()
+        } else {
+            format!("{} ({})", c.metric, c.unit)
+        },
         levels: levels.iter().map(Level::to_string).collect(),
         measured: series(false),
         paper: series(true),
@@ -108,8 +112,20 @@ pub fn html_section(
         s.figure(
             &format!("{id_prefix}{}-{}-{i}", slug(&curve.metric), slug(&curve.x)),
             &format!(
-                "{}: {} against {}, in {}. ndnlab: mean over the runs with {conf} CI bars (solid lines, filled markers), one series per set of rows compared; the paper (dashed lines, hollow markers, bars: the paper's error or the reading error).",
-                r.figure, curve.metric, curve.x, curve.unit
+                "{}: {} against {}{}. ndnlab: mean over the runs with {conf} CI bars (solid lines, filled markers), one series per set of rows compared; the paper (dashed lines, hollow markers, bars: the paper's error or the reading error){}.",
+                r.figure,
+                curve.metric,
+                curve.x,
+                if curve.unit.is_empty() {
+                    String::new()
+                } else {
+                    format!(", in {}", curve.unit)
+                },
+                if curve.series.iter().any(|t| t.paper) {
+                    ""
+                } else {
+                    "; the paper's numbers of this curve are in the shapes table"
+                }
             ),
             &curve_chart(curve, &r.figure),
         )?;

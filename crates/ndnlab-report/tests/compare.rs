@@ -173,6 +173,47 @@ fn shapes_are_read_from_ndnlabs_means() {
     assert!(close(crossing.ndnlab, 3.0), "{crossing:?}");
 }
 
+fn curves(reference: &str) -> Vec<ndnlab_report::compare::Curve> {
+    let t = Table::from_csv_str(&results()).unwrap();
+    let ok = t.filter(|r| t.cell(r, 5) == "ok");
+    let r: Reference = toml::from_str(reference).unwrap();
+    comparison(r, &ok, &factors(), 0.05).curves
+}
+
+#[test]
+fn shapes_are_drawn_from_ndnlabs_curve_in_the_metrics_unit() {
+    let cs = curves(REFERENCE);
+    let keys: Vec<(&str, &str)> = cs
+        .iter()
+        .map(|c| (c.metric.as_str(), c.unit.as_str()))
+        .collect();
+    // The series in Gbit/s (scale 1000) and the one without runs, then a
+    // figure per shape in the metric's unit.
+    assert_eq!(
+        keys,
+        [
+            ("throughput_mbps", "Gbit/s"),
+            ("data_per_sec", "Data/s"),
+            ("throughput_mbps", "Mbit/s"),
+            ("delay_p50_us", "µs")
+        ]
+    );
+    let plateau = &cs[2].series;
+    assert_eq!(plateau.len(), 1);
+    assert!(!plateau[0].paper);
+    assert_eq!(plateau[0].label, "ndnlab, apps.server.payload=8192");
+    let means: Vec<f64> = plateau[0].points.iter().map(|p| p.mean).collect();
+    assert_eq!(means, [10.0, 20.0, 40.0, 40.0]);
+    // A series in the metric's own unit (scale 1) holds its shapes' curve.
+    let cs = curves(&REFERENCE.replace("scale = 1000.0", "scale = 1.0"));
+    assert_eq!(cs.len(), 3);
+    let labels: Vec<&str> = cs[0].series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["ndnlab, apps.server.payload=8192", "8192 B (paper)"]
+    );
+}
+
 #[test]
 fn shares_come_from_the_allocation_of_variation() {
     let rows = rows();
