@@ -19,7 +19,7 @@ pub struct SimBenchArgs {
     /// Virtual seconds of the grid run.
     #[arg(long, default_value_t = 1.0)]
     pub duration: f64,
-    /// Also run this experiment's first point (e.g. experiments/seed003-line.toml).
+    /// Also run this experiment's first point (e.g. experiments/seed003/fig2-line.toml).
     #[arg(long)]
     pub experiment: Option<PathBuf>,
     /// key=value (TOML value) applied to that experiment, repeatable
