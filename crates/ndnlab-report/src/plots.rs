@@ -68,6 +68,16 @@ fn levels_y_range<'a>(series: impl Iterator<Item = &'a LevelSeries>) -> (f64, f6
     padded(lo, hi, 0.08)
 }
 
+/// The vertical range `y` raised so that a legend of `rows` entries in the
+/// upper right corner of a chart `height` pixels high sits above the data and
+/// hides no point (the legend takes at most half the plot).
+fn with_legend_room(y: (f64, f64), height: u32, rows: usize) -> (f64, f64) {
+    // Caption, x label area and margins of `draw_levels`.
+    let plot_px = (height as f64 - 68.0 - 2.0 * TITLE as f64).max(2.0);
+    let legend_px = (rows as f64 * (TICK as f64 + 8.0) + 16.0).min(plot_px / 2.0);
+    (y.0, y.1 + (y.1 - y.0) * legend_px / (plot_px - legend_px))
+}
+
 /// Series against the levels of a factor, with error bars; a series marked
 /// `true` is drawn dashed with hollow markers (a paper's numbers beside
 /// measured ones). `text` is (title, x label, y label).
@@ -82,6 +92,12 @@ fn draw_levels<DB: DrawingBackend>(
     let (title, x_label, y_label) = text;
     let n = levels.len().max(1);
     let x = (-0.5, n as f64 - 0.5);
+    let k = series.len();
+    let y = if legend && k > 1 {
+        with_legend_room(y, area.dim_in_pixel().1, k)
+    } else {
+        y
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, TITLE))
         .margin(12)
@@ -111,7 +127,6 @@ fn draw_levels<DB: DrawingBackend>(
         .axis_desc_style((FONT, LABEL))
         .draw()
         .map_err(err)?;
-    let k = series.len();
     for (si, (s, dashed)) in series.iter().enumerate() {
         let c = color(si);
         // Dodge the series sideways so their error bars do not overlap.
@@ -574,6 +589,20 @@ pub fn histogram(series: &[(String, Vec<f64>)], bins: usize) -> Vec<(String, Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_legend_gets_its_own_room_above_the_data() {
+        // 440 px: a plot of 338 px, a legend of 2 rows 56 px high.
+        let (lo, hi) = with_legend_room((0.0, 100.0), 440, 2);
+        assert_eq!(lo, 0.0);
+        assert!(
+            ((hi - 100.0) / (hi - lo) - 56.0 / 338.0).abs() < 1e-12,
+            "{hi}"
+        );
+        // Many rows: the data keeps at least half the plot.
+        let (_, hi) = with_legend_room((0.0, 100.0), 440, 40);
+        assert!((hi - 200.0).abs() < 1e-9, "{hi}");
+    }
 
     #[test]
     fn ecdf_ends_at_one_and_is_bounded() {
