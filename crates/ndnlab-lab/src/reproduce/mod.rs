@@ -93,13 +93,12 @@ fn uses_nfd(c: &Campaign) -> bool {
         })
 }
 
-/// Finds, selects and loads the seed directories (without running anything).
-pub fn plan(
-    opts: &Options,
-) -> anyhow::Result<(
-    PathBuf,
-    Vec<(SeedDir, ndnlab_report::reproduction::Paper, Vec<Item>)>,
-)> {
+/// A selected seed directory, its paper and its files in order.
+pub type Planned = (SeedDir, ndnlab_report::reproduction::Paper, Vec<Item>);
+
+/// Finds, selects and loads the seed directories (without running anything):
+/// the experiments directory and the seeds.
+pub fn plan(opts: &Options) -> anyhow::Result<(PathBuf, Vec<Planned>)> {
     let dir = seeds::experiments_dir(opts.experiments.as_deref());
     let known = seeds::list(&dir).map_err(anyhow::Error::msg)?;
     if known.is_empty() {
