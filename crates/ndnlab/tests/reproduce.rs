@@ -82,6 +82,11 @@ fn every_seed_reproduces_at_quick_scale() {
         out.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        out.join("reproduce.json").is_file(),
+        "no reproduce.json: {stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let r = json(&out);
     check_complete(&r);
     assert!(

@@ -49,7 +49,8 @@ pub fn experiments_dir(given: Option<&Path>) -> PathBuf {
     if list(&here).map(|s| !s.is_empty()).unwrap_or(false) {
         return here;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    repo.canonicalize().unwrap_or(repo)
 }
 
 /// Every `seedNNN` directory of `dir`, by name.
