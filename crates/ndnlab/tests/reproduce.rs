@@ -199,3 +199,30 @@ fn a_misspelt_paper_key_names_the_file_and_key() {
         &["seed901/paper.toml", "titel"],
     );
 }
+
+#[test]
+fn an_nfd_file_is_skipped_only_without_nfd() {
+    let out = cli_common::tmp("reproduce", "nfd");
+    let o = ndnlab(&[
+        "reproduce",
+        "--quick",
+        "--experiments",
+        &fixtures("nfd"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    let f = &json(&out)["seeds"][0]["files"][0];
+    if nfd_installed() {
+        assert_eq!(f["outcome"], "ok", "{f}");
+    } else {
+        assert_eq!(f["outcome"], "skipped", "{f}");
+        assert!(
+            stderr.contains("seed902/fig1-rate: NFD not installed"),
+            "{stderr}"
+        );
+        let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(page.contains("NFD not installed"));
+    }
+}

@@ -66,7 +66,7 @@ pub fn run(a: ReproduceArgs) -> anyhow::Result<()> {
         } => {
             if outcome != Outcome::Ok {
                 if let Some(m) = message {
-                    bar.println(m);
+                    bar.suspend(|| eprintln!("{m}"));
                 }
             }
         }
