@@ -49,7 +49,8 @@ impl LevelChart {
             &self.levels,
             &styled,
             y,
-            legend,
+            // One series needs no legend beside its title.
+            legend && self.series.len() > 1,
         )
     }
 }
@@ -80,7 +81,8 @@ fn with_legend_room(y: (f64, f64), height: u32, rows: usize) -> (f64, f64) {
 
 /// Series against the levels of a factor, with error bars; a series marked
 /// `true` is drawn dashed with hollow markers (a paper's numbers beside
-/// measured ones). `text` is (title, x label, y label).
+/// measured ones). `text` is (title, x label, y label); `legend`: one entry
+/// per series, upper right.
 fn draw_levels<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: (&str, &str, &str),
@@ -93,7 +95,7 @@ fn draw_levels<DB: DrawingBackend>(
     let n = levels.len().max(1);
     let x = (-0.5, n as f64 - 0.5);
     let k = series.len();
-    let y = if legend && k > 1 {
+    let y = if legend && k > 0 {
         with_legend_room(y, area.dim_in_pixel().1, k)
     } else {
         y
@@ -177,7 +179,7 @@ fn draw_levels<DB: DrawingBackend>(
             }
         }
     }
-    if legend && k > 1 {
+    if legend && k > 0 {
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
