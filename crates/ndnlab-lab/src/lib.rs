@@ -20,7 +20,8 @@
 //!
 //! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
 //! output directories of a sharded campaign; [`validate`] sets a data-plane
-//! model (`ndnlab_dataplane`) beside the forwarder it describes.
+//! model (`ndnlab_dataplane`) beside the forwarder it describes; [`reproduce`]
+//! runs the seed papers' directories for `ndnlab reproduce`.
 
 pub mod apps;
 pub mod campaign;
