@@ -115,7 +115,9 @@ fn export_writes_dot_of_files_and_experiments() {
     let dot = ok(&ndnlab(&[
         "topo",
         "export",
-        path(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/seed003/fig2-line.toml")),
+        path(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/seed003/fig2-line.toml"),
+        ),
         "--set",
         "topology.n=7",
     ]));
