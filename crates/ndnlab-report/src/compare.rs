@@ -11,7 +11,10 @@
 //!   text level without runs, "missing".
 //! * A shape: the same number computed from ndnlab's per-level means
 //!   (`plateau`: measured levels only; `crossing`: interpolated between the two
-//!   levels around the crossing).
+//!   levels around the crossing). A shape that does not happen within the
+//!   measured levels (no plateau yet, the threshold never passed) is
+//!   "beyond": ndnlab's number is larger than the last measured level, which
+//!   the row gives as a lower bound, without a ratio.
 //! * A variation share: the share of the same term in ndnlab's allocation of
 //!   variation ([`crate::shares`]), with its bootstrap interval.
 
@@ -36,6 +39,9 @@ use crate::{ReportError, ReportOptions};
 pub enum Counterpart {
     Measured,
     Interpolated,
+    /// A shape not reached within the measured levels: `ndnlab` is the last
+    /// measured level, a lower bound of ndnlab's number.
+    Beyond,
     Missing,
 }
 
@@ -44,6 +50,7 @@ impl Counterpart {
         match self {
             Counterpart::Measured => "measured",
             Counterpart::Interpolated => "interpolated",
+            Counterpart::Beyond => "beyond",
             Counterpart::Missing => "missing",
         }
     }
@@ -440,9 +447,14 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
                         s.threshold
                     ),
                 )),
-                None => Err(format!(
-                    "still gains {} or more past the last but one measured level",
-                    s.threshold
+                None => Ok((
+                    pts[pts.len() - 1].0,
+                    Counterpart::Beyond,
+                    format!(
+                        "still gains {} or more from the last but one measured level to the last: past {}",
+                        s.threshold,
+                        pts[pts.len() - 1].0
+                    ),
                 )),
             }
         }
@@ -454,13 +466,18 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
                     m >= s.threshold
                 }
             };
-            let i = pts.iter().position(|p| passes(p.1)).ok_or_else(|| {
-                format!(
-                    "never {} {} at the measured levels",
-                    if s.below { "falls to" } else { "reaches" },
-                    s.threshold
-                )
-            })?;
+            let Some(i) = pts.iter().position(|p| passes(p.1)) else {
+                let last = pts[pts.len() - 1].0;
+                return Ok((
+                    last,
+                    Counterpart::Beyond,
+                    format!(
+                        "never {} {} at the measured levels: past {last}",
+                        if s.below { "falls to" } else { "reaches" },
+                        s.threshold
+                    ),
+                ));
+            };
             if i == 0 {
                 return Ok((
                     pts[0].0,
@@ -500,7 +517,7 @@ fn shape_row(figure: &str, s: &Shape, ok: &Table, alpha: f64) -> Row {
         ndnlab,
         ndnlab_ci_lo: None,
         ndnlab_ci_hi: None,
-        ratio: ratio(ndnlab, s.paper),
+        ratio: ratio(ndnlab, s.paper).filter(|_| counterpart != Counterpart::Beyond),
         counterpart,
         source: s.source.clone(),
         note,

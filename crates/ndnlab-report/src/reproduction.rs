@@ -88,6 +88,8 @@ pub struct Tally {
     pub points: usize,
     pub measured: usize,
     pub interpolated: usize,
+    /// Shapes not reached within the measured levels (a lower bound).
+    pub beyond: usize,
     pub missing: usize,
     /// Rows with a ratio within the band ([`within_band`]).
     pub within: usize,
@@ -118,6 +120,7 @@ impl Tally {
             match r.counterpart {
                 Counterpart::Measured => t.measured += 1,
                 Counterpart::Interpolated => t.interpolated += 1,
+                Counterpart::Beyond => t.beyond += 1,
                 Counterpart::Missing => t.missing += 1,
             }
             if within_band(r) {
@@ -297,7 +300,7 @@ impl Reproduction {
                     count(Outcome::Failed).to_string(),
                     count(Outcome::Skipped).to_string(),
                     t.points.to_string(),
-                    (t.measured + t.interpolated).to_string(),
+                    (t.measured + t.interpolated + t.beyond).to_string(),
                     t.within.to_string(),
                     ratio_cell(t.median_ratio),
                 ]
@@ -347,7 +350,7 @@ impl Reproduction {
                     f.figure.clone().unwrap_or_default(),
                     outcome_text(f),
                     t.points.to_string(),
-                    (t.measured + t.interpolated).to_string(),
+                    (t.measured + t.interpolated + t.beyond).to_string(),
                     t.within.to_string(),
                     ratio_cell(t.median_ratio),
                     match (t.min_ratio, t.max_ratio) {

@@ -173,6 +173,26 @@ fn shapes_are_read_from_ndnlabs_means() {
     assert!(close(crossing.ndnlab, 3.0), "{crossing:?}");
 }
 
+#[test]
+fn shapes_not_reached_are_beyond_the_last_level_without_a_ratio() {
+    let t = Table::from_csv_str(&results()).unwrap();
+    let ok = t.filter(|r| t.cell(r, 5) == "ok");
+    // delay is 100 us per window, 800 us at the last window (8): 5000 us is
+    // never passed; throughput 10, 20, 40, 40 never gains less than 0.
+    let late = REFERENCE
+        .replace("threshold = 300.0", "threshold = 5000.0")
+        .replace("threshold = 0.05", "threshold = 0.0");
+    let r: Reference = toml::from_str(&late).unwrap();
+    let rows = comparison(r, &ok, &factors(), 0.05).rows;
+    for label in ["delay passes 300 us", "plateau at 4"] {
+        let row = rows.iter().find(|r| r.label == label).unwrap();
+        assert_eq!(row.counterpart, Counterpart::Beyond, "{row:?}");
+        assert_eq!(row.ndnlab, Some(8.0));
+        assert_eq!(row.ratio, None);
+        assert!(row.note.contains("past 8"), "{}", row.note);
+    }
+}
+
 fn curves(reference: &str) -> Vec<ndnlab_report::compare::Curve> {
     let t = Table::from_csv_str(&results()).unwrap();
     let ok = t.filter(|r| t.cell(r, 5) == "ok");

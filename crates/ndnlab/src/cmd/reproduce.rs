@@ -101,7 +101,7 @@ pub fn run(a: ReproduceArgs) -> anyhow::Result<()> {
                     f.runs_failed.to_string(),
                     f.runs_skipped.to_string(),
                     n.points.to_string(),
-                    (n.measured + n.interpolated).to_string(),
+                    (n.measured + n.interpolated + n.beyond).to_string(),
                     n.missing.to_string(),
                     n.median_ratio.map_or("-".into(), |q| format!("{q:.2}")),
                 ]);
