@@ -4,7 +4,8 @@
 //!
 //! * A series point: the mean of the metric over the ok runs matching `where`
 //!   and the point's level of `x` (levels matched by value), divided by the
-//!   series' `scale`, with its confidence interval over those runs
+//!   series' `scale` (or, for a `relative_to` series, by ndnlab's own mean at
+//!   that level over the paper's value there), with its confidence interval over those runs
 //!   ("measured"). For a numeric `x` without runs at that level, the mean and
 //!   the interval bounds are interpolated linearly between the nearest measured
 //!   levels around it ("interpolated"); outside the measured levels, or for a
@@ -345,8 +346,37 @@ fn ratio(ndnlab: Option<f64>, paper: Option<f64>) -> Option<f64> {
     }
 }
 
+/// What ndnlab's means of a series are divided by to be in the paper's unit:
+/// `scale`, or for a `relative_to` series ndnlab's own mean at that level over
+/// the paper's value there.
+pub fn divisor(s: &Series, curve: &[CurvePoint]) -> Result<f64, String> {
+    let Some(base) = &s.relative_to else {
+        return Ok(s.scale);
+    };
+    let level = Level::of_value(base);
+    let paper = s
+        .points
+        .iter()
+        .find(|p| Level::of_value(&p.x).matches(&level))
+        .map(|p| p.value)
+        .ok_or_else(|| format!("relative_to {level} is not one of the points"))?;
+    let own = at_level(curve, &level)
+        .map(|(p, _)| p.mean)
+        .ok_or_else(|| format!("no run at the relative_to level {level}"))?;
+    if own == 0.0 || paper == 0.0 {
+        return Err(format!(
+            "relative to {level}, where ndnlab's mean or the paper's value is 0"
+        ));
+    }
+    Ok(own / paper)
+}
+
 fn series_rows(figure: &str, s: &Series, ok: &Table, alpha: f64) -> Vec<Row> {
     let curve = level_means(ok, &s.metric, s.x.as_deref(), &s.where_, alpha);
+    let div = curve
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|c| divisor(s, c));
     let row = |x: String, paper: f64, error: Option<f64>, level: Option<Level>| {
         let found = match (&curve, &level) {
             (Err(e), _) => Err(e.clone()),
@@ -358,10 +388,10 @@ fn series_rows(figure: &str, s: &Series, ok: &Table, alpha: f64) -> Vec<Row> {
             }),
             (Ok(c), None) => Ok((c[0].clone(), Counterpart::Measured)),
         };
-        let (ndnlab, ci, counterpart, note) = match found {
-            Ok((p, how)) => (
-                Some(p.mean / s.scale),
-                p.ci.map(|(a, b)| (a / s.scale, b / s.scale)),
+        let (ndnlab, ci, counterpart, note) = match found.and_then(|f| Ok((f, div.clone()?))) {
+            Ok(((p, how), d)) => (
+                Some(p.mean / d),
+                p.ci.map(|(a, b)| (a / d, b / d)),
                 how,
                 String::new(),
             ),
@@ -622,9 +652,12 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                 out.len() - 1
             }
         };
-        unscaled[i] &= s.scale == 1.0;
+        unscaled[i] &= s.scale == 1.0 && s.relative_to.is_none();
         let c = &mut out[i];
-        add_ndnlab_series(c, ok, &s.where_, s.scale, alpha);
+        let div = level_means(ok, &s.metric, Some(x), &s.where_, alpha)
+            .and_then(|curve| divisor(s, &curve))
+            .unwrap_or(s.scale);
+        add_ndnlab_series(c, ok, &s.where_, div, alpha);
         c.series.push(CurveSeries {
             label: format!("{} (paper)", s.label),
             paper: true,

@@ -61,6 +61,12 @@ pub struct Series {
     pub scale: f64,
     /// `table`, `text` or `figure`.
     pub source: String,
+    /// With `x`: the paper's values are relative to its value at this level of
+    /// `x` (e.g. "the original = 100"); ndnlab's means are divided by ndnlab's
+    /// own mean at that level and multiplied by the paper's value there, in
+    /// place of `scale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_to: Option<toml::Value>,
     /// With `x`: the paper's values at levels of `x`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<Point>,
@@ -276,6 +282,19 @@ impl Reference {
                     "{at}.scale must be a positive number, not {}",
                     s.scale
                 ));
+            }
+            if let Some(base) = &s.relative_to {
+                if s.x.is_none() {
+                    return Err(format!("{at}.relative_to needs an x"));
+                }
+                if !s.points.iter().any(|p| crate::levels::same(&p.x, base)) {
+                    return Err(format!(
+                        "{at}.relative_to: {base} is not the level of any of its points"
+                    ));
+                }
+                if s.scale != 1.0 {
+                    return Err(format!("{at}: relative_to and scale exclude each other"));
+                }
             }
             match &s.x {
                 Some(x) => {

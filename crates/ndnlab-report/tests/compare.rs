@@ -193,6 +193,59 @@ fn shapes_not_reached_are_beyond_the_last_level_without_a_ratio() {
     }
 }
 
+#[test]
+fn relative_series_are_scaled_by_ndnlabs_own_value_at_the_base_level() {
+    let t = Table::from_csv_str(&results()).unwrap();
+    let ok = t.filter(|r| t.cell(r, 5) == "ok");
+    // throughput at payload 8192 is 10, 20, 40, 40 Mbit/s for windows 1, 2, 4, 8:
+    // relative to window 2 = 100, ndnlab reads 50, 100, 200.
+    let r: Reference = toml::from_str(
+        r#"
+citation = "c"
+figure = "f"
+finding = "x"
+
+[[series]]
+label = "relative"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "apps.server.payload" = 8192 }
+unit = "window 2 = 100"
+relative_to = 2
+source = "text"
+points = [[1, 40.0], [2, 100.0], [4, 210.0]]
+"#,
+    )
+    .unwrap();
+    r.validate(&factors(), &|_| true).unwrap();
+    let rows = comparison(r, &ok, &factors(), 0.05).rows;
+    let got: Vec<f64> = rows.iter().map(|r| r.ndnlab.unwrap()).collect();
+    assert!(
+        close(Some(got[0]), 50.0) && close(Some(got[1]), 100.0) && close(Some(got[2]), 200.0),
+        "{got:?}"
+    );
+    assert!(close(rows[1].ratio, 1.0));
+    let bad: Reference = toml::from_str(
+        r#"
+citation = "c"
+figure = "f"
+finding = "x"
+
+[[series]]
+label = "relative"
+metric = "throughput_mbps"
+x = "apps.client.window"
+unit = "%"
+relative_to = 16
+source = "text"
+points = [[1, 40.0]]
+"#,
+    )
+    .unwrap();
+    let e = bad.validate(&factors(), &|_| true).unwrap_err();
+    assert!(e.contains("series[0].relative_to"), "{e}");
+}
+
 fn curves(reference: &str) -> Vec<ndnlab_report::compare::Curve> {
     let t = Table::from_csv_str(&results()).unwrap();
     let ok = t.filter(|r| t.cell(r, 5) == "ok");
