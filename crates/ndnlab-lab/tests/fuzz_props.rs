@@ -8,7 +8,7 @@ use ndnlab_testkit::fuzzing::check;
 #[test]
 fn experiment() {
     let default = include_bytes!("../src/default.toml").to_vec();
-    let factorial = include_bytes!("../../../experiments/seed001-factorial.toml").to_vec();
+    let factorial = include_bytes!("../../../experiments/seed001/table5-factorial.toml").to_vec();
     check(
         "experiment",
         600,
