@@ -32,6 +32,7 @@ use crate::experiment::ExperimentDir;
 use crate::levels::{cell_is, Level};
 use crate::reference::{Reference, Series, Shape, Variation};
 use crate::shares::{allocate, interval_method, Allocation};
+use crate::text::num;
 use crate::{ReportError, ReportOptions};
 
 /// How ndnlab's number of a row was obtained.
@@ -437,6 +438,26 @@ fn series_rows(figure: &str, s: &Series, ok: &Table, alpha: f64) -> Vec<Row> {
 /// ndnlab's value of a shape from its per-level means, how it was read, and
 /// a note; `Err` says why there is none.
 pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart, String), String> {
+    if let (Some(from), Some(to)) = (&s.from, &s.to) {
+        let (from, to) = (Level::of_value(from), Level::of_value(to));
+        let read = |l: &Level| {
+            at_level(curve, l).ok_or_else(|| format!("no run at {}={l} and none around it", s.x))
+        };
+        let ((a, ha), (b, hb)) = (read(&from)?, read(&to)?);
+        if a.mean == 0.0 {
+            return Err(format!("the metric is 0 at {}={from}", s.x));
+        }
+        let how = if ha == Counterpart::Measured && hb == Counterpart::Measured {
+            Counterpart::Measured
+        } else {
+            Counterpart::Interpolated
+        };
+        return Ok((
+            b.mean / a.mean,
+            how,
+            format!("{} at {to} over {} at {from}", num(b.mean), num(a.mean)),
+        ));
+    }
     let pts: Vec<(f64, f64)> = curve
         .iter()
         .map(|p| p.level.number().map(|x| (x, p.mean)))
@@ -462,7 +483,7 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
             // The first level from which every later step gains less than the threshold.
             let mut first = None;
             for i in (0..pts.len() - 1).rev() {
-                if gain(i) < s.threshold {
+                if gain(i) < s.threshold() {
                     first = Some(i);
                 } else {
                     break;
@@ -474,7 +495,7 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
                     Counterpart::Measured,
                     format!(
                         "gains under {} from one measured level to the next from here on",
-                        s.threshold
+                        s.threshold()
                     ),
                 )),
                 None => Ok((
@@ -482,7 +503,7 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
                     Counterpart::Beyond,
                     format!(
                         "still gains {} or more from the last but one measured level to the last: past {}",
-                        s.threshold,
+                        s.threshold(),
                         pts[pts.len() - 1].0
                     ),
                 )),
@@ -491,9 +512,9 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
         _ => {
             let passes = |m: f64| {
                 if s.below {
-                    m <= s.threshold
+                    m <= s.threshold()
                 } else {
-                    m >= s.threshold
+                    m >= s.threshold()
                 }
             };
             let Some(i) = pts.iter().position(|p| passes(p.1)) else {
@@ -504,7 +525,7 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
                     format!(
                         "never {} {} at the measured levels: past {last}",
                         if s.below { "falls to" } else { "reaches" },
-                        s.threshold
+                        s.threshold()
                     ),
                 ));
             };
@@ -517,7 +538,7 @@ pub fn shape_value(s: &Shape, curve: &[CurvePoint]) -> Result<(f64, Counterpart,
             }
             let (x0, m0) = pts[i - 1];
             let (x1, m1) = pts[i];
-            let x = x0 + (s.threshold - m0) / (m1 - m0) * (x1 - x0);
+            let x = x0 + (s.threshold() - m0) / (m1 - m0) * (x1 - x0);
             Ok((
                 x,
                 Counterpart::Interpolated,

@@ -184,9 +184,22 @@ pub fn html_section(
             .iter()
             .map(|(row, sh)| {
                 let what = match (sh.kind.as_str(), sh.below) {
-                    ("plateau", _) => format!("plateau: gain < {} to the next level", sh.threshold),
-                    (_, true) => format!("falls under {}", num(sh.threshold)),
-                    _ => format!("passes {}", num(sh.threshold)),
+                    ("plateau", _) => {
+                        format!("plateau: gain < {} to the next level", sh.threshold())
+                    }
+                    ("ratio", _) => format!(
+                        "ratio: at {} over at {}",
+                        sh.to
+                            .as_ref()
+                            .map_or(String::new(), |v| crate::levels::Level::of_value(v)
+                                .to_string()),
+                        sh.from
+                            .as_ref()
+                            .map_or(String::new(), |v| crate::levels::Level::of_value(v)
+                                .to_string())
+                    ),
+                    (_, true) => format!("falls under {}", num(sh.threshold())),
+                    _ => format!("passes {}", num(sh.threshold())),
                 };
                 vec![
                     row.label.clone(),

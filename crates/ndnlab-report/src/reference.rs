@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub const SOURCES: [&str; 3] = ["table", "text", "figure"];
 
 /// The kinds of [`Shape`].
-pub const SHAPE_KINDS: [&str; 2] = ["plateau", "crossing"];
+pub const SHAPE_KINDS: [&str; 3] = ["plateau", "crossing", "ratio"];
 
 /// The `[reference]` table of an experiment file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -157,15 +157,30 @@ pub struct Shape {
     /// `plateau`: the smallest x after which the metric gains less than
     /// `threshold` (a fraction) to the next x. `crossing`: the smallest x at
     /// which the metric passes `threshold` (metric units; falls under it with
-    /// `below`).
+    /// `below`). `ratio`: the metric at x = `to` over the metric at x = `from`
+    /// ("falls by half from one hop to three").
     pub kind: String,
-    pub threshold: f64,
+    /// Plateau and crossing only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
     #[serde(default)]
     pub below: bool,
-    /// The paper's value of that x.
+    /// Ratio only: the levels of x compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<toml::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<toml::Value>,
+    /// The paper's value of that x (of the ratio, for a ratio).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paper: Option<f64>,
     pub source: String,
+}
+
+impl Shape {
+    /// The threshold of a plateau or a crossing (NaN for a ratio).
+    pub fn threshold(&self) -> f64 {
+        self.threshold.unwrap_or(f64::NAN)
+    }
 }
 
 /// `[[reference.variation]]`: the share of the variation of a metric the paper
@@ -358,10 +373,23 @@ impl Reference {
                     SHAPE_KINDS.join(", ")
                 ));
             }
-            if !s.threshold.is_finite() || (s.kind == "plateau" && s.threshold < 0.0) {
+            if s.kind == "ratio" {
+                if s.from.is_none() || s.to.is_none() {
+                    return Err(format!("{at}: a ratio needs from and to (levels of x)"));
+                }
+                if s.threshold.is_some() {
+                    return Err(format!("{at}.threshold: a ratio has none"));
+                }
+            } else if s.from.is_some() || s.to.is_some() {
+                return Err(format!("{at}: from and to belong to a ratio"));
+            }
+            let threshold = s.threshold();
+            if s.kind != "ratio"
+                && (!threshold.is_finite() || (s.kind == "plateau" && threshold < 0.0))
+            {
                 return Err(format!(
                     "{at}.threshold: {} is not a {}",
-                    s.threshold,
+                    s.threshold.map_or("missing".to_string(), |t| t.to_string()),
                     if s.kind == "plateau" {
                         "fraction of at least 0"
                     } else {

@@ -246,6 +246,45 @@ points = [[1, 40.0]]
     assert!(e.contains("series[0].relative_to"), "{e}");
 }
 
+#[test]
+fn a_ratio_shape_divides_the_metric_at_two_levels() {
+    let t = Table::from_csv_str(&results()).unwrap();
+    let ok = t.filter(|r| t.cell(r, 5) == "ok");
+    // throughput at payload 8192: 10 Mbit/s at window 1, 40 at window 8.
+    let r: Reference = toml::from_str(
+        r#"
+citation = "c"
+figure = "f"
+finding = "x"
+
+[[shape]]
+label = "four times from window 1 to 8"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "apps.server.payload" = 8192 }
+kind = "ratio"
+from = 1
+to = 8
+paper = 5.0
+source = "text"
+"#,
+    )
+    .unwrap();
+    r.validate(&factors(), &|_| true).unwrap();
+    let rows = comparison(r.clone(), &ok, &factors(), 0.05).rows;
+    assert_eq!(rows[0].counterpart, Counterpart::Measured);
+    assert!(close(rows[0].ndnlab, 4.0), "{:?}", rows[0]);
+    assert!(close(rows[0].ratio, 0.8));
+    let mut bad = r;
+    bad.shape[0].threshold = Some(0.1);
+    let e = bad.validate(&factors(), &|_| true).unwrap_err();
+    assert!(e.contains("shape[0].threshold"), "{e}");
+    bad.shape[0].threshold = None;
+    bad.shape[0].to = None;
+    let e = bad.validate(&factors(), &|_| true).unwrap_err();
+    assert!(e.contains("needs from and to"), "{e}");
+}
+
 fn curves(reference: &str) -> Vec<ndnlab_report::compare::Curve> {
     let t = Table::from_csv_str(&results()).unwrap();
     let ok = t.filter(|r| t.cell(r, 5) == "ok");
