@@ -92,7 +92,10 @@ fn every_example_validates_at_both_scales() {
 
 #[test]
 fn the_cheapest_examples_run_at_quick_scale() {
-    for name in ["seed000-ndnperf.toml", "seed004/fig10-latency.toml"] {
+    for name in [
+        "seed000/fig12-large-packets.toml",
+        "seed004/fig10-latency.toml",
+    ] {
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../experiments")
             .join(name);
