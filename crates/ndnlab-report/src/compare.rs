@@ -87,6 +87,31 @@ pub struct Row {
     pub note: String,
 }
 
+impl Row {
+    /// The row's cells in the order of [`COLUMNS`] but the last
+    /// (`share_intervals`, which belongs to the comparison), empty for no number.
+    pub fn fields(&self) -> Vec<String> {
+        vec![
+            self.figure.clone(),
+            self.kind.to_string(),
+            self.label.clone(),
+            self.metric.clone(),
+            self.x.clone(),
+            self.where_.clone(),
+            opt(self.paper),
+            opt(self.paper_error),
+            self.unit.clone(),
+            opt(self.ndnlab),
+            opt(self.ndnlab_ci_lo),
+            opt(self.ndnlab_ci_hi),
+            opt(self.ratio),
+            self.counterpart.as_str().to_string(),
+            self.source.clone(),
+            self.note.clone(),
+        ]
+    }
+}
+
 /// ndnlab's mean at one level of a curve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurvePoint {
@@ -186,25 +211,9 @@ impl Comparison {
             } else {
                 ""
             };
-            let _ = w.write_record([
-                r.figure.as_str(),
-                r.kind,
-                &r.label,
-                &r.metric,
-                &r.x,
-                &r.where_,
-                &opt(r.paper),
-                &opt(r.paper_error),
-                &r.unit,
-                &opt(r.ndnlab),
-                &opt(r.ndnlab_ci_lo),
-                &opt(r.ndnlab_ci_hi),
-                &opt(r.ratio),
-                r.counterpart.as_str(),
-                &r.source,
-                &r.note,
-                shares,
-            ]);
+            let mut record = r.fields();
+            record.push(shares.to_string());
+            let _ = w.write_record(&record);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }

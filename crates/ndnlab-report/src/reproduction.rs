@@ -200,31 +200,13 @@ impl Reproduction {
         head.extend(COLUMNS.iter().take(COLUMNS.len() - 1));
         head.push("within_band");
         let _ = w.write_record(&head);
-        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         for s in &self.seeds {
             for f in &s.files {
                 for r in &f.rows {
-                    let _ = w.write_record([
-                        s.seed.as_str(),
-                        f.file.as_str(),
-                        &r.figure,
-                        r.kind,
-                        &r.label,
-                        &r.metric,
-                        &r.x,
-                        &r.where_,
-                        &opt(r.paper),
-                        &opt(r.paper_error),
-                        &r.unit,
-                        &opt(r.ndnlab),
-                        &opt(r.ndnlab_ci_lo),
-                        &opt(r.ndnlab_ci_hi),
-                        &opt(r.ratio),
-                        r.counterpart.as_str(),
-                        &r.source,
-                        &r.note,
-                        if within_band(r) { "true" } else { "false" },
-                    ]);
+                    let mut record = vec![s.seed.clone(), f.file.clone()];
+                    record.extend(r.fields());
+                    record.push(within_band(r).to_string());
+                    let _ = w.write_record(&record);
                 }
             }
         }
