@@ -16,11 +16,16 @@ use crate::LabError;
 /// and one producer, a 2^2 design with replications, well under a minute.
 pub const DEFAULT_EXPERIMENT: &str = include_str!("default.toml");
 
+/// The key that makes the runner a factor: each design point runs on the
+/// runner it names.
+pub const RUNNER_KEY: &str = "experiment.runner";
+
 /// How to run a campaign.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub out: PathBuf,
-    /// Overrides `experiment.runner`.
+    /// Overrides `experiment.runner`; where the runner is a factor, keeps
+    /// that runner's points only.
     pub runner: Option<String>,
     /// Apply `[experiment.quick]`.
     pub quick: bool,
@@ -136,6 +141,9 @@ impl Campaign {
         for (k, v) in &edits {
             design::set_path(&mut doc, k, v.clone()).map_err(invalid)?;
         }
+        if let Some(r) = &opts.runner {
+            only_runner(&mut doc, r);
+        }
         let base_dir = experiment::base_dir_of(&file);
         let mut exp: Experiment = doc
             .clone()
@@ -179,8 +187,17 @@ impl Campaign {
         opts: &Options,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Summary> {
-        let runner = runner::by_name(&self.exp.experiment.runner)?;
-        self.run_on(runner.as_ref(), opts, progress)
+        match self.exp.factors.get(RUNNER_KEY) {
+            Some(levels) => {
+                let names: Vec<&str> = levels.iter().filter_map(|v| v.as_str()).collect();
+                let runner = runner::per_point::PerPoint::new(names)?;
+                self.run_on(&runner, opts, progress)
+            }
+            None => {
+                let runner = runner::by_name(&self.exp.experiment.runner)?;
+                self.run_on(runner.as_ref(), opts, progress)
+            }
+        }
     }
 
     /// [`Campaign::run`] on a given runner.
@@ -401,6 +418,15 @@ enum Msg {
 /// Worker threads by default: the machine's cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `--runner` on an experiment whose runner is a factor keeps the points of
+/// that runner only: the factor is left with the one level.
+fn only_runner(doc: &mut toml::Value, runner: &str) {
+    let factors = doc.get_mut("factors").and_then(|f| f.as_table_mut());
+    if let Some(levels) = factors.and_then(|f| f.get_mut(RUNNER_KEY)) {
+        *levels = toml::Value::Array(vec![toml::Value::String(runner.to_string())]);
+    }
 }
 
 /// [`design::apply`], with relative paths resolved against `base_dir`.

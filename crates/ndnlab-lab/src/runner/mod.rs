@@ -6,12 +6,14 @@
 //! runners are `inproc` (this process), `processes` (one `ndnlab fwd` process per
 //! node) and `netns` (those processes in network namespaces of their own, joined
 //! by veth pairs); the last two share [`daemons`]; and `sim` ([`sim`]): the
-//! same forwarder code, links and applications in virtual time.
+//! same forwarder code, links and applications in virtual time. A campaign
+//! whose runner is a factor runs each point on its own ([`per_point`]).
 
 pub mod daemons;
 pub mod inproc;
 pub mod links;
 pub mod netns;
+pub mod per_point;
 pub mod processes;
 pub mod sim;
 pub mod summary;
