@@ -137,6 +137,9 @@ pub struct Curve {
     pub x: String,
     pub unit: String,
     pub series: Vec<CurveSeries>,
+    /// The paper's x of each plateau and crossing drawn here ("loss rises
+    /// past about 25 routers"), once per value, with the shapes' labels.
+    pub paper_x: Vec<(f64, String)>,
 }
 
 /// The comparison of an experiment with its `[reference]`.
@@ -677,6 +680,7 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                     x: x.clone(),
                     unit: s.unit.clone(),
                     series: Vec::new(),
+                    paper_x: Vec::new(),
                 });
                 unscaled.push(true);
                 out.len() - 1
@@ -716,12 +720,23 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                     x: s.x.clone(),
                     unit: crate::style::unit_of(&s.metric).unwrap_or("").to_string(),
                     series: Vec::new(),
+                    paper_x: Vec::new(),
                 });
                 unscaled.push(true);
                 out.len() - 1
             }
         };
         add_ndnlab_series(&mut out[i], ok, &s.where_, 1.0, alpha);
+        if let (Some(x), true) = (s.paper, s.kind != "ratio") {
+            let marks = &mut out[i].paper_x;
+            match marks.iter_mut().find(|(v, _)| *v == x) {
+                Some((_, label)) => {
+                    label.push_str("; ");
+                    label.push_str(&s.label);
+                }
+                None => marks.push((x, s.label.clone())),
+            }
+        }
     }
     out.retain(|c| !c.series.is_empty());
     // ndnlab's series first, then the paper's, each in file order.

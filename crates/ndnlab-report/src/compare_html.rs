@@ -81,9 +81,39 @@ pub fn curve_chart(c: &Curve, figure: &str) -> PaperChart {
         } else {
             format!("{} ({})", c.metric, c.unit)
         },
+        paper_x: c
+            .paper_x
+            .iter()
+            .filter_map(|(x, _)| axis_position(&levels, *x))
+            .collect(),
         levels: levels.iter().map(Level::to_string).collect(),
         measured: series(false),
         paper: series(true),
+    }
+}
+
+/// The end of a curve's caption: where the paper's numbers are when it draws
+/// no paper series, and what each grey vertical marks.
+fn paper_note(c: &Curve) -> String {
+    let mut note = String::new();
+    if !c.series.iter().any(|t| t.paper) {
+        note += "; the paper's numbers of this curve are in the shapes table";
+    }
+    for (x, label) in &c.paper_x {
+        note += &format!("; grey dashed line at {} = {}: {}", c.x, num(*x), label);
+    }
+    note
+}
+
+/// Where the number `x` falls on an axis of numeric `levels` in ascending
+/// order (0 at the first level, 1 at the second, linear between two); `None`
+/// outside them or on an axis of texts.
+pub fn axis_position(levels: &[Level], x: f64) -> Option<f64> {
+    let nums: Vec<f64> = levels.iter().map(Level::number).collect::<Option<_>>()?;
+    let i = nums.windows(2).position(|w| w[0] <= x && x <= w[1]);
+    match i {
+        Some(i) => Some(i as f64 + (x - nums[i]) / (nums[i + 1] - nums[i])),
+        None => nums.iter().position(|&v| v == x).map(|i| i as f64),
     }
 }
 
@@ -121,11 +151,7 @@ pub fn html_section(
                 } else {
                     format!(", in {}", curve.unit)
                 },
-                if curve.series.iter().any(|t| t.paper) {
-                    ""
-                } else {
-                    "; the paper's numbers of this curve are in the shapes table"
-                }
+                paper_note(curve)
             ),
             &curve_chart(curve, &r.figure),
         )?;
@@ -279,4 +305,21 @@ pub fn html_section(
         ));
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_paper_x_falls_between_the_levels_around_it() {
+        let levels: Vec<Level> = [5.0, 10.0, 30.0, 100.0].map(Level::Number).to_vec();
+        assert_eq!(axis_position(&levels, 5.0), Some(0.0));
+        assert_eq!(axis_position(&levels, 25.0), Some(1.75));
+        assert_eq!(axis_position(&levels, 100.0), Some(3.0));
+        assert_eq!(axis_position(&levels, 4.0), None);
+        assert_eq!(axis_position(&levels, 300.0), None);
+        let texts = vec![Level::Text("tcp".into()), Level::Text("udp".into())];
+        assert_eq!(axis_position(&texts, 1.0), None);
+    }
 }

@@ -51,6 +51,7 @@ impl LevelChart {
             y,
             // One series needs no legend beside its title.
             legend && self.series.len() > 1,
+            &[],
         )
     }
 }
@@ -82,7 +83,8 @@ fn with_legend_room(y: (f64, f64), height: u32, rows: usize) -> (f64, f64) {
 /// Series against the levels of a factor, with error bars; a series marked
 /// `true` is drawn dashed with hollow markers (a paper's numbers beside
 /// measured ones). `text` is (title, x label, y label); `legend`: one entry
-/// per series, upper right.
+/// per series, upper right. `paper_x`: positions on the level axis drawn as
+/// dashed grey vertical lines, one legend entry for all ("paper's x").
 fn draw_levels<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: (&str, &str, &str),
@@ -90,13 +92,15 @@ fn draw_levels<DB: DrawingBackend>(
     series: &[(&LevelSeries, bool)],
     y: (f64, f64),
     legend: bool,
+    paper_x: &[f64],
 ) -> Result<(), String> {
     let (title, x_label, y_label) = text;
     let n = levels.len().max(1);
     let x = (-0.5, n as f64 - 0.5);
     let k = series.len();
-    let y = if legend && k > 0 {
-        with_legend_room(y, area.dim_in_pixel().1, k)
+    let rows = k + usize::from(!paper_x.is_empty());
+    let y = if legend && rows > 0 {
+        with_legend_room(y, area.dim_in_pixel().1, rows)
     } else {
         y
     };
@@ -179,7 +183,16 @@ fn draw_levels<DB: DrawingBackend>(
             }
         }
     }
-    if legend && k > 0 {
+    for (j, &px) in paper_x.iter().enumerate() {
+        let line = DashedLineSeries::new(vec![(px, y.0), (px, y.1)], 4, 4, GREY.stroke_width(2));
+        let drawn = chart.draw_series(line).map_err(err)?;
+        if j == 0 {
+            drawn
+                .label("the paper's x (shapes)")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 7, y)], GREY.stroke_width(2)));
+        }
+    }
+    if legend && rows > 0 {
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
@@ -203,6 +216,10 @@ pub struct PaperChart {
     pub levels: Vec<String>,
     pub measured: Vec<LevelSeries>,
     pub paper: Vec<LevelSeries>,
+    /// The paper's x values of shapes, as positions on the level axis (0 is
+    /// the first level, fractions fall between two), each drawn as a dashed
+    /// vertical line.
+    pub paper_x: Vec<f64>,
 }
 
 impl Plot for PaperChart {
@@ -225,6 +242,7 @@ impl Plot for PaperChart {
             &styled,
             y,
             true,
+            &self.paper_x,
         )
     }
 }
