@@ -84,6 +84,27 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
     })
 }
 
+/// On loopback every node shares 127.0.0.1, so an emulation rule can name a
+/// TCP neighbour only by its listening port: it matches the connection a node
+/// opens, not the one its neighbour opened to it, on which the Data come back.
+/// Such a link would be emulated one way only, so a TCP link with a delay,
+/// jitter, loss or rate is a point this runner cannot carry out (the netns
+/// runner matches by address, both ways).
+fn check_tcp_emulation(plan: &RunPlan) -> anyhow::Result<()> {
+    for l in &plan.topology.links {
+        let s = &l.spec;
+        let emulated =
+            s.delay_ms > 0.0 || s.jitter_ms > 0.0 || s.loss_pct > 0.0 || s.bandwidth_mbps > 0.0;
+        if s.face == "tcp" && emulated {
+            return Err(crate::campaign::not_applicable(format!(
+                "link {}-{}: face 'tcp' with a delay, jitter, loss or rate: the processes runner emulates a TCP link in one direction only (loopback neighbours differ by port, and the Data return on the neighbour's connection); use face = \"udp\", or the netns runner",
+                l.a, l.b
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Runner for Processes {
     fn name(&self) -> &'static str {
         "processes"
@@ -91,8 +112,38 @@ impl Runner for Processes {
 
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         daemons::check(plan, "processes", &["memory", "udp", "tcp"])?;
+        check_tcp_emulation(plan)?;
         let started = Instant::now();
         let fabric = loopback(plan)?;
         daemons::run(&self.binary, plan, dir, fabric, started)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(link: &str) -> RunPlan {
+        let text = format!(
+            "[topology]\nkind = \"line\"\nn = 2\n[link]\n{link}\n[apps.c]\nkind = \"consumer\"\n[apps.p]\nkind = \"producer\"\nnodes = [\"last\"]\n"
+        );
+        let (_, exp) = crate::experiment::parse(&text, "t.toml").unwrap();
+        RunPlan::new(0, 1, exp).unwrap()
+    }
+
+    #[test]
+    fn a_tcp_link_with_emulation_is_not_applicable_and_says_why() {
+        for link in [
+            "face = \"tcp\"\ndelay_ms = 10.0",
+            "face = \"tcp\"\nloss_pct = 1.0",
+            "face = \"tcp\"\nbandwidth_mbps = 100.0",
+        ] {
+            let e = check_tcp_emulation(&plan(link)).expect_err(link);
+            assert!(e.is::<crate::campaign::NotApplicable>(), "{link}: {e:#}");
+            assert!(format!("{e}").contains("r0-r1"), "{e}");
+        }
+        for link in ["face = \"tcp\"", "face = \"udp\"\ndelay_ms = 10.0"] {
+            check_tcp_emulation(&plan(link)).unwrap();
+        }
     }
 }
