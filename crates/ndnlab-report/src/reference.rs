@@ -150,7 +150,8 @@ impl From<Point> for Vec<toml::Value> {
 pub struct Shape {
     pub label: String,
     pub metric: String,
-    /// The factor (numeric levels) along which the shape is read.
+    /// The factor along which the shape is read: numeric levels, or any for
+    /// a ratio (`udp` over `tcp`).
     pub x: String,
     #[serde(rename = "where", default, skip_serializing_if = "BTreeMap::is_empty")]
     pub where_: BTreeMap<String, toml::Value>,
