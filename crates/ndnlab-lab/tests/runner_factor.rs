@@ -108,9 +108,9 @@ fn a_runner_level_that_is_no_runner_is_refused_at_load() {
         out,
         ..Default::default()
     };
-    let e = Campaign::load(Some(&file), &opts)
-        .err()
-        .expect("a bad runner level loads");
+    let Err(e) = Campaign::load(Some(&file), &opts) else {
+        panic!("a bad runner level loads");
+    };
     let msg = e.to_string();
     assert!(
         msg.contains("experiment.runner") && msg.contains("simulated"),
