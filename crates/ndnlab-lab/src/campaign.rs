@@ -187,17 +187,13 @@ impl Campaign {
         opts: &Options,
         progress: &mut dyn FnMut(Progress),
     ) -> anyhow::Result<Summary> {
-        match self.exp.factors.get(RUNNER_KEY) {
-            Some(levels) => {
-                let names: Vec<&str> = levels.iter().filter_map(|v| v.as_str()).collect();
-                let runner = runner::per_point::PerPoint::new(names)?;
-                self.run_on(&runner, opts, progress)
-            }
-            None => {
-                let runner = runner::by_name(&self.exp.experiment.runner)?;
-                self.run_on(runner.as_ref(), opts, progress)
-            }
-        }
+        let runner: Box<dyn Runner> = match self.exp.factors.get(RUNNER_KEY) {
+            Some(levels) => Box::new(runner::per_point::PerPoint::new(
+                levels.iter().filter_map(|v| v.as_str()),
+            )?),
+            None => runner::by_name(&self.exp.experiment.runner)?,
+        };
+        self.run_on(runner.as_ref(), opts, progress)
     }
 
     /// [`Campaign::run`] on a given runner.
