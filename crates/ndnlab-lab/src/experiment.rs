@@ -344,11 +344,20 @@ impl Experiment {
             .unwrap_or(0)
     }
 
-    /// The packet size limit of forwarder `f` in this experiment: its
-    /// `max_packet_size`, or (0) NDN's 8800 raised to the largest payload's Data.
-    pub fn packet_limit(&self, f: &ForwarderSpec) -> usize {
+    /// The largest Data the experiment's producers send, in bytes on the wire
+    /// ([`crate::apps::data_size`]); 0 without a producer.
+    pub fn largest_data(&self) -> Result<usize, String> {
+        crate::apps::data_size::largest_data(self, &crate::topology::Topology::of(self)?)
+    }
+
+    /// The packet size limit of an ndnlab forwarder `f` in this experiment,
+    /// whose producers' largest Data is `largest_data` bytes: its
+    /// `max_packet_size`, or (0) NDN's 8800 raised to the largest payload plus
+    /// [`DATA_OVERHEAD`] (headroom for names and signatures), and at least the
+    /// largest Data.
+    pub fn packet_limit(&self, f: &ForwarderSpec, largest_data: usize) -> usize {
         match f.max_packet_size {
-            0 => ndnlab_fwd::config::max_packet_size_for(self.largest_payload()),
+            0 => ndnlab_fwd::config::max_packet_size_for(self.largest_payload()).max(largest_data),
             n => n,
         }
     }
@@ -859,27 +868,31 @@ fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
 /// the links' MTU (NDNLPv2 fragments are reassembled before the limit applies).
 /// NFD nodes are checked by [`check_kind_runner`].
 fn check_packet_sizes(exp: &Experiment) -> Result<(), String> {
-    let Some((app, payload)) = exp
+    let Some(app) = exp
         .apps
         .iter()
         .filter(|(_, a)| a.is_producer())
-        .map(|(n, a)| (n, a.payload))
-        .max_by_key(|&(_, p)| p)
+        .max_by_key(|(_, a)| a.payload)
+        .map(|(n, _)| n)
     else {
         return Ok(());
     };
-    let need = payload + DATA_OVERHEAD;
     let mut at = vec![("forwarder".to_string(), exp.forwarder.clone())];
     for name in exp.nodes.keys() {
         at.push((format!("nodes.{name}"), exp.forwarder_of(name)));
     }
+    at.retain(|(_, f)| f.max_packet_size != 0);
+    if at.is_empty() {
+        return Ok(());
+    }
+    let need = exp.largest_data()?;
     for (key, f) in at {
-        if f.max_packet_size != 0 && f.max_packet_size < need {
+        if f.max_packet_size < need {
             return Err(format!(
-                "apps.{app}.payload = {payload} needs packets of {need} bytes (payload + {DATA_OVERHEAD}), \
+                "apps.{app}.payload = {}: the producers' largest Data is {need} bytes, \
                  more than {key}.max_packet_size = {}, even over links with an mtu (fragments are \
                  reassembled before the limit applies); raise it, or set it to 0 to size it from the payload",
-                f.max_packet_size
+                exp.apps[app].payload, f.max_packet_size
             ));
         }
     }
@@ -894,11 +907,14 @@ fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
         nfd.push((format!("nodes.{name}"), o.apply(&exp.forwarder)));
     }
     for (at, f) in nfd.iter().filter(|(_, f)| f.kind == "nfd") {
-        if exp.packet_limit(f) > NDN_MAX_PACKET {
+        let need = match f.max_packet_size {
+            0 => exp.largest_data()?,
+            n => n,
+        };
+        if need > NDN_MAX_PACKET {
             return Err(format!(
                 "{at}.kind: NFD carries packets of at most {NDN_MAX_PACKET} bytes; \
-                 the producers' payloads (or {at}.max_packet_size) need {}",
-                exp.packet_limit(f)
+                 the producers' largest Data (or {at}.max_packet_size) is {need}"
             ));
         }
         if f.verify_data != "none" {

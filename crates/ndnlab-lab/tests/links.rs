@@ -176,7 +176,10 @@ fn combinations_no_forwarder_carries_are_refused_by_key() {
     let big = PAIR.replace("payload = 1000", "payload = 65536");
     // sized from the payload by default
     let (_, exp) = experiment::parse(&big, "t.toml").unwrap();
-    assert_eq!(exp.packet_limit(&exp.forwarder), 65536 + 800);
+    assert_eq!(
+        exp.packet_limit(&exp.forwarder, exp.largest_data().unwrap()),
+        65536 + 800
+    );
     let e = refused(&format!("{big}[forwarder]\nmax_packet_size = 8800\n"));
     assert!(
         e.contains("apps.p.payload = 65536") && e.contains("forwarder.max_packet_size = 8800"),
@@ -198,6 +201,21 @@ fn combinations_no_forwarder_carries_are_refused_by_key() {
     );
     let e = refused(&nfd);
     assert!(e.contains("nodes.r1.kind") && e.contains("8800"), "{e}");
-    // 8000 bytes fit NFD's 8800
+    // 8000 bytes fit NFD's 8800, and so do 8192 signed with RSA-2048: the
+    // check measures the Data, not the payload plus a margin
     experiment::parse(&nfd.replace("payload = 65536", "payload = 8000"), "t.toml").unwrap();
+    let rsa = nfd.replace(
+        "payload = 65536",
+        "payload = 8192\nsignature = \"rsa-2048\"",
+    );
+    let (_, exp) = experiment::parse(&rsa, "t.toml").unwrap();
+    let largest = exp.largest_data().unwrap();
+    assert!((8192 + 256..8800).contains(&largest), "{largest}");
+    // a name long enough to push it past 8800 is refused, naming the key
+    let long = rsa.replace(
+        "lifetime_ms = 100",
+        "lifetime_ms = 100\nname_components = 100",
+    );
+    let e = refused(&long);
+    assert!(e.contains("nodes.r1.kind") && e.contains("8800"), "{e}");
 }

@@ -56,8 +56,7 @@ fn lab_key(node: &str, kt: KeyType, trusted: bool) -> anyhow::Result<Arc<LabKey>
     let key = Arc::new(
         PrivateKey::generate(kt).map_err(|e| anyhow::anyhow!("cannot generate {kt:?} key: {e}"))?,
     );
-    let identity = Name::from_uri(&identity_name(node, trusted))?;
-    let name = ndnlab_security::naming::key_name(&identity, kt.as_str().as_bytes());
+    let name = key_name(node, kt, trusted)?;
     let signer = KeySigner::new(key.clone(), name.clone());
     let public = key.public_key().map_err(|e| anyhow::anyhow!("{e}"))?;
     let validity =
@@ -71,6 +70,16 @@ fn lab_key(node: &str, kt: KeyType, trusted: bool) -> anyhow::Result<Arc<LabKey>
     });
     keys.insert((node.to_string(), kt, trusted), k.clone());
     Ok(k)
+}
+
+/// The name of the key of type `kt` a producer on `node` signs with
+/// (`/lab/<node>/KEY/<type>`, or under `/lab/<node>/untrusted`).
+pub fn key_name(node: &str, kt: KeyType, trusted: bool) -> anyhow::Result<Name> {
+    let identity = Name::from_uri(&identity_name(node, trusted))?;
+    Ok(ndnlab_security::naming::key_name(
+        &identity,
+        kt.as_str().as_bytes(),
+    ))
 }
 
 /// What a producer on `node` signs with (`trusted`: its

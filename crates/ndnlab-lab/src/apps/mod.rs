@@ -10,7 +10,9 @@
 //!   repository of fixed contents, and put's segmented object;
 //! - [`transfer`]: get, fetching a put's object through the app crate's
 //!   segment pipeline and checking its SHA-256;
-//! - [`names`]: what consumers ask for.
+//! - [`names`]: what consumers ask for;
+//! - [`data_size`]: the largest Data the producers send, which sizes the
+//!   forwarders' packet limit.
 //!
 //! Consumers record, for the Interests sent inside the measurement window, what
 //! came back (Data, Nack, nothing within the lifetime) and how long it took.
@@ -22,6 +24,7 @@
 //! `sim` runner).
 
 pub mod consumer;
+pub mod data_size;
 pub mod keys;
 pub mod names;
 pub mod placement;

@@ -12,7 +12,8 @@ use rand::rngs::StdRng;
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 
-use crate::experiment::AppSpec;
+use crate::experiment::{AppSpec, Experiment};
+use crate::topology::Topology;
 
 /// Catalogue name `i` under `prefix`, padded to `components` components.
 pub fn content_name(prefix: &Name, components: usize, i: u64) -> Name {
@@ -35,6 +36,38 @@ pub fn spread_name(prefix: &Name, prefixes: u32, components: usize, i: u64) -> N
     }
     let child = prefix.append_generic((i % u64::from(prefixes)).to_string().as_bytes());
     content_name(&child, components, i)
+}
+
+/// Where a consumer's contents are: (prefix, catalogue size, name components)
+/// of each place, as [`Names`] resolves `from` (the group's prefix on each of
+/// its nodes; a repository's catalogue and name length), and the daemon
+/// runners' perf and traffic clients ask.
+pub fn places(
+    exp: &Experiment,
+    topology: &Topology,
+    a: &AppSpec,
+) -> Result<Vec<(String, u64, usize)>, String> {
+    let Some(g) = exp.apps.get(&a.from) else {
+        // `prefixes`: the catalogue split evenly over them
+        let each = a.catalogue.div_ceil(u64::from(a.prefixes.max(1)));
+        return Ok(a
+            .prefixes_on("")
+            .into_iter()
+            .map(|p| (p, each, a.name_components))
+            .collect());
+    };
+    let (catalogue, components) = if g.kind == "repository" {
+        (g.catalogue, g.name_components)
+    } else {
+        (a.catalogue, a.name_components)
+    };
+    let nodes = topology.select(&g.nodes)?;
+    let each = catalogue.div_ceil(u64::from(g.prefixes.max(1)));
+    Ok(nodes
+        .iter()
+        .flat_map(|n| g.prefixes_on(n))
+        .map(|p| (p, each, components))
+        .collect())
 }
 
 /// The names a consumer asks for.

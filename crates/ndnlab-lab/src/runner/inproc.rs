@@ -29,7 +29,7 @@ use super::{Metrics, RunPlan, Runner};
 use crate::apps::placement::Wants;
 use crate::apps::{self, ConsumerStats, Span};
 
-use crate::experiment::{Experiment, ForwarderSpec};
+use crate::experiment::ForwarderSpec;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// How often PIT and CS sizes are sampled.
@@ -98,14 +98,14 @@ impl Runner for InProc {
     }
 }
 
-/// The `ndnlab fwd` configuration of a node's `[forwarder]` `f` in `exp` (the
+/// The `ndnlab fwd` configuration of a node's `[forwarder]` `f` in `plan` (the
 /// `sim` runner's too).
-pub(crate) fn fwd_config(exp: &Experiment, f: &ForwarderSpec) -> FwdConfig {
+pub(crate) fn fwd_config(plan: &RunPlan, f: &ForwarderSpec) -> FwdConfig {
     let mut cfg = FwdConfig::default();
     cfg.faces.unix.enabled = false;
     cfg.forwarder.threads = f.threads;
     cfg.forwarder.queue_capacity = f.queue_capacity;
-    cfg.forwarder.max_packet_size = exp.packet_limit(f);
+    cfg.forwarder.max_packet_size = plan.packet_limit(f);
     cfg.forwarder.dispatch_components = f.dispatch_components;
     cfg.forwarder.inline = f.inline;
     cfg.forwarder.verify_data = f.verify_data.clone();
@@ -258,7 +258,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             .get(node)
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
-        let mut cfg = fwd_config(exp, &spec);
+        let mut cfg = fwd_config(plan, &spec);
         cfg.forwarder.trust = apps::keys::trust_of(&spec, &trust);
         cfg.latency = crate::latency::section(&spec, dir, plan.run_id, node)?;
         // the forwarder's own threads are its account's

@@ -33,6 +33,9 @@ pub struct RunPlan {
     pub topology: Topology,
     /// Node → (prefix, next-hop node, cost).
     pub routes: BTreeMap<String, Vec<(String, String, u64)>>,
+    /// The largest Data the producers send, in bytes
+    /// ([`crate::apps::data_size`]).
+    pub largest_data: usize,
 }
 
 impl RunPlan {
@@ -72,17 +75,25 @@ impl RunPlan {
                 r.cost,
             ));
         }
+        let largest_data = crate::apps::data_size::largest_data(&exp, &topology)?;
         Ok(RunPlan {
             run_id,
             seed,
             exp,
             topology,
             routes,
+            largest_data,
         })
     }
 }
 
 impl RunPlan {
+    /// The packet size limit of an ndnlab forwarder `f` of this run
+    /// ([`Experiment::packet_limit`]).
+    pub fn packet_limit(&self, f: &crate::experiment::ForwarderSpec) -> usize {
+        self.exp.packet_limit(f, self.largest_data)
+    }
+
     /// The size of the object a put publishes under `prefix`, if one does.
     pub fn put_size(&self, prefix: &str) -> Option<u64> {
         self.exp

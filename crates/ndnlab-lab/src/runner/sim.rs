@@ -149,7 +149,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .get(node)
             .map(|o| o.apply(&exp.forwarder))
             .unwrap_or_else(|| exp.forwarder.clone());
-        let mut cfg = super::inproc::fwd_config(exp, &spec);
+        let mut cfg = super::inproc::fwd_config(plan, &spec);
         cfg.forwarder.trust = crate::apps::keys::trust_of(&spec, &trust);
         let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
         marking.insert(

@@ -22,6 +22,7 @@ use std::process::Command;
 
 use ndnlab_wire::Name;
 
+use crate::apps::names::places;
 use crate::experiment::AppSpec;
 use crate::runner::RunPlan;
 
@@ -57,33 +58,6 @@ pub(super) fn starts_at_window(a: &AppSpec) -> bool {
 /// The file a put on a node publishes (written when its command is made).
 pub(super) fn object_file(files: &Path, label: &str) -> PathBuf {
     files.join(format!("{label}.object"))
-}
-
-/// Where a consumer's contents are: (prefix, catalogue size, name components)
-/// of each place, as [`crate::apps::Names`] resolves `from` (the group's prefix
-/// on each of its nodes; a repository's catalogue and name length).
-fn places(plan: &RunPlan, a: &AppSpec) -> anyhow::Result<Vec<(String, u64, usize)>> {
-    let Some(g) = plan.exp.apps.get(&a.from) else {
-        // `prefixes`: the catalogue split evenly over them
-        let each = a.catalogue.div_ceil(u64::from(a.prefixes.max(1)));
-        return Ok(a
-            .prefixes_on("")
-            .into_iter()
-            .map(|p| (p, each, a.name_components))
-            .collect());
-    };
-    let (catalogue, components) = if g.kind == "repository" {
-        (g.catalogue, g.name_components)
-    } else {
-        (a.catalogue, a.name_components)
-    };
-    let nodes = plan.topology.select(&g.nodes).map_err(anyhow::Error::msg)?;
-    let each = catalogue.div_ceil(u64::from(g.prefixes.max(1)));
-    Ok(nodes
-        .iter()
-        .flat_map(|n| g.prefixes_on(n))
-        .map(|p| (p, each, components))
-        .collect())
 }
 
 /// One app's process.
@@ -184,7 +158,7 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
         }
         _ if a.pattern == "window" => {
             cmd.args(["perf", "client", "--socket", l.sock]);
-            let places = places(l.plan, a)?;
+            let places = places(&l.plan.exp, &l.plan.topology, a).map_err(anyhow::Error::msg)?;
             for (p, _, _) in &places {
                 cmd.args(["--prefix", p]);
             }
@@ -218,7 +192,9 @@ pub(super) fn app_args(cmd: &mut Command, l: &Launch) -> anyhow::Result<()> {
         }
         _ => {
             cmd.args(["traffic", "client", "--socket", l.sock]);
-            for (p, catalogue, components) in places(l.plan, a)? {
+            for (p, catalogue, components) in
+                places(&l.plan.exp, &l.plan.topology, a).map_err(anyhow::Error::msg)?
+            {
                 let pattern = format!(
                     "name={p},components={components},distinct={catalogue},lifetime={},fresh={}",
                     a.lifetime_ms, a.must_be_fresh

@@ -74,7 +74,7 @@ pub(super) fn config(
          [faces.unix]\npath = \"{}\"\n{}",
         f.threads,
         f.queue_capacity,
-        exp.packet_limit(&f),
+        plan.packet_limit(&f),
         f.dispatch_components,
         f.inline,
         f.verify_data,
