@@ -901,6 +901,10 @@ fn check_packet_sizes(exp: &Experiment) -> Result<(), String> {
 
 /// NFD nodes run under the runners that start daemons only, and carry NDN's
 /// packets of at most 8800 bytes.
+/// The shortest window with NFD nodes: NFD's status datasets are cached for
+/// 1 s, and the two ends of a window must read fresh counters.
+pub const NFD_MIN_WINDOW_S: f64 = 1.5;
+
 fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
     let mut nfd = vec![("forwarder".to_string(), exp.forwarder.clone())];
     for (name, o) in &exp.nodes {
@@ -915,6 +919,14 @@ fn check_kind_runner(exp: &Experiment) -> Result<(), String> {
             return Err(format!(
                 "{at}.kind: NFD carries packets of at most {NDN_MAX_PACKET} bytes; \
                  the producers' largest Data (or {at}.max_packet_size) is {need}"
+            ));
+        }
+        if exp.experiment.duration_s < NFD_MIN_WINDOW_S {
+            return Err(format!(
+                "experiment.duration_s: {} s is too short for an NFD node ({at}.kind = \"nfd\"): \
+                 NFD answers its counters from a cache fresh for 1 s, so both ends of the window \
+                 would read the same ones; at least {NFD_MIN_WINDOW_S}",
+                exp.experiment.duration_s
             ));
         }
         if f.verify_data != "none" {

@@ -198,6 +198,7 @@ fn combinations_no_forwarder_carries_are_refused_by_key() {
     let nfd = format!(
         "{}[nodes.r1]\nkind = \"nfd\"\n",
         big.replace("[experiment]\n", "[experiment]\nrunner = \"processes\"\n")
+            .replace("duration_s = 0.4", "duration_s = 1.5")
     );
     let e = refused(&nfd);
     assert!(e.contains("nodes.r1.kind") && e.contains("8800"), "{e}");
@@ -218,4 +219,10 @@ fn combinations_no_forwarder_carries_are_refused_by_key() {
     );
     let e = refused(&long);
     assert!(e.contains("nodes.r1.kind") && e.contains("8800"), "{e}");
+    // NFD's counters come from a cache fresh for 1 s: a shorter window is refused
+    let e = refused(&rsa.replace("duration_s = 1.5", "duration_s = 1.0"));
+    assert!(
+        e.contains("experiment.duration_s") && e.contains("nodes.r1.kind"),
+        "{e}"
+    );
 }

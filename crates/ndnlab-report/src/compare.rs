@@ -9,7 +9,9 @@
 //!   ("measured"). For a numeric `x` without runs at that level, the mean and
 //!   the interval bounds are interpolated linearly between the nearest measured
 //!   levels around it ("interpolated"); outside the measured levels, or for a
-//!   text level without runs, "missing".
+//!   text level without runs, "missing"; "skipped" when every run that would
+//!   measure it was skipped (the runner could not carry out its point: NFD
+//!   not installed, a link it cannot emulate).
 //! * A shape: the same number computed from ndnlab's per-level means
 //!   (`plateau`: measured levels only; `crossing`: interpolated between the two
 //!   levels around the crossing). A shape that does not happen within the
@@ -45,6 +47,9 @@ pub enum Counterpart {
     /// measured level, a lower bound of ndnlab's number.
     Beyond,
     Missing,
+    /// Every run with the row's `where` was skipped (status `skipped`): not
+    /// measured on this machine, and not a gap in the design.
+    Skipped,
 }
 
 impl Counterpart {
@@ -54,6 +59,7 @@ impl Counterpart {
             Counterpart::Interpolated => "interpolated",
             Counterpart::Beyond => "beyond",
             Counterpart::Missing => "missing",
+            Counterpart::Skipped => "skipped",
         }
     }
 }
@@ -757,7 +763,50 @@ pub fn compare(
     };
     let factors = exp.factors(opts.factors.as_deref())?;
     let (ok, _) = exp.ok_rows();
-    Ok(Some(comparison(r, &ok, &factors, opts.alpha)))
+    let mut c = comparison(r, &ok, &factors, opts.alpha);
+    mark_skipped(&mut c, &exp.results);
+    Ok(Some(c))
+}
+
+/// Marks the missing rows whose runs were all skipped: `all` (every run,
+/// whatever its status) has runs with the row's `where`, none of them ok, and
+/// at least one `skipped`.
+pub fn mark_skipped(c: &mut Comparison, all: &Table) {
+    let Ok(status) = all.column_index("status") else {
+        return;
+    };
+    let wheres = c
+        .reference
+        .series
+        .iter()
+        .map(|s| &s.where_)
+        .chain(c.reference.shape.iter().map(|s| &s.where_));
+    let mut skipped = std::collections::BTreeSet::new();
+    for w in wheres {
+        let conds: Option<Vec<_>> = w
+            .iter()
+            .map(|(k, v)| all.column_index(k).ok().map(|i| (i, v)))
+            .collect();
+        let Some(conds) = conds else { continue };
+        let statuses: Vec<&str> = (0..all.len())
+            .filter(|&r| conds.iter().all(|(i, v)| cell_is(all.cell(r, *i), v)))
+            .map(|r| all.cell(r, status))
+            .collect();
+        if statuses.iter().any(|s| s.eq_ignore_ascii_case("skipped"))
+            && !statuses.iter().any(|s| s.eq_ignore_ascii_case("ok"))
+        {
+            skipped.insert(describe_where(w));
+        }
+    }
+    for r in &mut c.rows {
+        if r.counterpart == Counterpart::Missing && skipped.contains(&r.where_) {
+            r.counterpart = Counterpart::Skipped;
+            r.note = format!(
+                "not measured: every run with {} was skipped, a point the runner cannot carry out here (the reason is in logs/)",
+                if r.where_.is_empty() { "these levels" } else { &r.where_ }
+            );
+        }
+    }
 }
 
 /// The comparison of `r` with the ok rows of a results table.

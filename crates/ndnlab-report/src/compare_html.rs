@@ -196,7 +196,7 @@ pub fn html_section(
         .map(|h| h.to_string())
         .collect();
         s.html += &table(&heads, &rows, 5);
-        s.note("ratio = ndnlab / paper. ndnlab from: measured (runs at that level), interpolated (linearly between the measured levels around it, the interval bounds too) or missing.");
+        s.note("ratio = ndnlab / paper. ndnlab from: measured (runs at that level), interpolated (linearly between the measured levels around it, the interval bounds too), missing, or skipped (every run that would measure it was skipped here).");
     }
     let shapes: Vec<(&Row, &crate::reference::Shape)> = c
         .rows

@@ -27,10 +27,6 @@ pub struct Reference {
     pub figure: String,
     /// The paper's conclusion for that figure, one sentence.
     pub finding: String,
-    /// The experiment runs NFD nodes: `ndnlab reproduce` skips it, with a
-    /// message, when NFD is not installed.
-    #[serde(default)]
-    pub nfd: bool,
     #[serde(default)]
     pub series: Vec<Series>,
     #[serde(default)]
@@ -533,7 +529,6 @@ source = "table"
         assert_eq!(r.series[0].points[1].error, Some(5.0));
         assert_eq!(r.series[0].points[0].x, toml::Value::Integer(1));
         assert_eq!(r.shape[0].paper, Some(8.0));
-        assert!(!r.nfd);
         assert_eq!(r.metrics().len(), 4);
         assert_eq!(r.metrics()[1].0, "reference.series[1].metric");
     }

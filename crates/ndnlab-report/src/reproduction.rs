@@ -91,6 +91,8 @@ pub struct Tally {
     /// Shapes not reached within the measured levels (a lower bound).
     pub beyond: usize,
     pub missing: usize,
+    /// Points whose runs were all skipped (NFD not installed, say).
+    pub skipped: usize,
     /// Rows with a ratio within the band ([`within_band`]).
     pub within: usize,
     pub median_ratio: Option<f64>,
@@ -122,6 +124,7 @@ impl Tally {
                 Counterpart::Interpolated => t.interpolated += 1,
                 Counterpart::Beyond => t.beyond += 1,
                 Counterpart::Missing => t.missing += 1,
+                Counterpart::Skipped => t.skipped += 1,
             }
             if within_band(r) {
                 t.within += 1;

@@ -54,7 +54,8 @@ fn check_complete(r: &serde_json::Value) {
                 }
             }
             for row in f["rows"].as_array().unwrap() {
-                if row["counterpart"] == "missing" {
+                let skipped = row["counterpart"] == "skipped" && !nfd_installed();
+                if row["counterpart"] == "missing" || row["counterpart"] == "skipped" && !skipped {
                     problems.push(format!(
                         "{seed}/{file}: no counterpart for {} {:?} ({} {} {}): {}",
                         row["kind"].as_str().unwrap(),
@@ -200,29 +201,73 @@ fn a_misspelt_paper_key_names_the_file_and_key() {
     );
 }
 
-#[test]
-fn an_nfd_file_is_skipped_only_without_nfd() {
-    let out = cli_common::tmp("reproduce", "nfd");
-    let o = ndnlab(&[
+/// `ndnlab reproduce` of the NFD fixtures, with NFD hidden or not.
+fn reproduce_nfd_fixture(tag: &str, hide_nfd: bool) -> (serde_json::Value, String, PathBuf) {
+    let out = cli_common::tmp("reproduce", tag);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ndnlab"));
+    cmd.args([
         "reproduce",
         "--quick",
         "--experiments",
         &fixtures("nfd"),
         "--out",
-        out.to_str().unwrap(),
-    ]);
+    ])
+    .arg(&out);
+    if hide_nfd {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let kept: Vec<PathBuf> = std::env::split_paths(&path)
+            .filter(|d| !d.join("nfd").is_file())
+            .collect();
+        cmd.env("PATH", std::env::join_paths(kept).unwrap())
+            .env_remove("NDNLAB_NFD");
+    }
+    let o = cmd.output().expect("run ndnlab");
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{stderr}");
-    let f = &json(&out)["seeds"][0]["files"][0];
-    if nfd_installed() {
+    (json(&out), stderr, out)
+}
+
+#[test]
+fn without_nfd_the_nfd_points_are_skipped_and_the_others_run() {
+    let (r, stderr, out) = reproduce_nfd_fixture("no-nfd", true);
+    let files = r["seeds"][0]["files"].as_array().unwrap();
+    // every point NFD: the file is skipped, with the message
+    assert_eq!(files[0]["file"], "fig1-nfd");
+    assert_eq!(files[0]["outcome"], "skipped", "{}", files[0]);
+    assert!(
+        stderr.contains("seed902/fig1-nfd: NFD not installed"),
+        "{stderr}"
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("NFD not installed"));
+    // NFD at one level: the ndnlab point measured, the NFD point skipped
+    let f = &files[1];
+    assert_eq!(f["outcome"], "ok", "{f}");
+    assert_eq!(
+        (f["runs_ok"].as_u64(), f["runs_skipped"].as_u64()),
+        (Some(1), Some(1)),
+        "{f}"
+    );
+    let rows = f["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["counterpart"], "measured", "{}", rows[0]);
+    let q = rows[0]["ratio"].as_f64().unwrap();
+    assert!((0.95..=1.0).contains(&q), "{}", rows[0]);
+    assert_eq!(rows[1]["counterpart"], "skipped", "{}", rows[1]);
+    let log = std::fs::read_to_string(out.join("seed902/fig2-kinds/logs/1.log")).unwrap();
+    assert!(log.contains("NFD is not installed"), "{log}");
+}
+
+#[test]
+fn with_nfd_every_nfd_point_is_measured() {
+    if !nfd_installed() {
+        ndnlab_testkit::skip("no `nfd` on the PATH and NDNLAB_NFD is not set");
+        return;
+    }
+    let (r, _, _) = reproduce_nfd_fixture("nfd", false);
+    for f in r["seeds"][0]["files"].as_array().unwrap() {
         assert_eq!(f["outcome"], "ok", "{f}");
-    } else {
-        assert_eq!(f["outcome"], "skipped", "{f}");
-        assert!(
-            stderr.contains("seed902/fig1-rate: NFD not installed"),
-            "{stderr}"
-        );
-        let page = std::fs::read_to_string(out.join("index.html")).unwrap();
-        assert!(page.contains("NFD not installed"));
+        for row in f["rows"].as_array().unwrap() {
+            assert_eq!(row["counterpart"], "measured", "{row}");
+        }
     }
 }

@@ -5,9 +5,9 @@
 //! `OUT/<seed>/<file stem>/`, then one page gathering the papers' numbers
 //! beside ndnlab's (`ndnlab_report::reproduction`).
 //!
-//! A file that runs NFD (`[reference] nfd = true`, or a forwarder of kind
-//! `nfd`) is skipped with a message when NFD is not installed; a file that
-//! fails does not stop the others.
+//! Without NFD installed, a file whose every point runs NFD is skipped with a
+//! message; in a file that runs NFD at some levels only, the NFD points are
+//! skipped runs and the rest runs. A file that fails does not stop the others.
 
 pub mod model;
 pub mod seeds;
@@ -78,19 +78,17 @@ pub fn nfd_installed() -> bool {
 pub const NFD_HINT: &str =
     "put `nfd` on the PATH or set NDNLAB_NFD to its binary; docs/LAB.md, NFD nodes";
 
-/// Whether a loaded campaign runs NFD nodes.
-fn uses_nfd(c: &Campaign) -> bool {
-    c.exp.reference.as_ref().is_some_and(|r| r.nfd)
-        || c.exp.forwarder.kind == "nfd"
-        || c.exp
-            .nodes
-            .values()
-            .any(|n| n.kind.as_deref() == Some("nfd"))
-        || c.runs.iter().any(|r| {
-            r.levels
-                .iter()
-                .any(|(k, v)| k.ends_with("kind") && v.as_str() == Some("nfd"))
-        })
+/// Whether every run of a loaded campaign runs NFD nodes (without NFD, the
+/// file is skipped; a file that runs NFD at some levels of a factor runs its
+/// other points, and its NFD points are skipped one by one).
+fn only_nfd(c: &Campaign) -> bool {
+    let nfd = |e: &crate::experiment::Experiment| {
+        e.forwarder.kind == "nfd" || e.nodes.values().any(|n| n.kind.as_deref() == Some("nfd"))
+    };
+    !c.runs.is_empty()
+        && c.runs
+            .iter()
+            .all(|r| c.point(&r.levels).is_ok_and(|e| nfd(&e)))
 }
 
 /// A selected seed directory, its paper and its files in order.
@@ -210,7 +208,7 @@ fn run_campaign(
         f.figure = Some(r.figure.clone());
         f.finding = Some(r.finding.clone());
     }
-    if uses_nfd(&c) && !nfd_installed() {
+    if only_nfd(&c) && !nfd_installed() {
         f.outcome = Outcome::Skipped;
         f.message = Some(format!(
             "{seed}/{stem}: NFD not installed ({NFD_HINT}); skipped"

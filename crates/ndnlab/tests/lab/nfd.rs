@@ -22,7 +22,7 @@ fn have_nfd() -> bool {
 const BASE: &str = r#"
 [experiment]
 runner = "processes"
-duration_s = 1.0
+duration_s = 1.5
 warmup_s = 0.5
 [topology]
 kind = "line"

@@ -80,6 +80,21 @@ pub(super) fn counters(
     })
 }
 
+/// How much earlier than the request a fresh `status/general` may be stamped
+/// (the clocks of the runner and the forwarder are the machine's one clock;
+/// NFD stamps in whole milliseconds).
+const STAMP_SLACK_MS: u64 = 20;
+
+/// Reads of a cached `status/general`, 100 ms apart, before giving up: NFD's
+/// cache holds an answer for 1 s.
+const CACHED_RETRIES: u32 = 15;
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// One node's [`Counts`] now.
 fn counts_of(n: &str, c: &BlockingClient) -> anyhow::Result<Counts> {
     let read = |module: &str, what: &str, kind| -> anyhow::Result<_> {
@@ -88,14 +103,35 @@ fn counts_of(n: &str, c: &BlockingClient) -> anyhow::Result<Counts> {
             .with_context(|| format!("{module}/{what} of forwarder {n}"))?;
         decode_records(kind, &d).map_err(anyhow::Error::msg)
     };
-    let mgmt_sent = c.client().counters().tx_packets.load(Relaxed);
-    let asked = Instant::now();
-    let g = read("status", "general", DatasetKind::General)?;
-    let at = asked + asked.elapsed() / 2;
-    let cs = read("cs", "info", DatasetKind::Cs)?;
     let num = |r: Option<&ndnlab_proto::mgmt::dataset::Record>, k: &str| {
         r.and_then(|r| r.num(k)).unwrap_or(0) as f64
     };
+    // NFD answers a status dataset from a cache fresh for 1 s (ndn-cxx's
+    // dispatcher): an answer stamped before it was asked for is that cached
+    // copy, with counters from the earlier read. Read again once it is gone.
+    let mut tries = 0;
+    let (g, mgmt_sent, at) = loop {
+        let mgmt_sent = c.client().counters().tx_packets.load(Relaxed);
+        let asked_ms = unix_ms();
+        let asked = Instant::now();
+        let g = read("status", "general", DatasetKind::General)?;
+        let at = asked + asked.elapsed() / 2;
+        let stamped = g.first().and_then(|r| r.num("currentTimestamp"));
+        match stamped {
+            Some(ts) if ts + STAMP_SLACK_MS < asked_ms => {
+                tries += 1;
+                if tries > CACHED_RETRIES {
+                    anyhow::bail!(
+                        "forwarder {n}: status/general keeps answering from a cache \
+                         (stamped {ts} ms, asked at {asked_ms} ms since the epoch)"
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            _ => break (g, mgmt_sent, at),
+        }
+    };
+    let cs = read("cs", "info", DatasetKind::Cs)?;
     Ok(Counts {
         interests: num(g.first(), "nInInterests"),
         cs_hits: num(cs.first(), "nHits"),

@@ -218,8 +218,12 @@ pub(super) fn relays(plan: &RunPlan, fabric: &mut Fabric) -> anyhow::Result<Vec<
 /// The command that starts NFD on `place` with configuration `conf` and home
 /// directory `home` (created here).
 pub(super) fn command(place: &Place, conf: &Path, home: &Path) -> anyhow::Result<Command> {
+    // A point, not the campaign: its ndnlab points still run (and `ndnlab
+    // reproduce` reports the NFD rows as skipped).
     let bin = binary().ok_or_else(|| {
-        anyhow::anyhow!("forwarder.kind = \"nfd\": no `nfd` on the PATH and NDNLAB_NFD is not set")
+        crate::campaign::not_applicable(
+            "forwarder.kind = \"nfd\": NFD is not installed (no `nfd` on the PATH and NDNLAB_NFD is not set)",
+        )
     })?;
     std::fs::create_dir_all(home)?;
     let mut cmd = super::command(place, &bin);
