@@ -636,6 +636,31 @@ fn variation_row(figure: &str, v: &Variation, alloc: &Result<Allocation, String>
     }
 }
 
+/// The legend of a measured series: "ndnlab" and its `where`, or, where the
+/// series selects a forwarder kind, the forwarder that carried it ("NFD, ...",
+/// "ndnlab fwd, ...").
+fn series_label(where_: &BTreeMap<String, toml::Value>) -> String {
+    let mut rest = where_.clone();
+    let who = match rest
+        .remove("forwarder.kind")
+        .as_ref()
+        .and_then(|v| v.as_str())
+    {
+        Some("nfd") => "NFD",
+        Some("ndnlab") => "ndnlab fwd",
+        Some(_) | None => {
+            rest = where_.clone();
+            "ndnlab"
+        }
+    };
+    let w = describe_where(&rest);
+    if w.is_empty() {
+        who.to_string()
+    } else {
+        format!("{who}, {w}")
+    }
+}
+
 /// Adds to `c` ndnlab's series of its metric against its x over the rows
 /// matching `where_`, divided by `scale`, unless `c` already holds it.
 fn add_ndnlab_series(
@@ -645,12 +670,7 @@ fn add_ndnlab_series(
     scale: f64,
     alpha: f64,
 ) {
-    let w = describe_where(where_);
-    let label = if w.is_empty() {
-        "ndnlab".to_string()
-    } else {
-        format!("ndnlab, {w}")
-    };
+    let label = series_label(where_);
     if c.series.iter().any(|t| !t.paper && t.label == label) {
         return;
     }
@@ -698,7 +718,7 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
             .and_then(|curve| divisor(s, &curve))
             .unwrap_or(s.scale);
         add_ndnlab_series(c, ok, &s.where_, div, alpha);
-        c.series.push(CurveSeries {
+        let paper = CurveSeries {
             label: format!("{} (paper)", s.label),
             paper: true,
             points: s
@@ -710,7 +730,12 @@ fn curves(r: &Reference, ok: &Table, alpha: f64) -> Vec<Curve> {
                     ci: p.error.map(|e| (p.value - e, p.value + e)),
                 })
                 .collect(),
-        });
+        };
+        // one paper series compared with several of ndnlab's (NFD and ndnlab
+        // fwd, say) is drawn once
+        if !c.series.contains(&paper) {
+            c.series.push(paper);
+        }
     }
     // A shape is read off ndnlab's curve of its metric against its x, in the
     // metric's own unit: drawn in a series figure of that metric and x in the

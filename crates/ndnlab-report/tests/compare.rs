@@ -383,3 +383,87 @@ fn the_report_writes_the_comparison_files_and_section() {
     assert_eq!(json["rows"][1]["counterpart"], "interpolated");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const KINDS: &str = r#"
+citation = "Ada Tester, \"Two forwarders\", 2024"
+figure = "Fig. 1"
+finding = "the throughput doubles with the window"
+
+[[series]]
+label = "window"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "forwarder.kind" = "ndnlab" }
+unit = "Mbit/s"
+source = "text"
+points = [[1, 10.0], [2, 20.0]]
+
+[[series]]
+label = "window"
+metric = "throughput_mbps"
+x = "apps.client.window"
+where = { "forwarder.kind" = "nfd" }
+unit = "Mbit/s"
+source = "text"
+points = [[1, 10.0], [2, 20.0]]
+"#;
+
+fn kinds(nfd_status: &str) -> (Table, ndnlab_report::compare::Comparison) {
+    let mut csv = String::from(
+        "run_id,apps.client.window,forwarder.kind,replicate,seed,status,throughput_mbps\n",
+    );
+    csv += "0,1,ndnlab,0,1,ok,10\n1,2,ndnlab,0,2,ok,20\n";
+    let nfd = |v: &str| {
+        if nfd_status == "ok" {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
+    csv += &format!("2,1,nfd,0,3,{nfd_status},{}\n", nfd("5"));
+    csv += &format!("3,2,nfd,0,4,{nfd_status},{}\n", nfd("8"));
+    let all = Table::from_csv_str(&csv).unwrap();
+    let ok = all.filter(|r| all.cell(r, 5) == "ok");
+    let r: Reference = toml::from_str(KINDS).unwrap();
+    let factors = [
+        "apps.client.window".to_string(),
+        "forwarder.kind".to_string(),
+    ];
+    (all, comparison(r, &ok, &factors, 0.05))
+}
+
+#[test]
+fn one_paper_series_is_drawn_once_beside_each_forwarder_kind() {
+    let (_, c) = kinds("ok");
+    assert_eq!(c.curves.len(), 1);
+    let labels: Vec<&str> = c.curves[0]
+        .series
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
+    assert_eq!(labels, ["ndnlab fwd", "NFD", "window (paper)"]);
+    let nfd: Vec<f64> = c.curves[0].series[1]
+        .points
+        .iter()
+        .map(|p| p.mean)
+        .collect();
+    assert_eq!(nfd, [5.0, 8.0]);
+}
+
+#[test]
+fn points_whose_runs_were_all_skipped_say_so() {
+    let (all, mut c) = kinds("skipped");
+    ndnlab_report::compare::mark_skipped(&mut c, &all);
+    let how: Vec<Counterpart> = c.rows.iter().map(|r| r.counterpart).collect();
+    use Counterpart::{Measured, Skipped};
+    assert_eq!(how, [Measured, Measured, Skipped, Skipped]);
+    assert!(
+        c.rows[2].note.contains("forwarder.kind=nfd"),
+        "{:?}",
+        c.rows[2]
+    );
+    // a failed run is not a skipped one: the point stays missing
+    let (all, mut c) = kinds("failed");
+    ndnlab_report::compare::mark_skipped(&mut c, &all);
+    assert_eq!(c.rows[3].counterpart, Counterpart::Missing);
+}
