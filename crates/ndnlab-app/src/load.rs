@@ -419,9 +419,9 @@ pub async fn run_inproc<F: BurstFace>(
     // CPU seconds per thread name over the measured interval.
     let (m, cpu) = tokio::task::spawn_blocking(move || {
         std::thread::sleep(warmup);
-        let t0 = ndnlab_testkit::cpu::seconds_by_thread_name();
+        let t0 = ndnlab_cputime::seconds_by_thread_name();
         let m = measure(&c3, Duration::ZERO, duration);
-        let t1 = ndnlab_testkit::cpu::seconds_by_thread_name();
+        let t1 = ndnlab_cputime::seconds_by_thread_name();
         let cpu = t1
             .into_iter()
             .map(|(name, c1)| {

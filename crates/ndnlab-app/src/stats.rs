@@ -1,6 +1,6 @@
 //! Measurement helpers shared by the tools: latency histograms (hdrhistogram,
 //! microsecond resolution), their summaries, their buckets as JSON (which merge
-//! exactly), and rates. CPU time comes from `ndnlab_testkit::cpu`.
+//! exactly), and rates. CPU time comes from `ndnlab_cputime`.
 
 use std::time::Duration;
 

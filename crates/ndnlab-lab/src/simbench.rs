@@ -98,10 +98,10 @@ fn measure(what: &str, plan: &RunPlan) -> anyhow::Result<SimSpeed> {
     b.net.set_profile(true);
     let build_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let c1 = ndnlab_testkit::cpu::thread_time();
+    let c1 = ndnlab_cputime::thread_time();
     sim::run(plan, &mut b, &dir)?;
     let wall_s = t1.elapsed().as_secs_f64();
-    let cpu_s = (ndnlab_testkit::cpu::thread_time() - c1).as_secs_f64();
+    let cpu_s = (ndnlab_cputime::thread_time() - c1).as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let virtual_s = b.net.now() as f64 / 1e9;
     // both wall-clock: a share that holds whoever else shares the cores

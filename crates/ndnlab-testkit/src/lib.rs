@@ -1,7 +1,7 @@
 //! Test and measurement support shared by the ndnlab crates.
 //!
-//! * [`cpu`]: thread and process CPU time, the clock of the benchmarks and of
-//!   the tools' CPU figures (a normal dependency of the app and the binary);
+//! * [`cpu`]: thread and process CPU time, the clock of the benchmarks (the
+//!   `ndnlab-cputime` crate, which the tools use directly);
 //! * interop helpers for integration tests: tests run code we did not write,
 //!   python-ndn 0.5.2 from the workspace venv that `scripts/python-venv.sh`
 //!   creates (or `$NDNLAB_PYTHON`). The tests never skip when it is missing: they
@@ -17,7 +17,7 @@
 //!   harnesses, which also replays the checked-in corpora of `fuzz/corpus/`.
 
 mod binomial;
-pub mod cpu;
+pub use ndnlab_cputime as cpu;
 mod line;
 pub use binomial::{binomial_interval, negative_binomial_interval};
 pub use line::line_forwards_what_caches_miss;

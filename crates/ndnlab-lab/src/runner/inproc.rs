@@ -396,14 +396,14 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
             link_rows.push(t, (a, b), (b, a), link.sample(1));
         }
         if before.is_empty() && now >= window.0 {
-            cpu_open = ndnlab_testkit::cpu::process_time();
+            cpu_open = ndnlab_cputime::process_time();
             owned_open = accounts.read();
             for (name, d) in &daemons {
                 before.insert(name.clone(), snapshot(d).await);
             }
         }
         if now >= window.1 {
-            cpu_close = ndnlab_testkit::cpu::process_time();
+            cpu_close = ndnlab_cputime::process_time();
             owned_close = accounts.read();
             for (name, d) in &daemons {
                 after.insert(name.clone(), snapshot(d).await);

@@ -389,12 +389,12 @@ fn run_procs(
     std::thread::sleep(warmup);
     let cpu0: Vec<f64> = pids
         .iter()
-        .map(|(_, p)| ndnlab_testkit::cpu::process_seconds(*p).unwrap_or(0.0))
+        .map(|(_, p)| ndnlab_cputime::process_seconds(*p).unwrap_or(0.0))
         .collect();
     let m = loadgen::measure(&counters, Duration::ZERO, duration);
     let cpu1: Vec<f64> = pids
         .iter()
-        .map(|(_, p)| ndnlab_testkit::cpu::process_seconds(*p).unwrap_or(0.0))
+        .map(|(_, p)| ndnlab_cputime::process_seconds(*p).unwrap_or(0.0))
         .collect();
     stop.store(true, Relaxed);
     let _ = consumer.join();

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ndnlab_testkit::cpu;
+use ndnlab_cputime as cpu;
 use ndnlab_wire::{Interest, Name};
 use serde_json::json;
 

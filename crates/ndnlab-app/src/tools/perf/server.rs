@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use ndnlab_testkit::cpu;
+use ndnlab_cputime as cpu;
 use ndnlab_wire::{Data, Name};
 use serde_json::json;
 

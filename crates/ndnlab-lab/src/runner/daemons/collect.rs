@@ -151,7 +151,7 @@ pub(super) fn cpu_of(children: &Children) -> BTreeMap<String, f64> {
         .iter()
         .filter_map(|(name, child)| {
             let key = name.strip_prefix("fwd ").unwrap_or(name);
-            ndnlab_testkit::cpu::process_seconds(child.id()).map(|s| (key.to_string(), s))
+            ndnlab_cputime::process_seconds(child.id()).map(|s| (key.to_string(), s))
         })
         .collect()
 }
