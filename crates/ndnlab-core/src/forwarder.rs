@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::num::NonZeroU64;
 
 use bytes::Bytes;
-use ndnlab_wire::{Data, Interest, Nack, NackReason, Name};
+use ndnlab_wire::{Data, Interest, LpFields, Nack, NackReason, Name};
 
 use crate::counters::{DropReason, FaceCounters, ForwarderCounters};
 use crate::cs::{ContentStore, CsState};
@@ -99,6 +99,34 @@ impl OutPacket {
             OutPacket::Interest(w) | OutPacket::Data(w) => w,
             OutPacket::Nack(n) => n.wire,
         }
+    }
+
+    /// Consumes the packet and its metadata, returning the TLV to send and the
+    /// NDNLPv2 fields to attach: the Nack's reason, and IncomingFaceId only with
+    /// `local_fields` (a local face that enabled them). What the daemon's faces
+    /// and the simulator's links both send.
+    #[inline]
+    pub fn into_lp(self, meta: LpMeta, local_fields: bool) -> (Bytes, LpFields) {
+        let mut fields = LpFields {
+            pit_token: meta.pit_token,
+            congestion_mark: meta.congestion_mark,
+            incoming_face_id: if local_fields {
+                meta.incoming_face_id.map(|id| id.get())
+            } else {
+                None
+            },
+            non_discovery: meta.non_discovery,
+            prefix_announcement: meta.prefix_announcement,
+            ..Default::default()
+        };
+        let pkt = match self {
+            OutPacket::Interest(w) | OutPacket::Data(w) => w,
+            OutPacket::Nack(n) => {
+                fields.nack = Some(n.reason.code());
+                n.wire
+            }
+        };
+        (pkt, fields)
     }
 
     /// The Interest, decoded (`None` for a Data or a Nack).

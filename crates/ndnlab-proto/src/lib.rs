@@ -18,8 +18,10 @@
 //!   and the request/response logic of a management client.
 //! * [`emu`]: an emulated link layer (delay, jitter, loss, rate with a bounded
 //!   queue, MTU) for one direction of a link, with a seeded generator.
-//! * [`link`]: an in-memory link (a pair of bounded channels of whole TLVs), the face
-//!   an application in the same process as a forwarder uses.
+//! * `link` (feature `link`, tokio's channels): an in-memory link (a pair of
+//!   bounded channels of whole TLVs), the face an application in the same process
+//!   as a forwarder uses. The daemon and the client library enable it; the
+//!   simulator, which runs without tokio, does not.
 //!
 //! Like `ndnlab-core`, this crate is sans-IO: it owns no socket and reads no clock.
 //! Time is passed in as nanoseconds on the caller's monotonic clock ([`lp::Nanos`]),
@@ -30,6 +32,7 @@ pub mod ether;
 pub mod framing;
 #[doc(hidden)]
 pub mod fuzz;
+#[cfg(feature = "link")]
 pub mod link;
 pub mod lp;
 pub mod mgmt;

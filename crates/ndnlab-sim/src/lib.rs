@@ -38,6 +38,7 @@ pub use app::App;
 pub use cost::{ClassCostSpec, CostError, CostModel, CostSampler, CostSpec, ServiceDist};
 pub use des::{EventQueue, Nanos};
 pub use net::Network;
+pub use node::NodeSpec;
 pub use station::{
     Admitted, Class, DropPolicy, DropReason, Dropped, ServiceTime, Station, StationCounters,
 };

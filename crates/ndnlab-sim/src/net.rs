@@ -31,7 +31,6 @@ use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 use ndnlab_core::Transmit;
-use ndnlab_fwd::FwdConfig;
 use ndnlab_proto::emu::LinkParams;
 use ndnlab_proto::lp::LinkSender;
 use ndnlab_wire::Name;
@@ -39,7 +38,7 @@ use ndnlab_wire::Name;
 use crate::app::App;
 use crate::des::{EventQueue, Nanos};
 use crate::link::{End, LinkDir};
-use crate::node::{class_of, face_index, FaceKind, Inbound, Node};
+use crate::node::{class_of, face_index, FaceKind, Inbound, Node, NodeSpec};
 use crate::station::Class;
 use crate::stats::Drops;
 
@@ -163,10 +162,10 @@ impl<A: App> Network<A> {
         self.nodes.iter().map(|n| n.handled).sum()
     }
 
-    /// Adds a node configured from `cfg`; returns its index.
-    pub fn add_node(&mut self, name: &str, cfg: &FwdConfig) -> Result<u32, String> {
-        self.nodes.push(Node::new(name, cfg)?);
-        Ok(self.nodes.len() as u32 - 1)
+    /// Adds a node of the shards of `spec`; returns its index.
+    pub fn add_node(&mut self, name: &str, spec: NodeSpec) -> u32 {
+        self.nodes.push(Node::new(name, spec));
+        self.nodes.len() as u32 - 1
     }
 
     /// Links nodes `a` and `b` with one emulator per direction (`a`→`b` seeded
@@ -490,7 +489,7 @@ impl<A: App> Network<A> {
             return;
         };
         let kind = face.kind;
-        let (pkt, fields, _) = ndnlab_fwd::runtime::shard::out_fields(t.packet, t.meta, false);
+        let (pkt, fields) = t.packet.into_lp(t.meta, false);
         match kind {
             FaceKind::Link(l) => {
                 self.links[l as usize].send(now, fields, &pkt, &mut self.drops);

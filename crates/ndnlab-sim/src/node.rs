@@ -12,7 +12,6 @@ use ndnlab_core::{
     dispatch_by_token, dispatch_interest, FaceId, FaceScope, Forwarder, InPacket, LinkType, LpMeta,
     Transmit,
 };
-use ndnlab_fwd::FwdConfig;
 use ndnlab_proto::lp::{LinkReceiver, LpFields};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
@@ -58,6 +57,16 @@ pub struct Shard {
     pub(crate) waiting: VecDeque<u32>,
 }
 
+/// What a node is built from: its forwarding shards, configured (shard `i` of
+/// `n` made with `ForwarderConfig::shard` = `(i, n)`, which its PIT tokens
+/// carry), and the leading name components the Name Dispatch Table hashes.
+/// `ndnlab_fwd::runtime::shard::configured` makes the shards of a forwarder's
+/// configuration file as `ndnlab fwd` does; the lab builds its nodes that way.
+pub struct NodeSpec {
+    pub shards: Vec<Forwarder>,
+    pub dispatch_components: usize,
+}
+
 /// A node: its shards and faces.
 pub struct Node {
     pub name: String,
@@ -69,37 +78,27 @@ pub struct Node {
 }
 
 impl Node {
-    /// A node configured from `cfg` as `ndnlab fwd` configures itself: its
-    /// shards (`forwarder.threads`; 0 means 1 here, for a run that does not
-    /// depend on the machine) and the `[[strategy]]` choices. The error names
-    /// the offending key.
-    pub fn new(name: &str, cfg: &FwdConfig) -> Result<Node, String> {
-        let checked = cfg.check().map_err(|e| format!("node {name}: {e}"))?;
-        let n = cfg.forwarder.threads.max(1);
-        let mut shards = Vec::with_capacity(n);
-        for i in 0..n {
-            let mut fw = ndnlab_fwd::runtime::shard::forwarder(i, n, cfg);
-            for (prefix, instance) in &checked.strategies {
-                fw.strategy_choice()
-                    .set_instance(prefix, instance.clone())
-                    .map_err(|e| format!("node {name}: strategy for {prefix}: {e}"))?;
-            }
-            shards.push(Shard {
+    /// A node of the shards of `spec`.
+    pub fn new(name: &str, spec: NodeSpec) -> Node {
+        let shards = spec
+            .shards
+            .into_iter()
+            .map(|fw| Shard {
                 fw,
                 inbox: Vec::new(),
                 armed: u64::MAX,
                 dirty: false,
                 station: None,
                 waiting: VecDeque::new(),
-            });
-        }
-        Ok(Node {
+            })
+            .collect();
+        Node {
             name: name.to_string(),
             shards,
             faces: Vec::new(),
-            dispatch_k: cfg.forwarder.dispatch_components,
+            dispatch_k: spec.dispatch_components,
             handled: 0,
-        })
+        }
     }
 
     /// Adds a face leading to `kind`; returns its index (its id is

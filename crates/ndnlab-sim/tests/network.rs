@@ -4,7 +4,7 @@
 mod common;
 
 use bytes::Bytes;
-use common::{fwd, interest, Consumer, Producer, TestApp};
+use common::{fwd, interest, node, Consumer, Producer, TestApp};
 use ndnlab_proto::emu::LinkParams;
 use ndnlab_proto::lp::{LinkSender, LpFields};
 use ndnlab_sim::{Class, CostModel, DropPolicy, Network, ServiceDist};
@@ -29,7 +29,7 @@ fn serialization_ns(bytes: u64, rate_bps: u64) -> u64 {
 fn line(n: u32, params: &[LinkParams], threads: usize, schedule: Vec<u64>) -> Network<TestApp> {
     let mut net = Network::new();
     for i in 0..n {
-        net.add_node(&format!("r{i}"), &fwd(threads)).unwrap();
+        net.add_node(&format!("r{i}"), fwd(threads));
     }
     let p = Name::from_uri("/p").unwrap();
     for i in 0..n - 1 {
@@ -166,11 +166,8 @@ fn an_interest_costs_its_content_store_outcome() {
     // misses r0's Content Store, the second hits it. r0 serves a miss in
     // 1 ms and a hit in 10 µs; nothing else costs time.
     let mut net: Network<TestApp> = Network::new();
-    let mut cfg = fwd(1);
-    cfg.cs.capacity = 100;
-    cfg.cs.admit = true;
-    net.add_node("r0", &cfg).unwrap();
-    net.add_node("r1", &fwd(1)).unwrap();
+    net.add_node("r0", node(1, 100));
+    net.add_node("r1", fwd(1));
     let p = Name::from_uri("/p").unwrap();
     let (fa, _) = net.add_link(0, 1, LinkParams::default(), 1, 2);
     net.add_route(0, &p, fa, 1);
@@ -200,7 +197,7 @@ fn an_interest_costs_its_content_store_outcome() {
 /// twice what the forwarder serves), 50,000 in all.
 fn saturated(threads: usize, capacity: usize, gap: u64) -> Network<TestApp> {
     let mut net = Network::new();
-    net.add_node("r0", &fwd(threads)).unwrap();
+    net.add_node("r0", fwd(threads));
     let p = Name::from_uri("/p").unwrap();
     let (_, pf) = net.add_app(0, TestApp::Producer(Producer::new(100)));
     net.add_route(0, &p, pf, 0);
@@ -266,8 +263,8 @@ fn app_faces_of_a_multi_threaded_forwarder_and_link_faces_still_tail_drop() {
     // One thread, but the consumer is behind a link: the link's Interests are
     // tail-dropped at the input queue, the producer's Data (an app face) never.
     let mut net: Network<TestApp> = Network::new();
-    net.add_node("r0", &fwd(1)).unwrap();
-    net.add_node("r1", &fwd(1)).unwrap();
+    net.add_node("r0", fwd(1));
+    net.add_node("r1", fwd(1));
     let p = Name::from_uri("/p").unwrap();
     let (fa, _) = net.add_link(0, 1, LinkParams::default(), 1, 2);
     net.add_route(0, &p, fa, 1);

@@ -133,6 +133,24 @@ pub fn forwarder(index: usize, count: usize, cfg: &FwdConfig) -> Forwarder {
     fw
 }
 
+/// The `count` shards of a forwarder configured from `cfg` as `ndnlab fwd`
+/// configures itself, its `[[strategy]]` choices installed: what the simulator
+/// runs as a node. The error names the offending key.
+pub fn configured(cfg: &FwdConfig, count: usize) -> Result<Vec<Forwarder>, String> {
+    let checked = cfg.check().map_err(|e| e.to_string())?;
+    (0..count)
+        .map(|i| {
+            let mut fw = forwarder(i, count, cfg);
+            for (prefix, instance) in &checked.strategies {
+                fw.strategy_choice()
+                    .set_instance(prefix, instance.clone())
+                    .map_err(|e| format!("strategy for {prefix}: {e}"))?;
+            }
+            Ok(fw)
+        })
+        .collect()
+}
+
 /// One shard's forwarder and the faces it knows.
 pub struct ShardCore {
     index: usize,
@@ -556,33 +574,18 @@ fn to_out_item(face: &FaceEntry, packet: OutPacket, meta: LpMeta) -> OutItem {
 }
 
 /// A transmit of the core as a face sends it: the packet's TLV and the NDNLPv2
-/// fields to attach (IncomingFaceId only with `local_fields`, on local faces
-/// that enabled them), and its kind.
-pub fn out_fields(
+/// fields to attach ([`OutPacket::into_lp`]), and its kind.
+fn out_fields(
     packet: OutPacket,
     meta: LpMeta,
     local_fields: bool,
 ) -> (bytes::Bytes, LpFields, PktKind) {
-    let mut fields = LpFields {
-        pit_token: meta.pit_token,
-        congestion_mark: meta.congestion_mark,
-        incoming_face_id: if local_fields {
-            meta.incoming_face_id.map(|id| id.get())
-        } else {
-            None
-        },
-        non_discovery: meta.non_discovery,
-        prefix_announcement: meta.prefix_announcement,
-        ..Default::default()
+    let kind = match &packet {
+        OutPacket::Interest(_) => PktKind::Interest,
+        OutPacket::Data(_) => PktKind::Data,
+        OutPacket::Nack(_) => PktKind::Nack,
     };
-    let (pkt, kind) = match packet {
-        OutPacket::Interest(w) => (w, PktKind::Interest),
-        OutPacket::Data(w) => (w, PktKind::Data),
-        OutPacket::Nack(n) => {
-            fields.nack = Some(n.reason.code());
-            (n.wire, PktKind::Nack)
-        }
-    };
+    let (pkt, fields) = packet.into_lp(meta, local_fields);
     (pkt, fields, kind)
 }
 

@@ -151,7 +151,17 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
             .unwrap_or_else(|| exp.forwarder.clone());
         let mut cfg = super::inproc::fwd_config(plan, &spec);
         cfg.forwarder.trust = crate::apps::keys::trust_of(&spec, &trust);
-        let id = net.add_node(node, &cfg).map_err(anyhow::Error::msg)?;
+        // `forwarder.threads` 0 means 1 here, for a run that does not depend on
+        // the machine.
+        let shards = ndnlab_fwd::runtime::shard::configured(&cfg, cfg.forwarder.threads.max(1))
+            .map_err(|e| anyhow::anyhow!("node {node}: {e}"))?;
+        let id = net.add_node(
+            node,
+            ndnlab_sim::NodeSpec {
+                shards,
+                dispatch_components: cfg.forwarder.dispatch_components,
+            },
+        );
         marking.insert(
             node.clone(),
             ndnlab_proto::lp::CongestionLimits {

@@ -17,13 +17,12 @@
 //! retransmission) and [`congestion`] (CoDel-style CongestionMark on a send queue).
 
 pub mod congestion;
-mod fields;
 mod receive;
 pub mod reliability;
 mod send;
 
 pub use congestion::{CongestionLimits, CongestionMarker};
-pub use fields::LpFields;
+pub use ndnlab_wire::LpFields;
 pub use receive::{LinkReceiver, LpDrop, ReassemblyLimits};
 pub use send::LinkSender;
 

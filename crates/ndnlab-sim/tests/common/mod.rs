@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_fwd::FwdConfig;
+use ndnlab_core::{Forwarder, ForwarderConfig};
 use ndnlab_proto::lp::{LinkReceiver, LinkSender, LpFields};
-use ndnlab_sim::{App, Nanos};
+use ndnlab_sim::{App, Nanos, NodeSpec};
 use ndnlab_wire::{Data, Interest, Name, Packet};
 
 pub enum TestApp {
@@ -122,12 +122,27 @@ impl App for TestApp {
     }
 }
 
-/// A forwarder configuration for tests: `threads` shards, CS off.
-pub fn fwd(threads: usize) -> FwdConfig {
-    let mut cfg = FwdConfig::default();
-    cfg.faces.unix.enabled = false;
-    cfg.forwarder.threads = threads;
-    cfg.cs.capacity = 0;
-    cfg.cs.admit = false;
-    cfg
+/// A node for tests: `threads` shards, CS off.
+pub fn fwd(threads: usize) -> NodeSpec {
+    node(threads, 0)
+}
+
+/// A node for tests: `threads` shards sharing a CS of `cs_capacity` packets
+/// (0: off), as `ndnlab fwd` splits its CS between shards.
+pub fn node(threads: usize, cs_capacity: usize) -> NodeSpec {
+    let shards = (0..threads)
+        .map(|i| {
+            let mut fw = Forwarder::new(ForwarderConfig {
+                cs_capacity: cs_capacity / threads + usize::from(i < cs_capacity % threads),
+                shard: (i, threads),
+                ..Default::default()
+            });
+            fw.cs().set_admit(cs_capacity > 0);
+            fw
+        })
+        .collect();
+    NodeSpec {
+        shards,
+        dispatch_components: 1,
+    }
 }

@@ -1,8 +1,8 @@
 //! The NDNLPv2 header fields an endpoint acts on, and their encoding.
 
+use crate::tlv::{self, types as t};
+use crate::{LpPacket, CACHE_POLICY_NO_CACHE};
 use bytes::{BufMut, Bytes};
-use ndnlab_wire::tlv::{self, types as t};
-use ndnlab_wire::{LpPacket, CACHE_POLICY_NO_CACHE};
 
 /// The NDNLPv2 header fields an endpoint acts on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
