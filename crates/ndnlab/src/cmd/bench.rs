@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndnlab_security::{verify_data, KeySigner, KeyType, PrivateKey, PublicKey};
 use ndnlab_cputime as cpu;
+use ndnlab_security::{verify_data, KeySigner, KeyType, PrivateKey, PublicKey};
 use ndnlab_wire::{Data, DigestSha256, Name, Signer};
 
 /// Micro-benchmarks.
