@@ -1,9 +1,12 @@
-//! A stochastic model of a forwarder's data plane (issue: the model, its
-//! statistical model checking, design-space exploration and validation).
+//! A stochastic model of a forwarder's data plane: the model itself, the
+//! properties checked on it statistically, design-space exploration over its
+//! parameters, and its validation against the forwarder it describes.
 //!
-//! This is seed 004's model of NDN-DPDK, and of `ndnlab fwd` itself: a
-//! consumer, input threads, the Name Dispatch Table to N forwarding threads
-//! with bounded queues, output threads and a producer, each a queueing station
+//! This is the model of NDN-DPDK by Khoussi, Nouri, Shi, Filliben, Benmohamed,
+//! Battou and Bensalem (ATVA 2019; seed 004, `docs/REPRODUCTIONS.md`,
+//! "References"), and of `ndnlab fwd` itself: a consumer, input threads, the
+//! Name Dispatch Table to N forwarding threads with bounded queues, output
+//! threads and a producer, each a queueing station
 //! whose service times are drawn from fitted distributions
 //! (`ndnlab model fit`'s model files). It sits above the simulator
 //! (`ndnlab_sim`'s stations and cost strings) and the model checker
