@@ -22,7 +22,10 @@
 //!   answered once every shard has applied it;
 //! * [`latency`]: sampled per-stage latency of packets (input, queue, forwarding,
 //!   output) into HDR histograms, a management dataset and a raw CSV log;
-//! * [`metrics`]: an optional Prometheus text endpoint.
+//! * [`metrics`]: an optional Prometheus text endpoint;
+//! * [`process`]: the forwarder as a process (`ndnlab fwd`): the allocator and its
+//!   tuning, the tracing log, the I/O runtime, the ready handshake on stdout,
+//!   signals.
 //!
 //! Not implemented: Ethernet faces.
 
@@ -32,6 +35,7 @@ pub mod face;
 pub mod latency;
 pub mod metrics;
 pub mod mgmt;
+pub mod process;
 pub mod runtime;
 pub mod verify;
 

@@ -31,6 +31,7 @@ pub mod dot;
 pub mod experiment;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod fwdbench;
 pub mod import;
 pub mod latency;
 pub mod merge;

@@ -9,9 +9,10 @@ mod cmd;
 
 use clap::{Parser, Subcommand};
 
-// mimalloc: glibc's free of packet buffers was ~10% of the forwarding instructions in callgrind.
+// The daemon's allocator (`ndnlab_fwd::process::allocator`): every command runs
+// with it, and `ndnlab fwd`'s memory bound is measured with it.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ndnlab_fwd::process::Allocator = ndnlab_fwd::process::Allocator;
 
 /// NDN forwarder and performance laboratory.
 #[derive(Parser, Debug)]

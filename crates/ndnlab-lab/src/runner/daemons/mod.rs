@@ -17,6 +17,7 @@ mod apps;
 mod collect;
 mod config;
 mod consumers;
+pub mod handshake;
 mod links;
 pub mod nfd;
 mod relay;
@@ -24,7 +25,6 @@ mod relay;
 pub use apps::check;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -235,15 +235,7 @@ pub fn run(
             .stderr(log);
         let child = children.spawn(&format!("fwd {name}"), cmd)?;
         let out = child.stdout.take().expect("piped");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if line == "ndnlab fwd: ready" {
-                    let _ = tx.send(());
-                }
-            }
-        });
-        ready.push((name, rx));
+        ready.push((name, handshake::watch(out)));
     }
     let deadline = Instant::now() + READY;
     for (name, rx) in ready {
