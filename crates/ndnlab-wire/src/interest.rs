@@ -80,35 +80,10 @@ impl Interest {
 
     /// Validates an Interest TLV (the whole of `wire`) and records its offsets.
     pub fn decode(wire: Bytes) -> Result<Interest, DecodeError> {
-        let outer = tlv::read_element(&wire, 0, wire.len())?;
-        if outer.typ != types::INTEREST {
-            return Err(DecodeError::Unexpected {
-                expected: types::INTEREST,
-                got: outer.typ,
-                offset: 0,
-            });
-        }
-        if outer.end() != wire.len() {
-            return Err(DecodeError::TrailingBytes {
-                offset: outer.end(),
-            });
-        }
-        if wire.len() > u32::MAX as usize {
-            return Err(DecodeError::BadLength { offset: 0 });
-        }
+        let outer = tlv::read_packet(&wire, types::INTEREST)?;
         let end = outer.end();
         let mut pos = outer.value.start;
-        if pos >= end {
-            return Err(DecodeError::Missing { field: "Name" });
-        }
-        let ne = tlv::read_element(&wire, pos, end)?;
-        if ne.typ != types::NAME {
-            return Err(DecodeError::Unexpected {
-                expected: types::NAME,
-                got: ne.typ,
-                offset: pos,
-            });
-        }
+        let ne = tlv::read_first_name(&wire, pos, end)?;
         let (offs, digest_idx) = Name::scan_digest(&wire, ne.value.clone())?;
         if offs.is_empty() {
             return Err(DecodeError::EmptyName);

@@ -52,22 +52,7 @@ impl LpPacket {
 
     /// Validates an LpPacket TLV (the whole of `wire`).
     pub fn decode(wire: Bytes) -> Result<LpPacket, DecodeError> {
-        let outer = tlv::read_element(&wire, 0, wire.len())?;
-        if outer.typ != types::LP_PACKET {
-            return Err(DecodeError::Unexpected {
-                expected: types::LP_PACKET,
-                got: outer.typ,
-                offset: 0,
-            });
-        }
-        if outer.end() != wire.len() {
-            return Err(DecodeError::TrailingBytes {
-                offset: outer.end(),
-            });
-        }
-        if wire.len() > u32::MAX as usize {
-            return Err(DecodeError::BadLength { offset: 0 });
-        }
+        let outer = tlv::read_packet(&wire, types::LP_PACKET)?;
         let mut lp = LpPacket {
             wire: Bytes::new(),
             sequence: None,

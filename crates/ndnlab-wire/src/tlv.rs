@@ -341,6 +341,48 @@ impl Element {
     }
 }
 
+/// Reads the one TLV of type `typ` that a whole packet is: it must start at 0, end
+/// exactly at the end of `wire` (no trailing bytes), and fit a 32-bit length (the
+/// offsets views keep are `u32`). The preamble of every packet decoder.
+#[inline(always)]
+pub fn read_packet(wire: &[u8], typ: u64) -> Result<Element, DecodeError> {
+    let outer = read_element(wire, 0, wire.len())?;
+    if outer.typ != typ {
+        return Err(DecodeError::Unexpected {
+            expected: typ,
+            got: outer.typ,
+            offset: 0,
+        });
+    }
+    if outer.end() != wire.len() {
+        return Err(DecodeError::TrailingBytes {
+            offset: outer.end(),
+        });
+    }
+    if wire.len() > u32::MAX as usize {
+        return Err(DecodeError::BadLength { offset: 0 });
+    }
+    Ok(outer)
+}
+
+/// Reads the Name that must come first in the value `pos..end` of an Interest or
+/// a Data.
+#[inline(always)]
+pub fn read_first_name(wire: &[u8], pos: usize, end: usize) -> Result<Element, DecodeError> {
+    if pos >= end {
+        return Err(DecodeError::Missing { field: "Name" });
+    }
+    let ne = read_element(wire, pos, end)?;
+    if ne.typ != types::NAME {
+        return Err(DecodeError::Unexpected {
+            expected: types::NAME,
+            got: ne.typ,
+            offset: pos,
+        });
+    }
+    Ok(ne)
+}
+
 /// Reads one TLV starting at `pos` that must end at or before `end`.
 #[inline(always)]
 pub fn read_element(buf: &[u8], pos: usize, end: usize) -> Result<Element, DecodeError> {
