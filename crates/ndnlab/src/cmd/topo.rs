@@ -2,20 +2,16 @@
 //! ndnSIM files converted to the experiment format, and Graphviz DOT. FILE is
 //! an experiment (`.toml`) or a Mini-NDN (`.conf`) or ndnSIM topology file.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use ndnlab_lab::campaign::{Campaign, Options};
-use ndnlab_lab::dot::{self, Role};
-use ndnlab_lab::experiment::{Experiment, LinkSpec};
+use ndnlab_lab::dot;
 use ndnlab_lab::import::{self, Format};
 use ndnlab_lab::shape;
-use ndnlab_lab::topology::Topology;
-use ndnlab_lab::{design, LabError};
+use ndnlab_lab::topofile;
 
 #[derive(Subcommand, Debug)]
 pub enum TopoCmd {
@@ -110,102 +106,18 @@ fn emit(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// A topology read from FILE, with what it knows about its nodes.
-struct Loaded {
-    /// `experiment`, or the import format's title.
-    what: String,
-    name: String,
-    topo: Topology,
-    roles: BTreeMap<String, Vec<Role>>,
-    positions: BTreeMap<String, (f64, f64)>,
-    warnings: Vec<String>,
-}
-
-fn detect(path: &Path, given: Option<Input>) -> anyhow::Result<Input> {
-    if let Some(f) = given {
-        return Ok(f);
-    }
-    if path.extension().and_then(|e| e.to_str()) == Some("toml") {
-        return Ok(Input::Experiment);
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
-        path: path.display().to_string(),
-        err: e.to_string(),
-    })?;
-    match Format::detect(path, &text) {
-        Some(Format::MiniNdn) => Ok(Input::Minindn),
-        Some(Format::NdnSim) => Ok(Input::Ndnsim),
-        None => anyhow::bail!(
-            "{}: not an experiment (.toml), Mini-NDN ([nodes] ...) or ndnSIM (router ... link ...) file; name its format with --format",
-            path.display()
-        ),
-    }
-}
-
-/// An experiment with `--set` applied, every design point checked.
-fn experiment_with(path: &Path, sets: &[String]) -> anyhow::Result<Experiment> {
-    let opts = Options {
-        sets: sets
-            .iter()
-            .map(|s| design::parse_assignment(s).map_err(anyhow::Error::msg))
-            .collect::<anyhow::Result<_>>()?,
-        ..Default::default()
-    };
-    Ok(Campaign::load(Some(path), &opts)?.exp)
-}
-
-fn load(path: &Path, format: Option<Input>, sets: &[String]) -> anyhow::Result<Loaded> {
-    let file = path.display().to_string();
-    let format = detect(path, format)?;
-    if format != Input::Experiment && !sets.is_empty() {
-        anyhow::bail!("--set applies to experiment files, and {file} is a topology file");
-    }
-    let from_file = |f: Format| -> anyhow::Result<Loaded> {
-        let imp = import::load(path, Some(f))?;
-        Ok(Loaded {
-            what: format!("{} topology", f.title()),
-            name: path
-                .file_stem()
-                .map_or("topology".into(), |s| s.to_string_lossy().into_owned()),
-            topo: imp.topology(&LinkSpec::default()),
-            roles: BTreeMap::new(),
-            positions: imp.positions(),
-            warnings: imp.warnings,
-        })
-    };
-    match format {
-        Input::Minindn => from_file(Format::MiniNdn),
-        Input::Ndnsim => from_file(Format::NdnSim),
-        Input::Experiment => {
-            let exp = experiment_with(path, sets)?;
-            let topo = Topology::of(&exp).map_err(|m| LabError::Invalid {
-                file: file.clone(),
-                msg: m,
-            })?;
-            let roles = dot::roles(&exp, &topo).map_err(|m| LabError::Invalid {
-                file: file.clone(),
-                msg: m,
-            })?;
-            let mut positions = BTreeMap::new();
-            let mut warnings = Vec::new();
-            if let (Some(f), Some(p)) = (
-                Format::from_kind(&exp.topology.kind),
-                exp.topology.file_path(),
-            ) {
-                let imp = import::load(&p, Some(f))?;
-                positions = imp.positions();
-                warnings = imp.warnings;
-            }
-            Ok(Loaded {
-                what: format!("experiment ({} topology)", exp.topology.kind),
-                name: exp.experiment.name.clone(),
-                topo,
-                roles,
-                positions,
-                warnings,
-            })
+impl From<Input> for topofile::Input {
+    fn from(i: Input) -> Self {
+        match i {
+            Input::Experiment => topofile::Input::Experiment,
+            Input::Minindn => topofile::Input::Minindn,
+            Input::Ndnsim => topofile::Input::Ndnsim,
         }
     }
+}
+
+fn load(path: &Path, format: Option<Input>, sets: &[String]) -> anyhow::Result<topofile::Loaded> {
+    topofile::load(path, format.map(Into::into), sets)
 }
 
 fn show(a: ShowArgs) -> anyhow::Result<()> {
