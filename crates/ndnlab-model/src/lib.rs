@@ -17,13 +17,17 @@
 //!   the labelled samples (`ndnlab_analysis::means`);
 //! * [`figures`]: the figures (histogram with fitted densities, probability
 //!   plots, PPCC sweeps, Box-Cox curve, main effects, QQ and bihistogram),
-//!   drawn with `ndnlab_report`'s plots, written as SVG and PNG.
+//!   drawn with `ndnlab_report`'s plots, written as SVG and PNG;
+//! * [`pipeline`]: `ndnlab model fit` and `sample` end to end: samples to a
+//!   model file, its effects and figures; the measured values a generated
+//!   sample is compared with.
 
 pub mod effects;
 pub mod figures;
 pub mod fitting;
 pub mod generate;
 pub mod model;
+pub mod pipeline;
 pub mod samples;
 
 use std::path::PathBuf;

@@ -10,11 +10,11 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use ndnlab_analysis::fit::select::{describe, sig};
 use ndnlab_analysis::fit::{Family, FitOptions};
-use ndnlab_model::effects::{stage_effects, Stat};
+use ndnlab_model::effects::Stat;
 use ndnlab_model::figures;
-use ndnlab_model::fitting::{fit_groups, model_of};
 use ndnlab_model::generate::{compare, generate};
-use ndnlab_model::samples::{parse_assignment, read_groups, ReadOptions};
+use ndnlab_model::pipeline;
+use ndnlab_model::samples::{parse_assignment, ReadOptions};
 use ndnlab_model::{ModelFile, Selector};
 use ndnlab_report::text::{num, TextTable};
 
@@ -183,36 +183,20 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
             })
             .collect::<anyhow::Result<_>>()?;
     }
-    let groups = read_groups(&a.samples, &read)?;
-    if groups.is_empty() {
-        anyhow::bail!(
-            "no values in {}",
-            a.samples
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let effects = stage_effects(&groups, a.stat)?;
-    let fits = fit_groups(groups, &opts)?;
-    let sources = a.samples.iter().map(|p| p.display().to_string()).collect();
-    let model = model_of(&fits, &a.unit, sources);
+    let fitted = pipeline::fit(&a.samples, &read, &opts, a.stat, &a.unit)?;
     let mut written = Vec::new();
     if let Some(out) = &a.out {
-        model.save(out)?;
+        fitted.model.save(out)?;
         written.push(out.clone());
     }
     if let Some(dir) = &a.plots {
-        for gf in &fits {
-            for f in figures::group_figures(gf, &a.unit)? {
-                written.push(figures::write(&dir.join(gf.group.key.slug()), &f)?);
-            }
-        }
-        for e in &effects {
-            written.push(figures::write(dir, &figures::effects_figure(e, &a.unit)?)?);
-        }
+        written.extend(fitted.write_figures(dir, &a.unit)?);
     }
+    let pipeline::Fitted {
+        model,
+        fits,
+        effects,
+    } = fitted;
     if a.json {
         let fits_json: Vec<_> = fits
             .iter()
@@ -308,31 +292,7 @@ fn sample(a: SampleArgs) -> anyhow::Result<()> {
     let Some(cmp_path) = &a.compare else {
         return Ok(());
     };
-    let read = ReadOptions {
-        columns: vec![a
-            .column
-            .clone()
-            .unwrap_or_else(|| format!("{}_ns", entry.stage))],
-        stage: Some(entry.stage.clone()),
-        ..Default::default()
-    };
-    let plain = ReadOptions {
-        columns: Vec::new(),
-        ..read.clone()
-    };
-    let groups = read_groups(std::slice::from_ref(cmp_path), &read)
-        .or_else(|_| read_groups(std::slice::from_ref(cmp_path), &plain))?;
-    let measured = groups
-        .iter()
-        .find(|g| {
-            g.key.stage == entry.stage && g.key.packet == entry.packet && g.key.cs == entry.cs
-        })
-        .or(if groups.len() == 1 {
-            groups.first()
-        } else {
-            None
-        })
-        .with_context(|| format!("{}: no values of {}", cmp_path.display(), entry.label()))?;
+    let measured = pipeline::measured(cmp_path, a.column.as_deref(), entry)?;
     let c = compare(&measured.values, &values);
     if let Some(dir) = &a.plots {
         for f in
