@@ -27,7 +27,6 @@
 //!   tuning, the tracing log, the I/O runtime, the ready handshake on stdout,
 //!   signals.
 //!
-//! Not implemented: Ethernet faces.
 
 pub mod config;
 pub mod cpu_clock;
