@@ -26,7 +26,6 @@
 //! * [`process`]: the forwarder as a process (`ndnlab fwd`): the allocator and its
 //!   tuning, the tracing log, the I/O runtime, the ready handshake on stdout,
 //!   signals.
-//!
 
 pub mod config;
 pub mod cpu_clock;
