@@ -12,7 +12,9 @@
 //! * [`Validator`]: trust anchors, the hierarchical rule, certificate
 //!   fetching through a caller-provided [`CertFetcher`];
 //! * [`SigningPool`]: N signing threads with bounded queues, counted drops,
-//!   per-worker signed counts and busy time; whole batches in input order.
+//!   per-worker signed counts and busy time; whole batches in input order;
+//! * [`bench`](mod@bench): signing and verification throughput per
+//!   signature type, per wall-clock and per CPU second.
 //!
 //! The crypto backend is aws-lc-rs (the fastest measured on the target CPU,
 //! SHA-NI included), with RustCrypto `rsa` for RSA-1024 keys which
@@ -37,6 +39,7 @@
 //! assert_eq!(verify_data(&data, Some(&other)), Err(Rejection::BadSignature));
 //! ```
 
+pub mod bench;
 mod cert;
 mod error;
 #[doc(hidden)]

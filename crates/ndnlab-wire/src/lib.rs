@@ -14,6 +14,9 @@
 //!   compute the encoded length first and write into one buffer.
 //! * **Errors** are a typed [`DecodeError`] whose [`DecodeError::reason`] is a
 //!   drop-counter label.
+//! * **Dissection** ([`dissect`]) turns any packet or TLV into a tree of named,
+//!   decoded elements, like ndn-tools' ndndissect; with the `serde` feature
+//!   the tree serializes.
 //!
 //! ```
 //! use ndnlab_wire::{Data, DigestSha256, Interest, Name, Packet};
@@ -28,6 +31,7 @@
 pub mod component;
 pub mod data;
 pub mod data_builder;
+pub mod dissect;
 mod error;
 #[doc(hidden)]
 pub mod fuzz;

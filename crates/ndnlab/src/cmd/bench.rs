@@ -1,16 +1,13 @@
 //! `ndnlab bench`: micro-benchmarks of ndnlab's building blocks.
 //! `bench sign`: signed Data per second and Mbit/s of signed payload per
-//! signature type, payload size and thread count, plus verification rate.
+//! signature type, payload size and thread count, plus verification rate
+//! (measured by [`ndnlab_security::bench`](mod@ndnlab_security::bench)).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndnlab_cputime as cpu;
-use ndnlab_security::{verify_data, KeySigner, KeyType, PrivateKey, PublicKey};
-use ndnlab_wire::{Data, DigestSha256, Name, Signer};
+use ndnlab_security::bench::{algos, measure_sign, measure_verify};
 
 /// Micro-benchmarks.
 #[derive(Subcommand, Debug)]
@@ -50,125 +47,6 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<()> {
         BenchCmd::Fwd(a) => super::bench_fwd::run(a),
         BenchCmd::Sim(a) => super::bench_sim::run(a),
     }
-}
-
-/// One signature algorithm under test.
-struct Algo {
-    label: String,
-    signer: Arc<dyn Signer>,
-    key: Option<PublicKey>,
-}
-
-fn algos(spec: &str) -> anyhow::Result<Vec<Algo>> {
-    let digest = || Algo {
-        label: "digest-sha256".into(),
-        signer: Arc::new(DigestSha256),
-        key: None,
-    };
-    let keyed = |t: KeyType| -> anyhow::Result<Algo> {
-        let key = Arc::new(PrivateKey::generate(t)?);
-        let pk = key.public_key()?;
-        Ok(Algo {
-            label: t.to_string(),
-            signer: Arc::new(KeySigner::new(key, "/ndnlab/bench/KEY/k".parse()?)),
-            key: Some(pk),
-        })
-    };
-    Ok(match spec {
-        "all" => {
-            let mut v = vec![digest()];
-            for t in [
-                KeyType::EcdsaP256,
-                KeyType::EcdsaP384,
-                KeyType::Ed25519,
-                KeyType::Hmac,
-                KeyType::Rsa1024,
-                KeyType::Rsa2048,
-                KeyType::Rsa3072,
-                KeyType::Rsa4096,
-            ] {
-                v.push(keyed(t)?);
-            }
-            v
-        }
-        "digest" | "digest-sha256" | "sha256" => vec![digest()],
-        t => vec![keyed(t.parse()?)?],
-    })
-}
-
-/// A measured rate: per wall-clock second (all threads) and per CPU second
-/// actually spent by the signing threads (the per-core rate).
-struct Rate {
-    per_s: f64,
-    per_cpu_s: Option<f64>,
-}
-
-/// Signs fresh Data (unique names, shared payload) on `threads` threads for
-/// `dur`.
-fn measure_sign(signer: &Arc<dyn Signer>, payload: &Bytes, threads: usize, dur: Duration) -> Rate {
-    let stop = Arc::new(AtomicBool::new(false));
-    let prefix: Name = "/ndnlab/bench/sign".parse().expect("static name");
-    let start = Instant::now();
-    let per_thread: Vec<(u64, Duration)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let stop = stop.clone();
-                let prefix = prefix.append_segment(t as u64);
-                let payload = payload.clone();
-                let signer = signer.clone();
-                s.spawn(move || {
-                    let cpu0 = cpu::thread_time();
-                    let mut n = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        for _ in 0..8 {
-                            let w = Data::builder(prefix.append_segment(n))
-                                .content(payload.clone())
-                                .freshness_ms(0)
-                                .sign(signer.as_ref());
-                            std::hint::black_box(w.ok());
-                            n += 1;
-                        }
-                    }
-                    (n, cpu::thread_time() - cpu0)
-                })
-            })
-            .collect();
-        std::thread::sleep(dur);
-        stop.store(true, Ordering::Relaxed);
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or((0, Duration::ZERO)))
-            .collect()
-    });
-    let wall = start.elapsed().as_secs_f64();
-    let total: u64 = per_thread.iter().map(|p| p.0).sum();
-    let cpu: Duration = per_thread.iter().map(|p| p.1).sum();
-    Rate {
-        per_s: total as f64 / wall,
-        per_cpu_s: (!cpu.is_zero()).then(|| total as f64 / cpu.as_secs_f64()),
-    }
-}
-
-fn measure_verify(a: &Algo, payload: &Bytes, dur: Duration) -> anyhow::Result<Rate> {
-    let d = Data::builder("/ndnlab/bench/verify".parse()?)
-        .content(payload.clone())
-        .sign_view(a.signer.as_ref())?;
-    verify_data(&d, a.key.as_ref())?;
-    let cpu0 = cpu::thread_time();
-    let start = Instant::now();
-    let mut n = 0u64;
-    while start.elapsed() < dur {
-        for _ in 0..8 {
-            std::hint::black_box(verify_data(&d, a.key.as_ref()).is_ok());
-            n += 1;
-        }
-    }
-    let wall = start.elapsed().as_secs_f64();
-    let cpu = cpu::thread_time() - cpu0;
-    Ok(Rate {
-        per_s: n as f64 / wall,
-        per_cpu_s: (!cpu.is_zero()).then(|| n as f64 / cpu.as_secs_f64()),
-    })
 }
 
 fn run_sign(a: SignArgs) -> anyhow::Result<()> {

@@ -1,11 +1,10 @@
 //! `ndnlab packet`: decode (dissect) and encode NDN packets.
 //!
-//! `decode` validates each top-level packet with the codec (so a malformed
-//! packet is reported with the codec's reason and byte offset) and prints its
-//! TLV tree (see [`dissect`]); `encode` builds an Interest or a Data with the
-//! codec's builders and prints it as hex or raw bytes.
-
-mod dissect;
+//! `decode` reads hex or raw bytes and prints the TLV tree that
+//! [`ndnlab_wire::dissect`] builds (each top-level packet is first validated
+//! by the codec, so a malformed packet is reported with the codec's reason and
+//! byte offset); `encode` builds an Interest or a Data with the codec's
+//! builders and prints it as hex or raw bytes.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -14,8 +13,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndnlab_wire::tlv::{self, types};
-use ndnlab_wire::{Data, DecodeError, DigestSha256, Interest, LpPacket, Name, OwnedComponent};
+use ndnlab_wire::dissect;
+use ndnlab_wire::{Data, DigestSha256, Interest, Name, OwnedComponent};
 
 /// Decode and encode NDN packets.
 #[derive(Subcommand, Debug)]
@@ -136,8 +135,7 @@ fn decode(args: DecodeArgs) -> Result<()> {
     if buf.is_empty() {
         bail!("no input: nothing to decode");
     }
-    validate_all(&buf)?;
-    let tree = dissect::dissect(&buf).map_err(|e| located(e, 0, "TLV"))?;
+    let tree = dissect::dissect_validated(&buf)?;
     let mut text = if args.json {
         serde_json::to_string_pretty(&tree)?
     } else {
@@ -171,7 +169,7 @@ fn read_input(args: &DecodeArgs) -> Result<Vec<u8>> {
             std::io::stdin()
                 .read_to_end(&mut raw)
                 .context("cannot read stdin")?;
-            if looks_like_hex(&raw) {
+            if dissect::looks_like_hex(&raw) {
                 parse_hex(std::str::from_utf8(&raw).unwrap_or_default(), "stdin")
             } else {
                 Ok(raw)
@@ -181,70 +179,9 @@ fn read_input(args: &DecodeArgs) -> Result<Vec<u8>> {
     }
 }
 
-fn looks_like_hex(raw: &[u8]) -> bool {
-    raw.iter().any(u8::is_ascii_hexdigit)
-        && raw
-            .iter()
-            .all(|c| c.is_ascii_hexdigit() || c.is_ascii_whitespace())
-}
-
-/// Parses hex with whitespace allowed anywhere; errors name the bad character.
+/// Parses hex with whitespace allowed anywhere; errors name the argument.
 fn parse_hex(text: &str, what: &str) -> Result<Vec<u8>> {
-    let mut digits = Vec::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            continue;
-        }
-        match c.to_digit(16) {
-            Some(d) => digits.push(d as u8),
-            None => bail!("{what}: invalid hex character {c:?} at position {i}"),
-        }
-    }
-    if digits.len() % 2 == 1 {
-        bail!(
-            "{what}: odd number of hex digits ({}): the last byte is incomplete",
-            digits.len()
-        );
-    }
-    Ok(digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect())
-}
-
-/// Checks every top-level packet with the codec, so errors carry its reason and offset.
-fn validate_all(buf: &[u8]) -> Result<()> {
-    let whole = Bytes::copy_from_slice(buf);
-    for e in tlv::elements(buf) {
-        let e = e.map_err(|err| located(err, 0, "TLV"))?;
-        let pkt = whole.slice(e.range());
-        let (what, res) = match e.typ {
-            types::INTEREST => ("Interest", Interest::decode(pkt).map(drop)),
-            types::DATA => ("Data", Data::decode(pkt).map(drop)),
-            types::LP_PACKET => ("LpPacket", LpPacket::decode(pkt).map(drop)),
-            types::NAME => ("Name", Name::decode(pkt).map(drop)),
-            _ => continue,
-        };
-        res.map_err(|err| located(err, e.offset, what))?;
-    }
-    Ok(())
-}
-
-/// A decode error with its offset made absolute in the input.
-fn located(err: DecodeError, base: usize, what: &str) -> anyhow::Error {
-    match err.offset() {
-        Some(off) if base > 0 => anyhow::anyhow!(
-            "invalid {what} starting at byte {base}: {err} (byte {} of the input; reason: {})",
-            base + off,
-            err.reason()
-        ),
-        _ if base > 0 => anyhow::anyhow!(
-            "invalid {what} starting at byte {base}: {err} (reason: {})",
-            err.reason()
-        ),
-        Some(_) => anyhow::anyhow!("invalid {what}: {err} (reason: {})", err.reason()),
-        None => anyhow::anyhow!(
-            "invalid {what} starting at byte 0: {err} (reason: {})",
-            err.reason()
-        ),
-    }
+    dissect::parse_hex(text).map_err(|e| anyhow::anyhow!("{what}: {e}"))
 }
 
 fn parse_name(uri: &str, what: &str) -> Result<Name> {

@@ -1,81 +1,64 @@
-//! The TLV dissector behind `ndnlab packet decode`: turns any NDN packet
+//! A TLV dissector, like ndn-tools' ndndissect: turns any NDN packet
 //! (Interest, Data, LpPacket with Nack or fragment, or a bare TLV) into a tree
-//! of [`Node`]s with type names and decoded values, like ndn-tools' ndndissect.
+//! of [`Node`]s with type names and decoded values.
 //!
 //! TLV-TYPE numbers mean different things in different places (253 is a
 //! ValidityPeriod inside SignatureInfo, a 3-byte component type inside a Name),
 //! so the walk carries the context of the enclosing element.
+//!
+//! * [`dissect`] walks every top-level TLV of a buffer; [`render_text`] writes
+//!   the tree one element per line; with the `serde` feature a [`Node`]
+//!   serializes (`type`, `name`, `offset`, `length`, `value`, `hex`, `children`).
+//! * [`validate_all`] checks each top-level packet with the codec, so a
+//!   malformed packet is reported with the codec's reason and its byte offset
+//!   in the whole input ([`LocatedError`]); [`dissect_validated`] does both.
+//! * [`parse_hex`] and [`looks_like_hex`] read packets written as hex text.
+//!
+//! ```
+//! use ndnlab_wire::dissect;
+//! let buf = dissect::parse_hex("0703 080161").unwrap();
+//! let tree = dissect::dissect_validated(&buf).unwrap();
+//! let mut text = String::new();
+//! dissect::render_text(&tree, &mut text);
+//! assert_eq!(text, "Name [7] len=3 @0 = /a\n  GenericNameComponent [8] len=1 @2 = a\n");
+//! ```
 
-use std::fmt::Write as _;
+mod context;
+mod input;
+mod text;
+mod value;
 
-use ndnlab_wire::tlv::{self, types::*, Element};
-use ndnlab_wire::{sig_type, Component, DecodeError};
-use serde::Serialize;
+pub use input::{looks_like_hex, parse_hex, validate_all, HexError, LocatedError};
+pub use text::render_text;
+pub use value::{content_type_name, nack_reason_name, signature_type_name};
 
-/// Byte values longer than this are shortened in `value` (the full bytes are in `hex`).
-const SHOWN_BYTES: usize = 32;
+use crate::tlv::{self, types::*, Element};
+use crate::{Component, DecodeError};
+use context::{kind_of, Ctx, Kind};
+use value::{bytes_value, hex, labelled, short_hex};
 
 /// One TLV element of the dissected input.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Node {
     /// Offset of the element's first byte in the whole input.
     pub offset: usize,
     /// TLV-TYPE.
-    #[serde(rename = "type")]
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub typ: u64,
     /// Element name in its context (`Unknown` when the type means nothing there).
     pub name: String,
     /// TLV-LENGTH.
     pub length: usize,
     /// Decoded value for leaves (name URI for Names, integers, enum names, hex, text).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub value: Option<String>,
     /// The full TLV-VALUE in hex, for leaves holding opaque bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub hex: Option<String>,
     /// Sub-elements, for elements that nest TLVs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
     pub children: Vec<Node>,
-}
-
-/// Where an element sits: decides how its type number is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ctx {
-    Top,
-    Interest,
-    Data,
-    Name,
-    MetaInfo,
-    SignatureInfo,
-    KeyLocator,
-    ForwardingHint,
-    ValidityPeriod,
-    AdditionalDescription,
-    DescriptionEntry,
-    Lp,
-    Nack,
-    CachePolicy,
-}
-
-/// How an element's value is rendered.
-enum Kind {
-    Nested(Ctx),
-    Name,
-    Component,
-    FinalBlockId,
-    Nni,
-    Millis,
-    Flag,
-    Hex,
-    Bytes,
-    Text,
-    Fixed64,
-    ContentType,
-    SignatureType,
-    NackReason,
-    CachePolicyType,
-    Fragment,
-    Unknown,
 }
 
 /// Dissects every top-level TLV in `buf` (several packets back to back are all dumped).
@@ -83,68 +66,17 @@ pub fn dissect(buf: &[u8]) -> Result<Vec<Node>, DecodeError> {
     walk(buf, 0..buf.len(), Ctx::Top)
 }
 
+/// [`validate_all`], then [`dissect`]: errors name the failing element and
+/// its absolute offset.
+pub fn dissect_validated(buf: &[u8]) -> Result<Vec<Node>, LocatedError> {
+    validate_all(buf)?;
+    dissect(buf).map_err(|e| LocatedError::new(e, 0, "TLV"))
+}
+
 fn walk(buf: &[u8], range: core::ops::Range<usize>, ctx: Ctx) -> Result<Vec<Node>, DecodeError> {
     tlv::Elements::new(buf, range)
         .map(|e| e.and_then(|e| node(buf, &e, ctx)))
         .collect()
-}
-
-fn kind_of(ctx: Ctx, typ: u64) -> (&'static str, Kind) {
-    use Kind as K;
-    let k = match (ctx, typ) {
-        (Ctx::Top, INTEREST) => K::Nested(Ctx::Interest),
-        (Ctx::Top, DATA) => K::Nested(Ctx::Data),
-        (Ctx::Top, LP_PACKET) => K::Nested(Ctx::Lp),
-        (Ctx::Top, NAME) => K::Name,
-        (Ctx::Interest | Ctx::Data | Ctx::KeyLocator | Ctx::ForwardingHint, NAME) => K::Name,
-        (Ctx::Name, _) => K::Component,
-        (Ctx::Interest, CAN_BE_PREFIX | MUST_BE_FRESH) => K::Flag,
-        (Ctx::Interest, FORWARDING_HINT) => K::Nested(Ctx::ForwardingHint),
-        (Ctx::Interest, NONCE) => K::Hex,
-        (Ctx::Interest, INTEREST_LIFETIME) => K::Millis,
-        (Ctx::Interest, HOP_LIMIT) => K::Nni,
-        (Ctx::Interest, APPLICATION_PARAMETERS) => K::Bytes,
-        (Ctx::Interest, INTEREST_SIGNATURE_INFO) => K::Nested(Ctx::SignatureInfo),
-        (Ctx::Interest, INTEREST_SIGNATURE_VALUE) => K::Hex,
-        (Ctx::Data, META_INFO) => K::Nested(Ctx::MetaInfo),
-        (Ctx::Data, CONTENT) => K::Bytes,
-        (Ctx::Data, SIGNATURE_INFO) => K::Nested(Ctx::SignatureInfo),
-        (Ctx::Data, SIGNATURE_VALUE) => K::Hex,
-        (Ctx::MetaInfo, CONTENT_TYPE) => K::ContentType,
-        (Ctx::MetaInfo, FRESHNESS_PERIOD) => K::Millis,
-        (Ctx::MetaInfo, FINAL_BLOCK_ID) => K::FinalBlockId,
-        (Ctx::SignatureInfo, SIGNATURE_TYPE) => K::SignatureType,
-        (Ctx::SignatureInfo, KEY_LOCATOR) => K::Nested(Ctx::KeyLocator),
-        (Ctx::SignatureInfo, SIGNATURE_NONCE) => K::Hex,
-        (Ctx::SignatureInfo, SIGNATURE_TIME) => K::Millis,
-        (Ctx::SignatureInfo, SIGNATURE_SEQ_NUM) => K::Nni,
-        (Ctx::SignatureInfo, VALIDITY_PERIOD) => K::Nested(Ctx::ValidityPeriod),
-        (Ctx::SignatureInfo, ADDITIONAL_DESCRIPTION) => K::Nested(Ctx::AdditionalDescription),
-        (Ctx::KeyLocator, KEY_DIGEST) => K::Hex,
-        (Ctx::ValidityPeriod, NOT_BEFORE | NOT_AFTER) => K::Text,
-        (Ctx::AdditionalDescription, DESCRIPTION_ENTRY) => K::Nested(Ctx::DescriptionEntry),
-        (Ctx::DescriptionEntry, DESCRIPTION_KEY | DESCRIPTION_VALUE) => K::Text,
-        (Ctx::Lp, FRAGMENT) => K::Fragment,
-        (Ctx::Lp, SEQUENCE | ACK | TX_SEQUENCE) => K::Fixed64,
-        (Ctx::Lp, FRAG_INDEX | FRAG_COUNT) => K::Nni,
-        (Ctx::Lp, INCOMING_FACE_ID | NEXT_HOP_FACE_ID | CONGESTION_MARK) => K::Nni,
-        (Ctx::Lp, PIT_TOKEN) => K::Hex,
-        (Ctx::Lp, NACK) => K::Nested(Ctx::Nack),
-        (Ctx::Lp, CACHE_POLICY) => K::Nested(Ctx::CachePolicy),
-        (Ctx::Lp, NON_DISCOVERY) => K::Flag,
-        (Ctx::Lp, PREFIX_ANNOUNCEMENT) => K::Fragment,
-        (Ctx::Nack, NACK_REASON) => K::NackReason,
-        (Ctx::CachePolicy, CACHE_POLICY_TYPE) => K::CachePolicyType,
-        _ => K::Unknown,
-    };
-    let name = match (&k, ctx) {
-        (Kind::Unknown, _) => "Unknown",
-        (Kind::Component, _) => tlv::type_name(typ)
-            .filter(|_| matches!(typ, 1 | 2 | 8 | 32 | 50 | 52 | 54 | 56 | 58))
-            .unwrap_or("NameComponent"),
-        _ => tlv::type_name(typ).unwrap_or("Unknown"),
-    };
-    (name, k)
 }
 
 fn node(buf: &[u8], e: &Element, ctx: Ctx) -> Result<Node, DecodeError> {
@@ -274,100 +206,6 @@ fn name_uri(components: &[Node]) -> String {
     s
 }
 
-fn labelled(v: u64, label: impl Fn(u64) -> Option<&'static str>) -> String {
-    match label(v) {
-        Some(l) => format!("{v} ({l})"),
-        None => v.to_string(),
-    }
-}
-
-/// Name of a ContentType value.
-pub fn content_type_name(v: u64) -> Option<&'static str> {
-    Some(match v {
-        0 => "BLOB",
-        1 => "LINK",
-        2 => "KEY",
-        3 => "NACK",
-        4 => "Manifest",
-        5 => "PrefixAnn",
-        1024 => "FLIC",
-        _ => return None,
-    })
-}
-
-/// Name of a SignatureType value (the codec's table).
-pub fn signature_type_name(v: u64) -> Option<&'static str> {
-    Some(sig_type::name(v)).filter(|n| *n != "Unknown")
-}
-
-/// Name of a NackReason value.
-pub fn nack_reason_name(v: u64) -> Option<&'static str> {
-    Some(match v {
-        0 => "None",
-        50 => "Congestion",
-        100 => "Duplicate",
-        150 => "NoRoute",
-        _ => return None,
-    })
-}
-
-fn hex(v: &[u8]) -> String {
-    let mut s = String::with_capacity(v.len() * 2);
-    for b in v {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
-fn short_hex(v: &[u8]) -> String {
-    if v.len() <= SHOWN_BYTES {
-        hex(v)
-    } else {
-        format!("{}... ({} bytes)", hex(&v[..SHOWN_BYTES]), v.len())
-    }
-}
-
-/// Printable ASCII as a quoted string, anything else as (shortened) hex.
-fn bytes_value(v: &[u8]) -> String {
-    let printable = |c: &u8| c.is_ascii_graphic() || *c == b' ';
-    if !v.is_empty() && v.iter().all(printable) {
-        if v.len() <= 2 * SHOWN_BYTES {
-            format!("{:?}", String::from_utf8_lossy(v))
-        } else {
-            let head = String::from_utf8_lossy(&v[..2 * SHOWN_BYTES]);
-            format!("{head:?}... ({} bytes)", v.len())
-        }
-    } else {
-        short_hex(v)
-    }
-}
-
-/// Writes the tree as indented text, one element per line.
-pub fn render_text(nodes: &[Node], out: &mut String) {
-    fn rec(n: &Node, depth: usize, out: &mut String) {
-        let _ = write!(
-            out,
-            "{:indent$}{} [{}] len={} @{}",
-            "",
-            n.name,
-            n.typ,
-            n.length,
-            n.offset,
-            indent = depth * 2
-        );
-        if let Some(v) = &n.value {
-            let _ = write!(out, " = {v}");
-        }
-        out.push('\n');
-        for c in &n.children {
-            rec(c, depth + 1, out);
-        }
-    }
-    for n in nodes {
-        rec(n, 0, out);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,5 +248,16 @@ mod tests {
         // A NonNegativeInteger of 3 bytes inside MetaInfo.
         let err = dissect(&hex::decode("06071405190301020300").unwrap());
         assert!(err.is_err());
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_keeps_the_field_names_and_skips_empty_ones() {
+        let t = tree("0703080161");
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"offset":0,"type":7,"name":"Name","length":3,"value":"/a","children":[{"offset":2,"type":8,"name":"GenericNameComponent","length":1,"value":"a"}]}]"#
+        );
     }
 }
