@@ -12,8 +12,9 @@
 //!   producer moving bursts of packets per system call), used by `ndnlab bench fwd`.
 //! - [`tools`]: `perf` (NDNperf-style), `put`/`get` (ndnputchunks /
 //!   ndncatchunks with RDR version discovery), `ping` (ndnping naming),
-//!   `traffic` (Poisson/constant/burst request generator), and the
-//!   producer side (signing pool, pre-signed cache).
+//!   `traffic` (Poisson/constant/burst request generator), the producer
+//!   side (signing pool, pre-signed cache), and `ctl` (NFD management, like
+//!   nfdc).
 
 pub mod client;
 pub mod load;

@@ -2,7 +2,10 @@
 //! `Args` struct (the binary's command modules only wrap them) and prints a
 //! human table or, with `--json`, JSON objects one per line. The servers all
 //! run the producer loop of [`serve`] and differ in what they answer.
+//! [`ctl`], behind `ndnlab ctl`, is NFD management like nfdc: operations with
+//! typed arguments and results, and their text and JSON, for the binary to print.
 
+pub mod ctl;
 pub mod data_cache;
 pub mod get;
 pub mod perf;

@@ -160,6 +160,50 @@ impl LatencyReport {
         }
         Ok(r)
     }
+
+    /// The human table of `ndnlab ctl latency`: a header line, then a row per
+    /// stage and packet class (count, mean, p50, p90, p99, max in microseconds).
+    pub fn table(&self) -> String {
+        if !self.enabled {
+            return "latency instrumentation is off (start the forwarder with --latency-sample N \
+                    or [latency] sample = N)\n"
+                .into();
+        }
+        let keep = match self.keep {
+            0 => "all".to_string(),
+            k => k.to_string(),
+        };
+        let mut s = format!(
+            "latency: 1 packet in {} timed (skip {}, keep {keep}); {} packets seen, {} samples, {} log drops\n",
+            self.sample_every, self.skip, self.packets_seen, self.samples_recorded, self.log_drops
+        );
+        s += &format!(
+            "{:<7} {:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+            "stage", "class", "count", "mean(us)", "p50(us)", "p90(us)", "p99(us)", "max(us)"
+        );
+        if self.entries.is_empty() {
+            s += "(no samples yet)\n";
+        }
+        for e in &self.entries {
+            s += &format!(
+                "{:<7} {:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+                e.stage_name(),
+                e.class_name(),
+                e.count,
+                us(e.mean_ns),
+                us(e.p50_ns),
+                us(e.p90_ns),
+                us(e.p99_ns),
+                us(e.max_ns)
+            );
+        }
+        s
+    }
+}
+
+/// Microseconds with two decimals.
+fn us(ns: u64) -> String {
+    format!("{:.2}", ns as f64 / 1000.0)
 }
 
 #[cfg(test)]
@@ -224,6 +268,44 @@ mod tests {
         assert_eq!(r.entries[0].stage_name(), "fwd");
         assert_eq!(r.entries[0].class_name(), "interest-hit");
         assert_eq!(r.entries[0].count, 5);
+    }
+
+    #[test]
+    fn table_rows_and_off() {
+        assert!(LatencyReport::default().table().contains("off"));
+        let r = LatencyReport {
+            enabled: true,
+            sample_every: 64,
+            entries: vec![Summary {
+                stage: 2,
+                class: 1,
+                count: 7,
+                mean_ns: 1500,
+                p50_ns: 1400,
+                p90_ns: 2000,
+                p99_ns: 3000,
+                max_ns: 4000,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let t = r.table();
+        assert!(t.starts_with("latency: 1 packet in 64 timed (skip 0, keep all)"));
+        let row = t.lines().nth(2).unwrap();
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(
+            cols,
+            [
+                "fwd",
+                "interest-miss",
+                "7",
+                "1.50",
+                "1.40",
+                "2.00",
+                "3.00",
+                "4.00"
+            ]
+        );
     }
 
     #[test]

@@ -5,8 +5,6 @@ pub mod bench;
 pub mod bench_fwd;
 pub mod bench_sim;
 pub mod ctl;
-pub mod ctl_face;
-pub mod ctl_latency;
 pub mod fwd;
 pub mod get;
 pub mod key;

@@ -1,16 +1,21 @@
-//! `ndnlab ctl face create|update` options in nfdc's syntax:
+//! The face options of `face create|update` in nfdc's syntax:
 //! `[persistency persistent|permanent] [local-fields on|off] [reliability on|off]
 //! [congestion-marking on|off] [congestion-marking-interval <ms>]
 //! [default-congestion-threshold <bytes>] [mtu <bytes>] [local <uri>]`, turned into
 //! the ControlParameters of faces/create or faces/update (Flags/Mask bits 0, 1, 2;
 //! `local` is faces/create's LocalUri, e.g. `dev://eth0` for an Ethernet face).
 
-use ndnlab_fwd::mgmt::params::ControlParameters;
+use ndnlab_proto::mgmt::params::ControlParameters;
 
 /// NFD face flag bits.
-const LOCAL_FIELDS: u64 = 1;
-const LP_RELIABILITY: u64 = 2;
-const CONGESTION_MARKING: u64 = 4;
+pub const LOCAL_FIELDS: u64 = 1;
+pub const LP_RELIABILITY: u64 = 2;
+pub const CONGESTION_MARKING: u64 = 4;
+
+/// NFD face persistencies.
+pub const PERSISTENT: u64 = 0;
+pub const ON_DEMAND: u64 = 1;
+pub const PERMANENT: u64 = 2;
 
 /// The face properties a command asks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,6 +63,24 @@ impl FaceOptions {
         Ok(o)
     }
 
+    /// Adds `face create`'s flags: `persistency` (an nfdc name, over the
+    /// option's), `mtu` (unless the options give one) and `local_fields` (on).
+    pub fn with_flags(
+        mut self,
+        persistency: Option<&str>,
+        mtu: Option<u64>,
+        local_fields: bool,
+    ) -> anyhow::Result<FaceOptions> {
+        if let Some(p) = persistency {
+            self.persistency = Some(self::persistency(p)?);
+        }
+        self.mtu = self.mtu.or(mtu);
+        if local_fields {
+            self.set(LOCAL_FIELDS, true);
+        }
+        Ok(self)
+    }
+
     fn set(&mut self, bit: u64, on: bool) {
         self.mask |= bit;
         if on {
@@ -100,34 +123,20 @@ impl FaceOptions {
 /// nfdc's persistency names.
 pub fn persistency(s: &str) -> anyhow::Result<u64> {
     match s {
-        "persistent" => Ok(0),
-        "on-demand" => Ok(1),
-        "permanent" => Ok(2),
+        "persistent" => Ok(PERSISTENT),
+        "on-demand" => Ok(ON_DEMAND),
+        "permanent" => Ok(PERMANENT),
         other => anyhow::bail!("persistency must be persistent or permanent, not '{other}'"),
     }
 }
 
-fn on_off(key: &str, v: &str) -> anyhow::Result<bool> {
+/// An on/off value of option `key` (also true/false, yes/no).
+pub fn on_off(key: &str, v: &str) -> anyhow::Result<bool> {
     match v {
         "on" | "true" | "yes" => Ok(true),
         "off" | "false" | "no" => Ok(false),
         other => anyhow::bail!("{key} must be on or off, not '{other}'"),
     }
-}
-
-/// nfdc's names of the face flags set in `flags`.
-pub fn flag_names(flags: u64) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    if flags & LOCAL_FIELDS != 0 {
-        v.push("local-fields");
-    }
-    if flags & LP_RELIABILITY != 0 {
-        v.push("lp-reliability");
-    }
-    if flags & CONGESTION_MARKING != 0 {
-        v.push("congestion-marking");
-    }
-    v
 }
 
 #[cfg(test)]
@@ -153,6 +162,26 @@ mod tests {
         let o = parse("local dev://veth0 persistency permanent").unwrap();
         assert_eq!(o.local.as_deref(), Some("dev://veth0"));
         assert!(parse("local dev://veth0").unwrap().is_empty());
+    }
+
+    #[test]
+    fn create_flags_join_the_options() {
+        let o = parse("mtu 1300")
+            .unwrap()
+            .with_flags(Some("permanent"), Some(1400), true)
+            .unwrap();
+        assert_eq!(o.persistency, Some(PERMANENT));
+        assert_eq!(o.mtu, Some(1300));
+        assert_eq!((o.flags, o.mask), (LOCAL_FIELDS, LOCAL_FIELDS));
+        let o = parse("")
+            .unwrap()
+            .with_flags(None, Some(1400), false)
+            .unwrap();
+        assert_eq!(o.mtu, Some(1400));
+        assert!(parse("")
+            .unwrap()
+            .with_flags(Some("x"), None, false)
+            .is_err());
     }
 
     #[test]
