@@ -10,6 +10,7 @@ use crate::campaign::{Campaign, Options};
 use crate::dot::{self, Role};
 use crate::experiment::{Experiment, LinkSpec};
 use crate::import::{self, Format};
+use crate::shape;
 use crate::topology::Topology;
 use crate::{design, LabError};
 
@@ -122,5 +123,172 @@ pub fn load(path: &Path, format: Option<Input>, sets: &[String]) -> anyhow::Resu
                 warnings,
             })
         }
+    }
+}
+
+impl Loaded {
+    /// `ndnlab topo show --json`: nodes with degrees and applications, links with
+    /// their parameters, the topology's shape and the import's warnings; `file`
+    /// is the path the user named.
+    pub fn summary_json(&self, file: &Path) -> serde_json::Value {
+        let l = self;
+        let s = shape::shape(&l.topo);
+        let nodes: Vec<serde_json::Value> = s
+            .degrees
+            .iter()
+            .map(|(n, d)| {
+                let apps: Vec<&String> = l
+                    .roles
+                    .get(n)
+                    .map(|r| r.iter().map(|(g, _)| g).collect())
+                    .unwrap_or_default();
+                serde_json::json!({ "name": n, "degree": d, "apps": apps })
+            })
+            .collect();
+        let links: Vec<serde_json::Value> = l
+            .topo
+            .links
+            .iter()
+            .map(|k| {
+                let mut v = serde_json::to_value(&k.spec).expect("a link serializes");
+                v["a"] = k.a.clone().into();
+                v["b"] = k.b.clone().into();
+                v
+            })
+            .collect();
+        let v = serde_json::json!({
+            "file": file,
+            "format": l.what,
+            "name": l.name,
+            "nodes": nodes,
+            "links": links,
+            "degree": { "min": s.degree_min, "mean": s.degree_mean, "max": s.degree_max },
+            "components": s.components,
+            "diameter_hops": s.diameter_hops,
+            "diameter_delay_ms": s.diameter_delay_ms,
+            "warnings": l.warnings,
+        });
+        v
+    }
+
+    /// `ndnlab topo show`: the shape, the nodes with degrees and applications, and
+    /// the links' parameters, as text.
+    pub fn summary_text(&self, file: &Path) -> String {
+        let mut out = String::new();
+        self.write_summary(file, &mut out)
+            .expect("writing to a String");
+        out
+    }
+
+    fn write_summary(&self, file: &Path, out: &mut String) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        let l = self;
+        let s = shape::shape(&l.topo);
+        writeln!(
+            out,
+            "{}: {}, {} nodes, {} links",
+            file.display(),
+            l.what,
+            s.nodes,
+            s.links
+        )?;
+        writeln!(
+            out,
+            "degree: min {}, mean {:.2}, max {}",
+            s.degree_min, s.degree_mean, s.degree_max
+        )?;
+        match (s.diameter_hops, s.diameter_delay_ms) {
+            (Some(h), Some(d)) => writeln!(out, "diameter: {h} hops, {d} ms of link delay"),
+            _ => writeln!(
+                out,
+                "diameter: none, the topology has {} disconnected parts",
+                s.components
+            ),
+        }?;
+        let width = l
+            .topo
+            .nodes
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        writeln!(out, "\n{:<width$} {:>6}  apps", "node", "degree")?;
+        for (n, d) in &s.degrees {
+            let apps = l
+                .roles
+                .get(n)
+                .map(|r| {
+                    r.iter()
+                        .map(|(g, k)| format!("{g} ({k})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            writeln!(out, "{}", format!("{n:<width$} {d:>6}  {apps}").trim_end())?;
+        }
+        if l.topo.links.is_empty() {
+            return Ok(());
+        }
+        let head = [
+            "a",
+            "b",
+            "face",
+            "delay_ms",
+            "jitter_ms",
+            "loss_pct",
+            "bandwidth_mbps",
+            "queue",
+            "mtu",
+            "cost",
+        ];
+        let rows: Vec<Vec<String>> = l
+            .topo
+            .links
+            .iter()
+            .map(|k| {
+                let s = &k.spec;
+                vec![
+                    k.a.clone(),
+                    k.b.clone(),
+                    s.face.clone(),
+                    s.delay_ms.to_string(),
+                    s.jitter_ms.to_string(),
+                    s.loss_pct.to_string(),
+                    s.bandwidth_mbps.to_string(),
+                    s.queue.to_string(),
+                    s.mtu.to_string(),
+                    s.cost.to_string(),
+                ]
+            })
+            .collect();
+        let widths: Vec<usize> = (0..head.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([head[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<&str>| {
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i < 3 {
+                        format!("{c:<w$}", w = widths[i])
+                    } else {
+                        format!("{c:>w$}", w = widths[i])
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        writeln!(out, "\n{}", line(head.to_vec()))?;
+        for r in &rows {
+            writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
+        }
+        Ok(())
     }
 }

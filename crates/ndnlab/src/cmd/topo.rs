@@ -2,7 +2,6 @@
 //! ndnSIM files converted to the experiment format, and Graphviz DOT. FILE is
 //! an experiment (`.toml`) or a Mini-NDN (`.conf`) or ndnSIM topology file.
 
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +9,6 @@ use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use ndnlab_lab::dot;
 use ndnlab_lab::import::{self, Format};
-use ndnlab_lab::shape;
 use ndnlab_lab::topofile;
 
 #[derive(Subcommand, Debug)]
@@ -122,155 +120,13 @@ fn load(path: &Path, format: Option<Input>, sets: &[String]) -> anyhow::Result<t
 
 fn show(a: ShowArgs) -> anyhow::Result<()> {
     let l = load(&a.file, a.format, &a.sets)?;
-    let s = shape::shape(&l.topo);
     if a.json {
-        let nodes: Vec<serde_json::Value> = s
-            .degrees
-            .iter()
-            .map(|(n, d)| {
-                let apps: Vec<&String> = l
-                    .roles
-                    .get(n)
-                    .map(|r| r.iter().map(|(g, _)| g).collect())
-                    .unwrap_or_default();
-                serde_json::json!({ "name": n, "degree": d, "apps": apps })
-            })
-            .collect();
-        let links: Vec<serde_json::Value> = l
-            .topo
-            .links
-            .iter()
-            .map(|k| {
-                let mut v = serde_json::to_value(&k.spec).expect("a link serializes");
-                v["a"] = k.a.clone().into();
-                v["b"] = k.b.clone().into();
-                v
-            })
-            .collect();
-        let v = serde_json::json!({
-            "file": a.file,
-            "format": l.what,
-            "name": l.name,
-            "nodes": nodes,
-            "links": links,
-            "degree": { "min": s.degree_min, "mean": s.degree_mean, "max": s.degree_max },
-            "components": s.components,
-            "diameter_hops": s.diameter_hops,
-            "diameter_delay_ms": s.diameter_delay_ms,
-            "warnings": l.warnings,
-        });
-        return emit(&(serde_json::to_string_pretty(&v)? + "\n"));
+        return emit(&(serde_json::to_string_pretty(&l.summary_json(&a.file))? + "\n"));
     }
     for w in &l.warnings {
         eprintln!("warning: {w}");
     }
-    let mut out = String::new();
-    writeln!(
-        out,
-        "{}: {}, {} nodes, {} links",
-        a.file.display(),
-        l.what,
-        s.nodes,
-        s.links
-    )?;
-    writeln!(
-        out,
-        "degree: min {}, mean {:.2}, max {}",
-        s.degree_min, s.degree_mean, s.degree_max
-    )?;
-    match (s.diameter_hops, s.diameter_delay_ms) {
-        (Some(h), Some(d)) => writeln!(out, "diameter: {h} hops, {d} ms of link delay"),
-        _ => writeln!(
-            out,
-            "diameter: none, the topology has {} disconnected parts",
-            s.components
-        ),
-    }?;
-    let width = l
-        .topo
-        .nodes
-        .iter()
-        .map(String::len)
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    writeln!(out, "\n{:<width$} {:>6}  apps", "node", "degree")?;
-    for (n, d) in &s.degrees {
-        let apps = l
-            .roles
-            .get(n)
-            .map(|r| {
-                r.iter()
-                    .map(|(g, k)| format!("{g} ({k})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default();
-        writeln!(out, "{}", format!("{n:<width$} {d:>6}  {apps}").trim_end())?;
-    }
-    if l.topo.links.is_empty() {
-        return emit(&out);
-    }
-    let head = [
-        "a",
-        "b",
-        "face",
-        "delay_ms",
-        "jitter_ms",
-        "loss_pct",
-        "bandwidth_mbps",
-        "queue",
-        "mtu",
-        "cost",
-    ];
-    let rows: Vec<Vec<String>> = l
-        .topo
-        .links
-        .iter()
-        .map(|k| {
-            let s = &k.spec;
-            vec![
-                k.a.clone(),
-                k.b.clone(),
-                s.face.clone(),
-                s.delay_ms.to_string(),
-                s.jitter_ms.to_string(),
-                s.loss_pct.to_string(),
-                s.bandwidth_mbps.to_string(),
-                s.queue.to_string(),
-                s.mtu.to_string(),
-                s.cost.to_string(),
-            ]
-        })
-        .collect();
-    let widths: Vec<usize> = (0..head.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].len())
-                .chain([head[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i < 3 {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("  ")
-    };
-    writeln!(out, "\n{}", line(head.to_vec()))?;
-    for r in &rows {
-        writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
-    }
-    emit(&out)
+    emit(&l.summary_text(&a.file))
 }
 
 fn import_file(a: ImportArgs) -> anyhow::Result<()> {
