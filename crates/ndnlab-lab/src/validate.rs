@@ -21,6 +21,8 @@
 //! of measurements, however they were obtained, and [`validate`] measures
 //! that table with the laboratory first.
 
+mod table;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
