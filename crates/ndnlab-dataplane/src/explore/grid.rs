@@ -206,18 +206,6 @@ impl Grid {
     }
 }
 
-/// Parses `--shard I/N` (0 <= I < N), as `ndnlab run` does.
-pub fn parse_shard(text: &str) -> Result<(usize, usize)> {
-    let bad = || usage(format!("--shard {text:?}: expected I/N with 0 <= I < N"));
-    let (i, n) = text.split_once('/').ok_or_else(bad)?;
-    let i: usize = i.trim().parse().map_err(|_| bad())?;
-    let n: usize = n.trim().parse().map_err(|_| bad())?;
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,7 +282,5 @@ mod tests {
         );
         assert!(e(&["threads=1", "threads=2"]).contains("given twice"));
         assert!(e(&[]).contains("at least one --grid"));
-        assert!(parse_shard("2/2").is_err() && parse_shard("1").is_err());
-        assert_eq!(parse_shard("1/3").unwrap(), (1, 3));
     }
 }

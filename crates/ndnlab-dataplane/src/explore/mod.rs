@@ -22,6 +22,7 @@ pub mod points;
 pub mod recommend;
 pub mod report;
 pub mod run;
+pub mod text;
 
 use std::path::Path;
 

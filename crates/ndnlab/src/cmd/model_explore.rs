@@ -7,13 +7,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use ndnlab_dataplane::explore::grid::parse_shard;
 use ndnlab_dataplane::explore::merge::merge;
-use ndnlab_dataplane::explore::points::KEPT;
-use ndnlab_dataplane::explore::report::{write, ReportOptions, Written};
+use ndnlab_dataplane::explore::report::{write, ReportOptions};
 use ndnlab_dataplane::explore::run::{explore, Options};
-use ndnlab_dataplane::explore::{Grid, Manifest, Requirement, Row};
-use ndnlab_report::text::{num, TextTable};
+use ndnlab_dataplane::explore::{text, Grid, Manifest, Requirement};
 
 use super::model_dp::{bar, ModelArgs, SmcArgs};
 
@@ -81,7 +78,12 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
     let manifest = Manifest::new(&a.m.model, &model, grid, &a.smc.property, &spec, a.m.seed);
     let present = a.present.options()?;
     present.check(&manifest)?;
-    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
+    let shard = a
+        .shard
+        .as_deref()
+        .map(ndnlab_analysis::shard::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     if a.resume && a.out.is_none() {
         anyhow::bail!("--resume carries on with --out DIR's points.csv: give --out");
     }
@@ -138,108 +140,18 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
             None => String::new(),
         }
     );
-    print_rows(&manifest.grid, &ran.rows);
+    print!("{}", text::rows(&manifest.grid, &ran.rows));
     println!(
         "{} points checked ({} runs) in {:.1} s on {threads} threads; {} found done",
         ran.checked, ran.runs, ran.wall_s, ran.skipped
     );
     if ran.complete {
-        print_recommendations(&manifest, &recs, &present);
+        print!("{}", text::recommendations(&manifest, &recs, &present));
     } else if shard.is_some() {
         println!("a shard: join the slices with `ndnlab model merge DIR... --out DIR` for the figures and recommendations");
     }
-    print_written(&a.out, written.as_ref());
+    print!("{}", text::written(a.out.as_deref(), written.as_ref()));
     Ok(())
-}
-
-fn print_rows(grid: &Grid, rows: &[Row]) {
-    let keys = grid.keys();
-    let mut h: Vec<&str> = keys.iter().map(String::as_str).collect();
-    h.extend([
-        "runs",
-        "estimate",
-        "interval",
-        "satisfaction",
-        "p99 (ns)",
-        "max queue",
-    ]);
-    let mut t = TextTable::new(&h, 0);
-    let col = |k: &str| KEPT.iter().position(|x| *x == k).expect("kept");
-    for r in rows {
-        let mut cells = r.levels.clone();
-        cells.push(r.runs.to_string());
-        cells.push(num(r.estimate));
-        cells.push(match r.interval {
-            Some((lo, hi, c)) => format!("[{}, {}] {}%", num(lo), num(hi), num(c * 100.0)),
-            None => "-".into(),
-        });
-        cells.push(num(r.means[col("satisfaction")]));
-        cells.push(num(r.means[col("latency_p99")]));
-        cells.push(num(r.means[col("max_queue")]));
-        t.row(cells);
-    }
-    print!("{}", t.render());
-}
-
-fn print_recommendations(
-    m: &Manifest,
-    recs: &[ndnlab_dataplane::explore::Recommendation],
-    present: &ReportOptions,
-) {
-    println!(
-        "recommended (fewest {}; {} of P[{}]):",
-        present.minimise.join(", then smallest "),
-        present.require.describe(),
-        m.property
-    );
-    let keys = m.grid.keys();
-    let mut h: Vec<&str> = keys.iter().map(String::as_str).collect();
-    h.extend(["estimate", "interval", "meets", "meeting"]);
-    let mut t = TextTable::new(&h, 0);
-    for r in recs {
-        let mut cells = r.row.levels.clone();
-        cells.push(num(r.row.estimate));
-        cells.push(match r.row.interval {
-            Some((lo, hi, _)) => format!("[{}, {}]", num(lo), num(hi)),
-            None => "-".into(),
-        });
-        cells.push(if r.meets { "yes" } else { "NO: the best" }.into());
-        cells.push(format!("{}/{}", r.meeting, r.candidates));
-        t.row(cells);
-    }
-    print!("{}", t.render());
-    if let (Requirement::AtLeast(req), Some(r)) = (present.require, recs.first()) {
-        if let Some((_, _, c)) = r.row.interval {
-            // The largest lower bound a point with every run successful reaches.
-            let best = recs
-                .iter()
-                .filter_map(|r| r.row.interval.map(|i| i.0))
-                .fold(f64::NEG_INFINITY, f64::max);
-            if recs.iter().all(|r| !r.meets) && best < req {
-                println!(
-                    "no point's lower bound reaches {req} at {}% confidence (the highest is {}): \
-                     more runs narrow the interval (e.g. --method clopper-pearson --runs 300, or a smaller --delta)",
-                    num(c * 100.0),
-                    num(best)
-                );
-            }
-        }
-    }
-}
-
-fn print_written(out: &Option<PathBuf>, w: Option<&Written>) {
-    if let Some(dir) = out {
-        println!("results: {}", dir.join("points.csv").display());
-    }
-    if let Some(w) = w {
-        println!(
-            "recommended: {}; {} figures (SVG and PNG) in {}",
-            w.recommended_csv.display(),
-            w.figures.len(),
-            out.as_ref()
-                .map_or(String::new(), |d| d.display().to_string())
-        );
-    }
 }
 
 /// Join the directories of a sharded exploration.
@@ -281,8 +193,11 @@ pub fn merge_cmd(a: MergeArgs) -> anyhow::Result<()> {
         merged.manifest.property,
         merged.out.display()
     );
-    print_rows(&merged.manifest.grid, &merged.rows);
-    print_recommendations(&merged.manifest, &w.recommendations, &present);
-    print_written(&Some(a.out.clone()), Some(&w));
+    print!("{}", text::rows(&merged.manifest.grid, &merged.rows));
+    print!(
+        "{}",
+        text::recommendations(&merged.manifest, &w.recommendations, &present)
+    );
+    print!("{}", text::written(Some(&a.out), Some(&w)));
     Ok(())
 }

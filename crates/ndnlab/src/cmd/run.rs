@@ -46,22 +46,17 @@ pub struct RunArgs {
     json: bool,
 }
 
-fn parse_shard(s: &str) -> anyhow::Result<(usize, usize)> {
-    let bad = || anyhow::anyhow!("--shard '{s}': expected I/N with 0 <= I < N");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
 pub fn run(a: RunArgs) -> anyhow::Result<()> {
     let mut opts = Options {
         runner: a.runner,
         quick: a.quick,
         resume: a.resume,
-        shard: a.shard.as_deref().map(parse_shard).transpose()?,
+        shard: a
+            .shard
+            .as_deref()
+            .map(ndnlab_analysis::shard::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
         sets: a
             .sets
             .iter()
