@@ -371,6 +371,22 @@ impl ModelSpec {
         ModelSpec::from_toml(&text, path)
     }
 
+    /// Reads a model file and applies `sets` (`PARAMETER=VALUE`, as `--set` gives
+    /// them) in order, then checks the result; each error names the assignment.
+    pub fn load_with(path: &Path, sets: &[String]) -> Result<ModelSpec> {
+        let mut m = ModelSpec::load(path)?;
+        for kv in sets {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| Error::Usage(format!("--set {kv:?}: write PARAMETER=VALUE")))?;
+            m.set(k.trim(), v.trim())
+                .map_err(|e| Error::Usage(format!("--set {kv}: {e}")))?;
+        }
+        m.check()
+            .map_err(|e| Error::Usage(format!("{} with --set: {e}", path.display())))?;
+        Ok(m)
+    }
+
     /// Checks every number and name without reading fitted model files.
     pub fn check(&self) -> Result<()> {
         let c = &self.consumer;

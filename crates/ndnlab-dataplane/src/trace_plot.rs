@@ -1,10 +1,29 @@
 //! The figure of a run's trace: each forwarding thread's queue and the PIT
 //! size against virtual time (SVG and PNG, `ndnlab_report`'s style).
 
+use std::path::Path;
+
 use ndnlab_report::figure::{render, Figure};
 use ndnlab_report::plots::{Legend, Lines};
 
 use crate::observe::Trace;
+
+/// Writes `trace` as CSV to `path` and its figure beside it (`.svg`, `.png`),
+/// creating the directory; the error names the file.
+pub fn write(path: &Path, trace: &Trace, title: &str) -> crate::Result<()> {
+    let io = |p: &Path, e: std::io::Error| crate::Error::Usage(format!("{}: {e}", p.display()));
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+    }
+    std::fs::write(path, trace.to_csv()).map_err(|e| io(path, e))?;
+    let fig = trace_figure(trace, title)
+        .map_err(|e| crate::Error::Usage(format!("drawing the trace: {e}")))?;
+    for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
+        let p = path.with_extension(ext);
+        std::fs::write(&p, bytes).map_err(|e| io(&p, e))?;
+    }
+    Ok(())
+}
 
 /// Queue lengths and PIT size over the run, in µs.
 pub fn trace_figure(trace: &Trace, title: &str) -> Result<Figure, String> {

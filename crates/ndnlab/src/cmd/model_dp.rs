@@ -2,9 +2,8 @@
 //! (`ndnlab_dataplane`), its statistical model checking (`ndnlab_smc`) and
 //! design-space exploration. This file parses arguments and prints.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use ndnlab_dataplane::runs::{default_threads, runs, summarize, timed};
@@ -34,17 +33,7 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The model with `--set` applied.
     pub fn load(&self) -> anyhow::Result<ModelSpec> {
-        let mut m = ModelSpec::load(&self.model)?;
-        for kv in &self.set {
-            let (k, v) = kv
-                .split_once('=')
-                .with_context(|| format!("--set {kv:?}: write PARAMETER=VALUE"))?;
-            m.set(k.trim(), v.trim())
-                .with_context(|| format!("--set {kv}"))?;
-        }
-        m.check()
-            .with_context(|| format!("{} with --set", self.model.display()))?;
-        Ok(m)
+        Ok(ModelSpec::load_with(&self.model, &self.set)?)
     }
 
     pub fn threads(&self) -> usize {
@@ -97,14 +86,8 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
             .max(1.0) as u64;
         let (_, trace) = simulate(&r, ndnlab_dataplane::runs::run_seed(a.m.seed, 0), every);
         let trace = trace.expect("traced");
-        write(path, &trace.to_csv())?;
         let title = format!("{}: queues and PIT, run 0", m.name);
-        let fig = ndnlab_dataplane::trace_plot::trace_figure(&trace, &title)
-            .map_err(|e| anyhow::anyhow!("drawing the trace: {e}"))?;
-        for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
-            let p = path.with_extension(ext);
-            std::fs::write(&p, bytes).with_context(|| format!("{}", p.display()))?;
-        }
+        ndnlab_dataplane::trace_plot::write(path, &trace, &title)?;
     }
     let stats = summarize(&obs);
     if a.m.json {
@@ -142,14 +125,6 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
         speed.packets_per_s_per_core / 1e6
     );
     Ok(())
-}
-
-/// Writes a file, naming it in the error.
-pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("{}", d.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("{}", path.display()))
 }
 
 #[derive(Args, Debug)]
