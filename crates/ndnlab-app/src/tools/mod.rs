@@ -8,6 +8,7 @@
 pub mod ctl;
 pub mod data_cache;
 pub mod get;
+pub mod key;
 pub mod perf;
 pub mod ping;
 pub mod popularity;
@@ -110,7 +111,7 @@ pub fn command_signer(
     let dir = ndnlab_security::Keychain::resolve_dir(keychain);
     let kc = ndnlab_security::Keychain::open(&dir)
         .map_err(|e| anyhow::anyhow!("opening keychain {}: {e}", dir.display()))?;
-    let passphrase = std::env::var("NDNLAB_PASSPHRASE")
+    let passphrase = std::env::var(key::PASSPHRASE_ENV)
         .ok()
         .filter(|p| !p.is_empty());
     let signer = kc

@@ -1,16 +1,14 @@
 //! `ndnlab key`: the file keychain (generate, list, export, import, delete
 //! keys and NDN certificates v2).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ndnlab_security::{base64_encode, KeyStorage, KeyType, Keychain, DEFAULT_VALIDITY};
+use ndnlab_app::tools::key;
+use ndnlab_security::{base64_encode, KeyType, Keychain, DEFAULT_VALIDITY};
 use ndnlab_wire::Name;
-
-/// Environment variable holding the passphrase of encrypted keys.
-pub const PASSPHRASE_ENV: &str = "NDNLAB_PASSPHRASE";
 
 /// Keys and certificates.
 #[derive(Args, Debug)]
@@ -78,21 +76,6 @@ fn parse_name(s: &str) -> anyhow::Result<Name> {
         .map_err(|e| anyhow::anyhow!("invalid name {s:?}: {e}"))
 }
 
-fn read_passphrase(file: Option<&Path>, from_env: bool) -> anyhow::Result<Option<Vec<u8>>> {
-    if let Some(f) = file {
-        let text = std::fs::read_to_string(f)
-            .with_context(|| format!("reading passphrase file {}", f.display()))?;
-        let line = text.lines().next().unwrap_or("");
-        anyhow::ensure!(!line.is_empty(), "passphrase file {} is empty", f.display());
-        return Ok(Some(line.as_bytes().to_vec()));
-    }
-    match std::env::var(PASSPHRASE_ENV) {
-        Ok(p) if !p.is_empty() => Ok(Some(p.into_bytes())),
-        _ if from_env => anyhow::bail!("--encrypt needs the passphrase in ${PASSPHRASE_ENV}"),
-        _ => Ok(None),
-    }
-}
-
 pub fn run(args: KeyArgs) -> anyhow::Result<()> {
     let dir = Keychain::resolve_dir(args.keychain.as_deref());
     let kc = Keychain::open(&dir).with_context(|| format!("opening keychain {}", dir.display()))?;
@@ -107,7 +90,7 @@ pub fn run(args: KeyArgs) -> anyhow::Result<()> {
             let id = parse_name(&identity)?;
             let t: KeyType = key_type.parse()?;
             let pass = if encrypt || passphrase_file.is_some() {
-                read_passphrase(passphrase_file.as_deref(), true)?
+                key::passphrase(passphrase_file.as_deref(), true)?
             } else {
                 None
             };
@@ -124,63 +107,11 @@ pub fn run(args: KeyArgs) -> anyhow::Result<()> {
         }
         KeyCmd::List { json } => {
             let keys = kc.keys()?;
-            let storage = |s: KeyStorage| match s {
-                KeyStorage::Pkcs8 => "pkcs8",
-                KeyStorage::EncryptedPkcs8 => "pkcs8-encrypted",
-                KeyStorage::HmacSecret => "hmac-secret",
-            };
             if json {
-                let v: Vec<serde_json::Value> = keys
-                    .iter()
-                    .map(|k| {
-                        serde_json::json!({
-                            "identity": k.key_name.prefix(k.key_name.len() - 2).to_string(),
-                            "key": k.key_name.to_string(),
-                            "type": k.key_type.map(|t| t.to_string()),
-                            "storage": storage(k.storage),
-                            "certificates": k.certs.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "keychain": kc.dir().display().to_string(),
-                        "keys": v,
-                    }))?
-                );
-            } else if keys.is_empty() {
-                println!(
-                    "keychain {}: no keys (create one with `ndnlab key gen IDENTITY`)",
-                    kc.dir().display()
-                );
+                let v = key::list_json(&kc, &keys);
+                println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
-                println!("keychain {}", kc.dir().display());
-                println!(
-                    "{:<48} {:<11} {:<16} CERTIFICATES",
-                    "KEY", "TYPE", "STORAGE"
-                );
-                for k in &keys {
-                    let t = k
-                        .key_type
-                        .map(|t| t.to_string())
-                        .unwrap_or_else(|| "?".into());
-                    let certs = if k.certs.is_empty() {
-                        "-".to_string()
-                    } else {
-                        k.certs
-                            .iter()
-                            .map(|c| c.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    };
-                    println!(
-                        "{:<48} {:<11} {:<16} {certs}",
-                        k.key_name.to_string(),
-                        t,
-                        storage(k.storage)
-                    );
-                }
+                print!("{}", key::list_text(&kc, &keys));
             }
         }
         KeyCmd::ExportCert { name, output } => {
@@ -208,7 +139,7 @@ pub fn run(args: KeyArgs) -> anyhow::Result<()> {
                 None => None,
             };
             let pass = if key.is_some() {
-                read_passphrase(passphrase_file.as_deref(), false)?
+                key::passphrase(passphrase_file.as_deref(), false)?
             } else {
                 None
             };
