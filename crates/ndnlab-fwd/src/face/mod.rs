@@ -19,7 +19,7 @@ pub mod emu;
 pub mod emu_timer;
 pub mod ether;
 pub mod link;
-mod share;
+pub(crate) mod share;
 pub mod stream;
 pub mod udp;
 pub mod uri;

@@ -22,6 +22,39 @@ pub(crate) fn assign_own(pkt: &mut (LpFields, Bytes), frame: *const u8, alloc: u
     pkt.0.buffer_share = BUFFER_OWN | footprint;
 }
 
+/// The stream-buffer shares of the packets a burst drops before the forwarder's
+/// core sees them (oversized, malformed), carried to the next Data of the burst:
+/// the buffer bytes they stood for stay alive as long as that Data's slice does. A
+/// datagram's own buffer goes with its packet: nothing to carry.
+#[derive(Default)]
+pub(crate) struct Dropped {
+    lost: u32,
+}
+
+impl Dropped {
+    /// A packet of the burst arrives: a stream share (not [`BUFFER_OWN`]) takes what
+    /// the packets dropped before it stood for. Returns whether it is a stream share.
+    #[inline]
+    pub(crate) fn arrive(&mut self, fields: &mut LpFields) -> bool {
+        let share = fields.buffer_share;
+        if share == 0 || share & BUFFER_OWN != 0 {
+            return false;
+        }
+        fields.buffer_share = share.saturating_add(self.lost).min(!BUFFER_OWN);
+        self.lost = 0;
+        true
+    }
+
+    /// The packet `fields` arrived with (`stream`: as [`Dropped::arrive`] said) is
+    /// dropped: its share goes to the next Data.
+    #[inline]
+    pub(crate) fn drop(&mut self, stream: bool, fields: &LpFields) {
+        if stream {
+            self.lost = fields.buffer_share;
+        }
+    }
+}
+
 /// Where a stream reader is in its read buffer.
 pub(crate) struct BufferShares {
     /// One past the buffer's last byte.

@@ -37,7 +37,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
-use ndnlab_core::cs_share::BUFFER_OWN;
 use ndnlab_core::{FaceId, InPacket, LpMeta};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
@@ -366,31 +365,17 @@ impl Ingress for Shared {
         // Off: one branch per packet on `None`.
         let mut sampler = self.latency.as_ref().map(|l| (l, l.burst(burst.len())));
         let mut per_samples: Vec<Samples> = Vec::new();
-        // The stream-buffer shares of Data dropped here, for the next Data of the burst
-        // (a datagram's own buffer goes with it: nothing to carry).
-        let mut lost = 0u32;
-        let stream_share = |f: &LpFields| {
-            if f.buffer_share & BUFFER_OWN == 0 {
-                f.buffer_share
-            } else {
-                0
-            }
-        };
+        // The read-buffer shares of packets dropped here go to the next Data.
+        let mut dropped = crate::face::share::Dropped::default();
         for (j, (mut fields, wire)) in burst.drain(..).enumerate() {
             let seq = match &mut sampler {
                 None => None,
                 Some((_, s)) => s.pick(j),
             };
             let first = wire.first().copied().unwrap_or(0) as u64;
-            let share = stream_share(&fields);
-            if share != 0 {
-                fields.buffer_share = share.saturating_add(lost).min(!BUFFER_OWN);
-                lost = 0;
-            }
+            let stream = dropped.arrive(&mut fields);
             if wire.len() > self.cfg.forwarder.max_packet_size {
-                if share != 0 {
-                    lost = fields.buffer_share;
-                }
+                dropped.drop(stream, &fields);
                 tracing::trace!(
                     face = face.id,
                     len = wire.len(),
@@ -402,9 +387,7 @@ impl Ingress for Shared {
                 continue;
             }
             if !self_learning_fields_ok(first, &fields) {
-                if share != 0 {
-                    lost = fields.buffer_share;
-                }
+                dropped.drop(stream, &fields);
                 tracing::trace!(face = face.id, "misplaced or malformed self-learning field");
                 self.counters.decode_drops.fetch_add(1, Relaxed);
                 face.stats.in_drops.fetch_add(1, Relaxed);
@@ -454,9 +437,7 @@ impl Ingress for Shared {
                         Some((shard, InPacket::Data(d), fields))
                     }
                     Err(e) => {
-                        if share != 0 {
-                            lost = fields.buffer_share;
-                        }
+                        dropped.drop(stream, &fields);
                         tracing::trace!(face = face.id, drop = e.reason(), "bad Data");
                         self.counters.decode_drops.fetch_add(1, Relaxed);
                         face.stats.in_drops.fetch_add(1, Relaxed);
