@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use ndnlab_wire::{Data, Name};
 
+pub mod share;
+
+use crate::cs::share::Shares;
 use crate::cs_policy::{CsPolicyKind, Policy};
-use crate::cs_share::Shares;
 use crate::pcct::{Pcct, NONE};
 use crate::Time;
 
@@ -46,10 +48,10 @@ pub(crate) struct CsEntry {
 impl CsEntry {
     const OWN: Time = 1 << 63;
     const CHARGED: Time = 1 << 62;
-    /// Charged more than [`charge`] for its read buffer ([`crate::cs_share`]).
+    /// Charged more than [`charge`] for its read buffer ([`crate::cs::share`]).
     const EXTRA: Time = 1 << 61;
     /// A slice of a read buffer other packets share, as the face's reader reported
-    /// ([`crate::cs_share`]): it leaves a ghost when it leaves its place.
+    /// ([`crate::cs::share`]): it leaves a ghost when it leaves its place.
     const SHARED: Time = 1 << 60;
     const FLAGS: Time = Self::OWN | Self::CHARGED | Self::EXTRA | Self::SHARED;
 
@@ -195,7 +197,7 @@ pub(crate) struct CsState {
     /// ([`CsState::over_count`]), so the table holds at most twice `capacity` cells.
     ghosts: usize,
     /// Read-buffer shares reported for arriving Data, faces' carries, and entries'
-    /// charges beyond [`charge`] ([`crate::cs_share`]).
+    /// charges beyond [`charge`] ([`crate::cs::share`]).
     pub(crate) shares: Shares,
     /// Opt-in ordered index of cached names, for NFD-style CanBePrefix lookups (see
     /// [`Pcct::set_prefix_match`]); `None` keeps it off the hot path.
@@ -536,7 +538,7 @@ impl Pcct {
         // copied: under priority-FIFO fresh Data (stale and unsolicited entries leave in
         // arrival order); under LRU and TinyLFU entries leave in arrival order until
         // they are hit, and are copied then ([`Pcct::cs_own_on_hit`]). A Data alone in
-        // its buffer (a datagram's) needs no copy ([`crate::cs_share`]).
+        // its buffer (a datagram's) needs no copy ([`crate::cs::share`]).
         let own_buffers = self.cs.own_buffers;
         let alone = own_buffers && self.cs.shares.alone();
         let copy = own_buffers
@@ -546,7 +548,7 @@ impl Pcct {
         let (own, slice) = (copy || alone, own_buffers && !copy);
         let shared = slice && !alone && self.cs.shares.shared();
         let len = data.wire().len();
-        // The share of its buffer beyond `charge` ([`crate::cs_share`]).
+        // The share of its buffer beyond `charge` ([`crate::cs::share`]).
         let extra = if slice {
             self.cs.shares.extra_for(charge(len, own))
         } else {
@@ -661,21 +663,6 @@ impl Pcct {
         i
     }
 
-    /// [`Pcct::cs_own_on_hit`] for a slice of a shared read buffer: the copy is a new
-    /// entry at the back, the slice a ghost where it was.
-    #[cold]
-    fn cs_copy_out(&mut self, i: u32) -> u32 {
-        let e = self.cs.entry(i);
-        let copy = ndnlab_wire::packet_bytes(&e.wire);
-        let (old, slot) = (e.wire.clone(), e.slot);
-        let name = &mut self.slots[slot as usize].name;
-        if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
-            name.repoint(|| moved);
-        }
-        let fresh = CsEntry::new(copy, e.fresh_until(), true, true, slot);
-        self.cs_leave_ghost(i, fresh, 0)
-    }
-
     /// Copy entry `i` into a buffer of its own, in place: a slice of a buffer no
     /// reader described, charged as one of a full read buffer, is charged its copy (an
     /// entry cached without own buffers, charged its length, keeps that charge).
@@ -692,64 +679,6 @@ impl Pcct {
         if let Some(moved) = same_place(name.as_bytes(), &old, &copy) {
             name.repoint(|| moved);
         }
-    }
-
-    /// Entry `i`, a slice of a shared read buffer, leaves its place in eviction order
-    /// (a hit copies it to the back, a refresh brings new bytes): `next` (same slot)
-    /// takes over its name as a new arrival, and `i` stays where it was as a ghost: no
-    /// name, no bytes, its charge, until eviction reaches it. Slices are charged a
-    /// share of the read buffer they arrived in, which the slices cached before and
-    /// after them keep alive: released early with its charge, a slice left the buffer
-    /// pinned by neighbours charged for less than it (64 consumers asking for the same
-    /// names held 17-45% more than the bound, docs/RELIABILITY.md). The ghost keeps the
-    /// charge in arrival order without the bytes: the buffer is freed as soon as its
-    /// last slice goes, and charged until then. `next` is charged `extra` beyond its
-    /// [`CsEntry::charge`]. Returns `next`'s index.
-    fn cs_leave_ghost(&mut self, i: u32, next: CsEntry, extra: usize) -> u32 {
-        let e = self.cs.entries[i as usize].as_mut().expect("live CS entry");
-        let (slot, indirect_from) = (e.slot, e.indirect_from);
-        e.slot = NONE;
-        e.indirect_from = e.charge().min(u32::MAX as usize) as u32;
-        e.wire = Bytes::new();
-        let fresh_until = next.fresh_until();
-        self.cs.bytes += next.charge() + extra;
-        let j = self.cs.alloc(CsEntry {
-            indirect_from,
-            ..next
-        });
-        self.cs.ghosts += 1;
-        self.slots[slot as usize].cs = j;
-        if indirect_from != NONE {
-            self.slots[indirect_from as usize].indirect = j;
-        }
-        if let Some(index) = self.cs.prefix_index.as_mut() {
-            index.insert(self.slots[slot as usize].name.to_bytes(), j);
-        }
-        let entries = &self.cs.entries;
-        self.cs
-            .policy
-            .on_insert(j, fresh_until, false, |k| fresh_of(entries, k));
-        j
-    }
-
-    /// A Data from `face` standing for `share` bytes of its read buffer is about to be
-    /// processed ([`crate::cs_share`]); [`Pcct::cs_done`] once it is.
-    #[inline]
-    pub(crate) fn cs_arrive(&mut self, face: u64, share: u32) {
-        self.cs.shares.arrive(face, share);
-    }
-
-    /// The Data of [`Pcct::cs_arrive`] is done with.
-    #[inline]
-    pub(crate) fn cs_done(&mut self) {
-        self.cs.shares.done();
-    }
-
-    /// Bytes of read buffers faces carry: the shares of Data the CS did not keep as
-    /// slices, charged to the next slice it keeps from the same face
-    /// ([`crate::cs_share`]).
-    pub fn carried(&self) -> usize {
-        self.cs.shares.carried()
     }
 
     /// Evict back under the bounds after hits copied entries out of their read
@@ -818,26 +747,6 @@ impl Pcct {
         self.cs_drop_ghosts_if_empty();
     }
 
-    /// With no named entry left, no slice pins a buffer: ghosts charge for nothing.
-    fn cs_drop_ghosts_if_empty(&mut self) {
-        if self.cs.count == 0 && self.cs.ghosts > 0 {
-            let ghosts: Vec<u32> = self.cs_ghosts().collect();
-            for i in ghosts {
-                self.cs_remove(i);
-            }
-        }
-    }
-
-    /// The ghosts' indices.
-    fn cs_ghosts(&self) -> impl Iterator<Item = u32> + '_ {
-        self.cs
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.as_ref().is_some_and(CsEntry::is_ghost))
-            .map(|(i, _)| i as u32)
-    }
-
     /// Remove CS entry `i`.
     #[inline(always)]
     pub(crate) fn cs_remove(&mut self, i: u32) {
@@ -872,21 +781,6 @@ impl Pcct {
         }
         self.slots[e.slot as usize].cs = NONE;
         self.maybe_free_slot(e.slot);
-    }
-
-    /// [`Pcct::cs_remove`] for a ghost.
-    #[cold]
-    fn cs_remove_ghost(&mut self, i: u32) {
-        let e = self.cs.entry(i);
-        let mut size = e.indirect_from as usize;
-        if e.has_extra() {
-            size += self.cs.shares.remove(i);
-        }
-        self.cs.entries[i as usize] = None;
-        self.cs.policy.on_remove(i);
-        self.cs.free.push(i);
-        self.cs.ghosts -= 1;
-        self.cs.bytes -= size;
     }
 
     /// Ghosts held: the charges of slices that named entries left at their place in
@@ -983,7 +877,7 @@ impl Pcct {
     /// `ndnlab bench fwd`'s exchanges/s at 100 bytes, docs/RELIABILITY.md). Entries
     /// cached before a change keep the charge they were cached with. A runtime that
     /// reports each Data's share of its read buffer ([`crate::LpMeta::buffer_share`])
-    /// gets exact charges ([`crate::cs_share`]), and a slice of a shared buffer that
+    /// gets exact charges ([`crate::cs::share`]), and a slice of a shared buffer that
     /// leaves its place early (a hit copies it, new Data refreshes it) leaves a ghost
     /// there: its charge, without name or bytes, until eviction reaches it
     /// ([`ContentStore::ghosts`]).

@@ -48,7 +48,7 @@ pub struct LpMeta {
     /// On an incoming Data, the bytes of the read buffer it arrived in that it stands
     /// for, as the face's reader counts them (0: not reported): its own, and those
     /// back to the previous Data read into that buffer. The CS charges a slice it
-    /// keeps that share ([`crate::cs_share`]). Not sent.
+    /// keeps that share ([`crate::cs::share`]). Not sent.
     pub buffer_share: u32,
 }
 

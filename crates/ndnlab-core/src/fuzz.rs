@@ -114,7 +114,7 @@ impl Share {
         match self {
             Share::None => 0,
             Share::Stream(n) => u32::from(*n),
-            Share::Own(n) => crate::cs_share::BUFFER_OWN | u32::from(*n),
+            Share::Own(n) => crate::cs::share::BUFFER_OWN | u32::from(*n),
         }
     }
 }
@@ -586,7 +586,7 @@ impl World {
             "CS entries, ghosts and bytes as counted"
         );
         assert!(!cs.is_empty() || cs.ghosts() == 0, "ghosts without entries");
-        assert!(cs.carried() <= FACES as usize * crate::cs_share::CARRY_MAX as usize);
+        assert!(cs.carried() <= FACES as usize * crate::cs::share::CARRY_MAX as usize);
         assert!(
             self.fw.dead_nonce_len() <= self.dnl_capacity,
             "DNL over capacity"

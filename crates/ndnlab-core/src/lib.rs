@@ -99,7 +99,6 @@
 pub mod counters;
 pub mod cs;
 pub mod cs_policy;
-pub mod cs_share;
 pub mod dead_nonce;
 pub mod dispatch;
 pub mod face;

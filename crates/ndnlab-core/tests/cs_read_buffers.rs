@@ -274,7 +274,7 @@ fn largest_excess(
         let cs = lab.fw.cs_ref();
         assert_eq!(cs.recount(), (cs.len(), cs.ghosts(), cs.bytes()));
         assert!(cs.bytes() <= 2 << 20);
-        assert!(cs.carried() <= ndnlab_core::cs_share::CARRY_MAX as usize);
+        assert!(cs.carried() <= ndnlab_core::cs::share::CARRY_MAX as usize);
         // Two buffers are partly charged: the one eviction is part way through, and
         // the one being delivered (a face's reader holds it anyway).
         let excess = (held * READ_BUFFER) as isize - (cs.bytes() + 2 * READ_BUFFER) as isize;

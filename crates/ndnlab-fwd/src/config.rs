@@ -210,7 +210,7 @@ impl TablesSection {
 #[serde(deny_unknown_fields, default)]
 pub struct CsSection {
     /// Maximum number of Data packets (per forwarder, split among shards by
-    /// [`crate::runtime::cs_share::shard_cs_capacity`]); 0 turns caching off.
+    /// [`crate::runtime::cs_split::shard_cs_capacity`]); 0 turns caching off.
     pub capacity: usize,
     /// Maximum bytes of cached Data wire encoding (per forwarder, split among shards
     /// as `capacity` is). Nothing is allocated up front.

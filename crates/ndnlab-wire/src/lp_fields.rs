@@ -24,7 +24,7 @@ pub struct LpFields {
     /// reader gives a Data the bytes from the end of the previous Data it read into
     /// the same buffer to its own end; a datagram reader gives the datagram's buffer,
     /// with the top bit set (it holds nothing else). The forwarder's CS charges a
-    /// slice it keeps that share (`ndnlab_core::cs_share`).
+    /// slice it keeps that share (`ndnlab_core::cs::share`).
     pub buffer_share: u32,
 }
 

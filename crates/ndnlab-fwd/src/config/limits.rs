@@ -12,7 +12,7 @@ use ndnlab_proto::lp::ReassemblyLimits;
 use serde::Deserialize;
 
 use super::{invalid, ConfigError};
-use crate::runtime::cs_share::shard_cs_capacity;
+use crate::runtime::cs_split::shard_cs_capacity;
 
 /// Largest value accepted for a PIT bound (entries).
 const MAX_PIT: usize = 1 << 28;

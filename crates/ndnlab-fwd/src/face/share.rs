@@ -1,11 +1,11 @@
 //! The share of its read buffer each Data read from a stream face stands for
 //! ([`LpFields::buffer_share`]), so that the CS charges the buffers its slices keep
-//! alive whole (`ndnlab_core::cs_share`): Interests, link-layer headers and idle
+//! alive whole (`ndnlab_core::cs::share`): Interests, link-layer headers and idle
 //! packets between Data are charged to the Data after them, and what a buffer holds
 //! after its last Data to the first Data of the next buffer.
 
 use bytes::{Bytes, BytesMut};
-use ndnlab_core::cs_share::BUFFER_OWN;
+use ndnlab_core::cs::share::BUFFER_OWN;
 use ndnlab_proto::lp::LpFields;
 use ndnlab_wire::packet_buf::packet_bytes_footprint;
 use ndnlab_wire::tlv::types as t;

@@ -26,7 +26,7 @@
 //! go back to the readers through a small pool, so the hand-off allocates nothing in
 //! the steady state.
 
-pub mod cs_share;
+pub mod cs_split;
 pub mod listeners;
 pub mod queue;
 pub mod shard;

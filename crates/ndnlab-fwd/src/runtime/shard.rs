@@ -25,7 +25,7 @@ use ndnlab_core::{
 use ndnlab_wire::Name;
 use tokio::sync::{mpsc, oneshot};
 
-use super::cs_share::shard_cs_capacity;
+use super::cs_split::shard_cs_capacity;
 use super::{ShardItem, Shared};
 use crate::config::FwdConfig;
 use crate::face::{FaceEntry, OutItem, PktKind};
