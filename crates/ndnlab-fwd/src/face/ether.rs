@@ -21,20 +21,20 @@
 //! NFD reads frames with libpcap and a BPF filter; a packet socket bound to the
 //! EtherType gets the same frames without the library. Needs `CAP_NET_RAW`.
 
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use tokio::io::unix::AsyncFd;
 
 use ndnlab_proto::ether::{self, EtherDrop, MacAddr, ETHERTYPE_NDN, HDR_LEN, PADDING};
 
-use super::datagram::{run_writer, DatagramSink, WriterParams};
+use super::datagram::{DatagramSink, WriterParams};
 use super::link::DatagramDecoder;
+use super::peers::{spawn_writer, Created, Peers};
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use super::{FaceEntry, Persistency, SendQueueRx};
@@ -322,18 +322,13 @@ impl DatagramSink for EtherSink {
     }
 }
 
-struct Peer {
-    face: Arc<FaceEntry>,
-    last_seen: Arc<AtomicU64>,
-}
-
 /// One interface's packet socket and the Ethernet faces on it.
 pub struct EtherChannel {
     fd: AsyncFd<OwnedFd>,
     netif: Netif,
     listening: bool,
     idle_timeout_ns: u64,
-    peers: Mutex<HashMap<MacAddr, Peer>>,
+    peers: Peers<MacAddr>,
     /// The multicast group joined and its face.
     multicast: OnceLock<(MacAddr, Arc<FaceEntry>)>,
     /// Frames dropped before reaching a face, by [`EtherDrop::index`].
@@ -370,7 +365,7 @@ impl EtherChannel {
             netif,
             listening,
             idle_timeout_ns: idle_timeout_s.saturating_mul(1_000_000_000),
-            peers: Mutex::new(HashMap::new()),
+            peers: Peers::default(),
             multicast: OnceLock::new(),
             drops: Default::default(),
         }))
@@ -480,36 +475,29 @@ impl EtherChannel {
         mtu: Option<usize>,
         ingress: &Arc<dyn Ingress>,
     ) -> Arc<FaceEntry> {
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = peers.get(&remote) {
-            if !p.face.is_closed() {
-                return p.face.clone();
-            }
-        }
-        let (face, queue) = FaceEntry::new(
-            ingress.alloc_face_id(),
-            FaceUri::Ether(remote),
-            self.local_uri(),
-            false,
-            persistency,
-            false,
-            Some(mtu.map_or(self.netif.mtu, |m| m.min(self.netif.mtu))),
-            ingress.limits(),
-        );
-        let last_seen = Arc::new(AtomicU64::new(ingress.now()));
-        peers.insert(
+        let make = || {
+            FaceEntry::new(
+                ingress.alloc_face_id(),
+                FaceUri::Ether(remote),
+                self.local_uri(),
+                false,
+                persistency,
+                false,
+                Some(mtu.map_or(self.netif.mtu, |m| m.min(self.netif.mtu))),
+                ingress.limits(),
+            )
+        };
+        let spawn = |face: Arc<FaceEntry>, c: Created| {
+            self.spawn_writer(face, c.queue, remote, ingress.clone(), c.idle);
+        };
+        self.peers.connect(
             remote,
-            Peer {
-                face: face.clone(),
-                last_seen: last_seen.clone(),
-            },
-        );
-        drop(peers);
-        face.set_idle_timeout(last_seen.clone(), self.idle_timeout_ns);
-        ingress.register_face(&face);
-        let idle = (persistency == Persistency::OnDemand).then_some(last_seen);
-        self.spawn_writer(face.clone(), queue, remote, ingress.clone(), idle);
-        face
+            persistency,
+            self.idle_timeout_ns,
+            ingress,
+            make,
+            spawn,
+        )
     }
 
     fn spawn_writer(
@@ -520,26 +508,19 @@ impl EtherChannel {
         ingress: Arc<dyn Ingress>,
         idle: Option<Arc<AtomicU64>>,
     ) {
+        let sink = EtherSink {
+            hdr: ether::header(remote, self.netif.mac),
+            ch: self.clone(),
+        };
+        let params = WriterParams {
+            idle,
+            idle_timeout_ns: self.idle_timeout_ns,
+            batch: 4 * BATCH,
+            medium: "Ethernet",
+        };
         let ch = self.clone();
-        tokio::spawn(async move {
-            let sink = EtherSink {
-                hdr: ether::header(remote, ch.netif.mac),
-                ch: ch.clone(),
-            };
-            let params = WriterParams {
-                idle,
-                idle_timeout_ns: ch.idle_timeout_ns,
-                batch: 4 * BATCH,
-                medium: "Ethernet",
-            };
-            if let Err(e) = run_writer(&sink, &face, queue, &*ingress, params).await {
-                tracing::debug!(face = face.id, error = %e, "Ethernet send failed");
-            }
-            ch.peers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain(|_, p| p.face.id != face.id);
-            ingress.face_closed(&face);
+        spawn_writer(sink, face, queue, ingress, params, move |id| {
+            ch.peers.forget(id)
         });
     }
 
@@ -643,15 +624,8 @@ impl EtherChannel {
             return Err(EtherDrop::FromSelf);
         }
         if f.dst == self.netif.mac {
-            let known = {
-                let peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-                peers.get(&f.src).map(|p| {
-                    p.last_seen.store(now, Relaxed);
-                    p.face.clone()
-                })
-            };
-            let face = match known {
-                Some(face) if !face.is_closed() => face,
+            let face = match self.peers.heard(&f.src, now) {
+                Some(face) => face,
                 _ if self.listening && !f.src.is_multicast() => {
                     self.connect(f.src, Persistency::OnDemand, None, ingress)
                 }
@@ -666,12 +640,7 @@ impl EtherChannel {
     }
 
     fn has_face(&self, id: u64) -> bool {
-        self.peers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .any(|p| p.face.id == id)
-            || self.multicast_face().is_some_and(|f| f.id == id)
+        self.peers.has(id) || self.multicast_face().is_some_and(|f| f.id == id)
     }
 }
 

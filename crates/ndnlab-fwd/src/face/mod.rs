@@ -19,6 +19,7 @@ pub mod emu;
 pub mod emu_timer;
 pub mod ether;
 pub mod link;
+pub mod peers;
 pub(crate) mod share;
 pub mod stream;
 pub mod udp;

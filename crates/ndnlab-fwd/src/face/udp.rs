@@ -11,16 +11,16 @@
 //! equal-size datagrams, such as the fragments of a large packet (one system call
 //! and one kernel buffer for up to 64 of them; see [`mmsg::send_some`]).
 
-use std::collections::HashMap;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::net::UdpSocket;
 
-use super::datagram::{run_writer, DatagramSink, WriterParams};
+use super::datagram::{DatagramSink, WriterParams};
+use super::peers::{spawn_writer, Created, Peers};
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use ndnlab_udp as mmsg;
@@ -32,18 +32,13 @@ const MAX_DATAGRAM: usize = 65536;
 /// Datagrams drained per readiness wake-up.
 const RECV_BURST: usize = 64;
 
-struct Peer {
-    face: Arc<FaceEntry>,
-    last_seen: Arc<AtomicU64>,
-}
-
 /// A UDP socket and the faces that use it.
 pub struct UdpChannel {
     socket: Arc<UdpSocket>,
     local: SocketAddr,
     mtu: usize,
     idle_timeout_ns: u64,
-    peers: Mutex<HashMap<SocketAddr, Peer>>,
+    peers: Peers<SocketAddr>,
     /// For a multicast channel, its one face.
     multicast: Option<Arc<FaceEntry>>,
     /// UDP GSO works on this socket (cleared at the first failure).
@@ -65,7 +60,7 @@ impl UdpChannel {
             local,
             mtu,
             idle_timeout_ns: idle_timeout_s.saturating_mul(1_000_000_000),
-            peers: Mutex::new(HashMap::new()),
+            peers: Peers::default(),
             multicast: None,
             gso: AtomicBool::new(true),
         }))
@@ -147,7 +142,7 @@ impl UdpChannel {
             local,
             mtu,
             idle_timeout_ns: u64::MAX,
-            peers: Mutex::new(HashMap::new()),
+            peers: Peers::default(),
             multicast: Some(face.clone()),
             gso: AtomicBool::new(true),
         });
@@ -172,39 +167,33 @@ impl UdpChannel {
         mtu: Option<usize>,
         ingress: &Arc<dyn Ingress>,
     ) -> Arc<FaceEntry> {
-        let mut peers = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = peers.get(&remote) {
-            if !p.face.is_closed() {
-                return p.face.clone();
-            }
-        }
-        let (face, queue) = FaceEntry::new(
-            ingress.alloc_face_id(),
-            FaceUri::Udp(remote),
-            FaceUri::Udp(local_toward(self.local, remote)),
-            false,
-            persistency,
-            false,
-            Some(mtu.unwrap_or(self.mtu)),
-            ingress.limits(),
-        );
-        let last_seen = Arc::new(AtomicU64::new(ingress.now()));
-        peers.insert(
+        let make = || {
+            let (face, queue) = FaceEntry::new(
+                ingress.alloc_face_id(),
+                FaceUri::Udp(remote),
+                FaceUri::Udp(local_toward(self.local, remote)),
+                false,
+                persistency,
+                false,
+                Some(mtu.unwrap_or(self.mtu)),
+                ingress.limits(),
+            );
+            face.link
+                .reliability
+                .attach_udp(self.socket.clone(), remote);
+            (face, queue)
+        };
+        let spawn = |face: Arc<FaceEntry>, c: Created| {
+            self.spawn_writer(face, c.queue, remote, ingress.clone(), c.idle);
+        };
+        self.peers.connect(
             remote,
-            Peer {
-                face: face.clone(),
-                last_seen: last_seen.clone(),
-            },
-        );
-        drop(peers);
-        face.set_idle_timeout(last_seen.clone(), self.idle_timeout_ns);
-        face.link
-            .reliability
-            .attach_udp(self.socket.clone(), remote);
-        ingress.register_face(&face);
-        let idle = (persistency == Persistency::OnDemand).then_some(last_seen);
-        self.spawn_writer(face.clone(), queue, remote, ingress.clone(), idle);
-        face
+            persistency,
+            self.idle_timeout_ns,
+            ingress,
+            make,
+            spawn,
+        )
     }
 
     fn spawn_writer(
@@ -215,26 +204,19 @@ impl UdpChannel {
         ingress: Arc<dyn Ingress>,
         idle: Option<Arc<AtomicU64>>,
     ) {
+        let sink = UdpSink {
+            ch: self.clone(),
+            remote,
+        };
+        let params = WriterParams {
+            idle,
+            idle_timeout_ns: self.idle_timeout_ns,
+            batch: 4 * mmsg::BATCH,
+            medium: "UDP",
+        };
         let ch = self.clone();
-        tokio::spawn(async move {
-            let sink = UdpSink {
-                ch: ch.clone(),
-                remote,
-            };
-            let params = WriterParams {
-                idle,
-                idle_timeout_ns: ch.idle_timeout_ns,
-                batch: 4 * mmsg::BATCH,
-                medium: "UDP",
-            };
-            if let Err(e) = run_writer(&sink, &face, queue, &*ingress, params).await {
-                tracing::debug!(face = face.id, error = %e, "UDP send failed");
-            }
-            ch.peers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain(|_, p| p.face.id != face.id);
-            ingress.face_closed(&face);
+        spawn_writer(sink, face, queue, ingress, params, move |id| {
+            ch.peers.forget(id)
         });
     }
 
@@ -268,19 +250,10 @@ impl UdpChannel {
                         let n = dgram.len();
                         let face = match &ch.multicast {
                             Some(f) => f.clone(),
-                            None => {
-                                let known = {
-                                    let peers = ch.peers.lock().unwrap_or_else(|e| e.into_inner());
-                                    peers.get(&from).map(|p| {
-                                        p.last_seen.store(now, Relaxed);
-                                        p.face.clone()
-                                    })
-                                };
-                                match known {
-                                    Some(f) if !f.is_closed() => f,
-                                    _ => ch.connect(from, Persistency::OnDemand, None, &ingress),
-                                }
-                            }
+                            None => match ch.peers.heard(&from, now) {
+                                Some(f) => f,
+                                None => ch.connect(from, Persistency::OnDemand, None, &ingress),
+                            },
                         };
                         face.stats.in_bytes.fetch_add(n as u64, Relaxed);
                         dec.receive(&face, now, ndnlab_wire::packet_bytes(dgram));
@@ -338,12 +311,7 @@ fn local_toward(channel: SocketAddr, remote: SocketAddr) -> SocketAddr {
 }
 
 fn ingress_has(ch: &UdpChannel, id: u64) -> bool {
-    ch.peers
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .values()
-        .any(|p| p.face.id == id)
-        || ch.multicast.as_ref().is_some_and(|f| f.id == id)
+    ch.peers.has(id) || ch.multicast.as_ref().is_some_and(|f| f.id == id)
 }
 
 #[cfg(test)]
@@ -352,6 +320,7 @@ mod tests {
     use crate::face::FaceLimits;
     use ndnlab_proto::lp::LpFields;
     use std::sync::atomic::AtomicU64;
+    use std::sync::Mutex;
     use std::time::Duration;
 
     /// Records what the channel delivers.
