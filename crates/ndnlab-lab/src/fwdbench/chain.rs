@@ -105,6 +105,16 @@ fn command(c: &mut BlockingClient, module: &str, verb: &str, p: P) -> anyhow::Re
     Ok(c.command(module, verb, &p)?.body.unwrap_or_default())
 }
 
+/// Routes `prefix` to `face_id` (`rib/register`).
+fn register(c: &mut BlockingClient, prefix: &Name, face_id: Option<u64>) -> anyhow::Result<P> {
+    let p = P {
+        name: Some(prefix.clone()),
+        face_id,
+        ..Default::default()
+    };
+    command(c, "rib", "register", p)
+}
+
 /// A management connection to a forwarder of the chain.
 fn mgmt(f: &FwdProc) -> anyhow::Result<BlockingClient> {
     Ok(BlockingClient::connect(&FaceUri::Unix(f.socket.clone()))?)
@@ -141,16 +151,7 @@ pub(super) fn run(
                 ..Default::default()
             },
         )?;
-        command(
-            &mut c,
-            "rib",
-            "register",
-            P {
-                name: Some(prefix.clone()),
-                face_id: face.face_id,
-                ..Default::default()
-            },
-        )?;
+        register(&mut c, &prefix, face.face_id)?;
     }
     let first = &fwds[0];
     let last = &fwds[fwds.len() - 1];
@@ -202,16 +203,7 @@ pub(super) fn run(
             std::thread::sleep(Duration::from_millis(20));
         }
         let id = found.context("producer UDP face not found")?;
-        command(
-            &mut c,
-            "rib",
-            "register",
-            P {
-                name: Some(prefix.clone()),
-                face_id: Some(id),
-                ..Default::default()
-            },
-        )?;
+        register(&mut c, &prefix, Some(id))?;
         let s = stop.clone();
         producer = std::thread::spawn(move || loadgen::produce(ps, answerer, s).map(|_| ()));
         let cs = BurstConn::connect(&FaceUri::Udp(first_udp.to_string()))?;
