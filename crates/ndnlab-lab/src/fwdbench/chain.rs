@@ -18,10 +18,7 @@ use ndnlab_app::load::{self as loadgen, LoadCounters, Measured};
 use ndnlab_wire::Name;
 
 use super::FwdBench;
-use crate::runner::daemons::handshake;
-
-/// How long a forwarder may take to print its ready line.
-const READY: Duration = Duration::from_secs(20);
+use crate::runner::daemons::handshake::{self, READY};
 
 struct FwdProc {
     child: Child,

@@ -4,8 +4,12 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
 
 use ndnlab_fwd::process::{LISTENING_PREFIX, READY_LINE};
+
+/// How long a daemon may take to say it is ready.
+pub const READY: Duration = Duration::from_secs(20);
 
 /// Reads `out`, a forwarder's stdout, on a thread of its own: once the ready line
 /// arrives, the listeners' URIs are sent on the returned channel (which closes

@@ -45,8 +45,7 @@ use config::config;
 use consumers::consumer_metrics;
 use ndnlab_app::tools::wall_clock::unix_now_s;
 
-/// How long a daemon may take to say it is ready.
-const READY: Duration = Duration::from_secs(20);
+use handshake::READY;
 
 /// The `ndnlab` binary the runners start: `$NDNLAB_BIN`, or this executable
 /// when it is `ndnlab`.
