@@ -8,7 +8,7 @@
 //!   fail with the command that fixes it. Interop scripts live in
 //!   `<workspace>/interop/` and talk to the test over stdin/stdout lines, which
 //!   [`Py`] and [`Lines`] handle;
-//! * [`temp_dir`], [`wait_until`]: small test utilities; [`skip`], the one way a
+//! * [`temp_dir`], [`TempDir`], [`wait_until`], [`listener`]: small test utilities; [`skip`], the one way a
 //!   test that cannot run here says so; [`binomial_interval`] and
 //!   [`negative_binomial_interval`], the bounds a seeded random count is checked
 //!   against; [`line_forwards_what_caches_miss`], what
@@ -24,8 +24,8 @@ pub use line::line_forwards_what_caches_miss;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 
-mod fwd_process;
-pub use fwd_process::{listener, FwdProcess, TempDir, LISTENING_PREFIX, READY_LINE};
+mod temp;
+pub use temp::TempDir;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -231,4 +231,17 @@ impl Drop for Py {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The first of a forwarder's listener URIs starting with `scheme` (e.g. "udp4"),
+/// for the binary's process harness and the in-process daemons of the fwd tests.
+///
+/// # Panics
+/// If there is none.
+pub fn listener(listening: &[String], scheme: &str) -> String {
+    listening
+        .iter()
+        .find(|l| l.starts_with(scheme))
+        .cloned()
+        .unwrap_or_else(|| panic!("no {scheme} listener in {listening:?}"))
 }

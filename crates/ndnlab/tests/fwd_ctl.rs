@@ -138,7 +138,8 @@ fn ctl_finds_the_socket_through_ndn_client_transport() {
 
 #[test]
 fn prometheus_metrics_endpoint_exports_counters() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use ndnlab_fwd::process::handshake;
+    use std::io::{Read, Write};
     let dir = fwd_common::temp_dir("metrics");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -152,12 +153,9 @@ fn prometheus_metrics_endpoint_exports_counters() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while let Some(Ok(l)) = lines.next() {
-        if l == "ndnlab fwd: ready" {
-            break;
-        }
-    }
+    let out = child.stdout.take().unwrap();
+    let ready = handshake::watch(out).recv_timeout(handshake::READY);
+    assert!(ready.is_ok(), "ndnlab fwd --metrics not ready");
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
     s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();

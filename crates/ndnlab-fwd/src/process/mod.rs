@@ -5,6 +5,7 @@
 //! [`READY_LINE`]), and serves until SIGINT or SIGTERM.
 
 pub mod allocator;
+pub mod handshake;
 
 use std::net::SocketAddr;
 

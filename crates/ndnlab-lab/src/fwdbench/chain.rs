@@ -18,7 +18,7 @@ use ndnlab_app::load::{self as loadgen, LoadCounters, Measured};
 use ndnlab_wire::Name;
 
 use super::FwdBench;
-use crate::runner::daemons::handshake::{self, READY};
+use ndnlab_fwd::process::handshake::{self, READY};
 
 struct FwdProc {
     child: Child,

@@ -1,5 +1,5 @@
 //! Helpers of the application end-to-end tests: a real `ndnlab fwd` process
-//! on a temporary Unix socket (the testkit's harness), tool processes killed when
+//! on a temporary Unix socket (`tests/fwd_process`), tool processes killed when
 //! dropped, and the python-ndn interpreter for interop tests.
 
 #![allow(dead_code)]
@@ -8,8 +8,11 @@ use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "../fwd_process/mod.rs"]
+mod fwd_process;
+pub use fwd_process::FwdProcess;
 #[allow(unused_imports)]
-pub use ndnlab_testkit::{python, wait_until, workspace, FwdProcess, TempDir};
+pub use ndnlab_testkit::{python, wait_until, workspace, TempDir};
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_ndnlab")

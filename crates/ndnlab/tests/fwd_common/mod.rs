@@ -1,13 +1,16 @@
 //! Harness for the `ndnlab fwd` process tests: real daemons on temp Unix sockets and
-//! ephemeral 127.0.0.1 ports (the testkit's [`FwdProcess`]), python-ndn apps
+//! ephemeral 127.0.0.1 ports ([`FwdProcess`], `tests/fwd_process`), python-ndn apps
 //! (interop/fwd_*.py), `ndnlab ctl`.
 #![allow(dead_code)]
 
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
 
+#[path = "../fwd_process/mod.rs"]
+mod fwd_process;
+pub use fwd_process::FwdProcess;
 #[allow(unused_imports)]
-pub use ndnlab_testkit::{python, python_home, temp_dir, workspace, FwdProcess, Lines, Py};
+pub use ndnlab_testkit::{python, python_home, temp_dir, workspace, Lines, Py};
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_ndnlab"))

@@ -17,7 +17,6 @@ mod apps;
 mod collect;
 mod config;
 mod consumers;
-pub mod handshake;
 mod links;
 pub mod nfd;
 mod relay;
@@ -45,7 +44,7 @@ use config::config;
 use consumers::consumer_metrics;
 use ndnlab_app::tools::wall_clock::unix_now_s;
 
-use handshake::READY;
+use ndnlab_fwd::process::handshake::{self, READY};
 
 /// The `ndnlab` binary the runners start: `$NDNLAB_BIN`, or this executable
 /// when it is `ndnlab`.

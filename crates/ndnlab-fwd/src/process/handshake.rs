@@ -1,12 +1,16 @@
-//! The handshake of an `ndnlab fwd` child: it prints a line per listener
-//! (`ndnlab_fwd::process::LISTENING_PREFIX` and the URI), then
-//! `ndnlab_fwd::process::READY_LINE`. One reader for every place that starts one.
+//! The handshake of an `ndnlab fwd` child, as a supervisor reads it: [`run`]
+//! prints a line per listener ([`LISTENING_PREFIX`] and the URI), then
+//! [`READY_LINE`]. [`watch`] is the one reader, for every place that starts a
+//! forwarder process (the lab's `processes` and `netns` runners, `bench fwd`'s
+//! chain, the binary's integration tests).
+//!
+//! [`run`]: super::run
 
 use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-use ndnlab_fwd::process::{LISTENING_PREFIX, READY_LINE};
+use super::{LISTENING_PREFIX, READY_LINE};
 
 /// How long a daemon may take to say it is ready.
 pub const READY: Duration = Duration::from_secs(20);

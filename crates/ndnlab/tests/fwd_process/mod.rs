@@ -1,59 +1,15 @@
-//! An `ndnlab fwd` daemon as a child process, for the tests of the `ndnlab` binary:
-//! a temp directory with `fwd.toml` (a Unix socket inside it, one forwarding
-//! thread, the caller's extra TOML), ready once the daemon prints
-//! `ndnlab fwd: ready`, with the `ndnlab fwd: listening on <uri>` lines before it
-//! collected. Killed, and its directory removed, on drop.
-//!
-//! The testkit knows the binary only by the path the caller passes (a test's
-//! `env!("CARGO_BIN_EXE_ndnlab")`), not as a crate.
+//! An `ndnlab fwd` daemon as a child process, for the tests of the `ndnlab`
+//! binary: a temp directory with `fwd.toml` (a Unix socket inside it, one
+//! forwarding thread, the caller's extra TOML), ready once the daemon's handshake
+//! (`ndnlab_fwd::process::handshake`) says so, with the listeners it printed.
+//! Killed, and its directory removed, on drop.
 
-use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{temp_dir, Lines};
-
-/// The line `ndnlab fwd` prints once every listener is bound.
-pub const READY_LINE: &str = "ndnlab fwd: ready";
-/// The prefix of the lines naming each listener, printed before [`READY_LINE`].
-pub const LISTENING_PREFIX: &str = "ndnlab fwd: listening on ";
-
-/// How long a daemon may take to print [`READY_LINE`].
-const READY_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// A fresh temporary directory (see [`temp_dir`]) removed on drop.
-#[derive(Debug)]
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        TempDir(temp_dir(tag))
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for TempDir {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use ndnlab_fwd::process::handshake;
+use ndnlab_testkit::TempDir;
 
 /// An `ndnlab fwd` process (see the module documentation).
 pub struct FwdProcess {
@@ -69,8 +25,6 @@ pub struct FwdProcess {
     pub wrapper: Vec<String>,
     /// `None` once stopped or killed.
     pub child: Option<Child>,
-    /// Drains the child's stdout so it never blocks on a full pipe.
-    stdout: Option<Lines>,
 }
 
 impl FwdProcess {
@@ -112,7 +66,6 @@ impl FwdProcess {
             listening: Vec::new(),
             wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
             child: None,
-            stdout: None,
         };
         f.spawn();
         f
@@ -137,28 +90,18 @@ impl FwdProcess {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {} fwd: {e}", self.binary.display()));
-        let lines = Lines::of(&mut child);
-        let deadline = Instant::now() + READY_TIMEOUT;
-        let mut before = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match lines.next(left) {
-                Some(l) if l == READY_LINE => break,
-                Some(l) => before.push(l),
-                None => {
-                    let _ = child.kill();
-                    let st = child.wait();
-                    panic!(
-                        "ndnlab fwd not ready within {READY_TIMEOUT:?} ({st:?}); it printed {before:?}"
-                    );
-                }
+        let out = child.stdout.take().expect("piped stdout");
+        match handshake::watch(out).recv_timeout(handshake::READY) {
+            Ok(listening) => self.listening = listening,
+            Err(e) => {
+                let _ = child.kill();
+                let st = child.wait();
+                panic!(
+                    "ndnlab fwd not ready within {:?} ({e}, {st:?})",
+                    handshake::READY
+                );
             }
         }
-        self.listening = before
-            .iter()
-            .filter_map(|l| l.strip_prefix(LISTENING_PREFIX).map(str::to_string))
-            .collect();
-        self.stdout = Some(lines);
         self.child = Some(child);
     }
 
@@ -177,7 +120,7 @@ impl FwdProcess {
     /// # Panics
     /// If there is none.
     pub fn listener(&self, scheme: &str) -> String {
-        listener(&self.listening, scheme)
+        ndnlab_testkit::listener(&self.listening, scheme)
     }
 
     /// SIGTERM, then waits up to 10 s (SIGKILL after); returns whether it exited
@@ -257,17 +200,4 @@ impl Drop for FwdProcess {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-/// The first of a forwarder's listener URIs starting with `scheme` (e.g. "udp4"),
-/// for the process harness here and the in-process daemons of the fwd tests.
-///
-/// # Panics
-/// If there is none.
-pub fn listener(listening: &[String], scheme: &str) -> String {
-    listening
-        .iter()
-        .find(|l| l.starts_with(scheme))
-        .cloned()
-        .unwrap_or_else(|| panic!("no {scheme} listener in {listening:?}"))
 }
