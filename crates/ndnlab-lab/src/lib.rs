@@ -22,6 +22,11 @@
 //! output directories of a sharded campaign; [`validate`] sets a data-plane
 //! model (`ndnlab_dataplane`) beside the forwarder it describes; [`reproduce`]
 //! runs the seed papers' directories for `ndnlab reproduce`.
+//!
+//! The `ndnlab` binary depends on this crate alone: the layers below it are
+//! re-exported under their short names ([`fwd`], [`app`], [`sim`], [`report`], ...),
+//! so that the binary's commands reach the daemon, the tools and the reports
+//! through the laboratory, as the house's arrows say (docs/ARCHITECTURE.md).
 
 pub mod apps;
 pub mod campaign;
@@ -43,6 +48,16 @@ pub mod simbench;
 pub mod topofile;
 pub mod topology;
 pub mod validate;
+
+pub use ndnlab_analysis as analysis;
+pub use ndnlab_app as app;
+pub use ndnlab_cputime as cputime;
+pub use ndnlab_fwd as fwd;
+pub use ndnlab_proto as proto;
+pub use ndnlab_report as report;
+pub use ndnlab_security as security;
+pub use ndnlab_sim as sim;
+pub use ndnlab_wire as wire;
 
 /// Errors in experiment files, named by file, line and key.
 #[derive(Debug, thiserror::Error)]

@@ -9,10 +9,10 @@ mod cmd;
 
 use clap::{Parser, Subcommand};
 
-// The daemon's allocator (`ndnlab_fwd::process::allocator`): every command runs
+// The daemon's allocator (`ndnlab_lab::fwd::process::allocator`): every command runs
 // with it, and `ndnlab fwd`'s memory bound is measured with it.
 #[global_allocator]
-static GLOBAL: ndnlab_fwd::process::Allocator = ndnlab_fwd::process::Allocator;
+static GLOBAL: ndnlab_lab::fwd::process::Allocator = ndnlab_lab::fwd::process::Allocator;
 
 /// NDN forwarder and performance laboratory.
 #[derive(Parser, Debug)]

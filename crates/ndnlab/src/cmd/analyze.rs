@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ndnlab_analysis::{
+use ndnlab_lab::analysis::{
     analyze_anova, analyze_two_level, group_summaries, Dataset, Table, Transform,
 };
-use ndnlab_report::text;
+use ndnlab_lab::report::text;
 
 #[derive(Subcommand, Debug)]
 pub enum AnalyzeCmd {
@@ -224,7 +224,7 @@ fn plot(a: PlotArgs) -> anyhow::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let spec = ndnlab_report::csvplot::LinePlot {
+    let spec = ndnlab_lab::report::csvplot::LinePlot {
         x: a.x,
         ys: a.y,
         scale: a.scale,
@@ -232,7 +232,7 @@ fn plot(a: PlotArgs) -> anyhow::Result<()> {
         x_label: a.x_label,
         y_label: a.y_label,
     };
-    let fig = ndnlab_report::csvplot::line_figure(&t, &a.file, &spec, id)?;
+    let fig = ndnlab_lab::report::csvplot::line_figure(&t, &a.file, &spec, id)?;
     let svg = fig.save(dir)?;
     let png = svg.with_extension("png");
     if a.json {

@@ -1,13 +1,13 @@
 //! `ndnlab bench`: micro-benchmarks of ndnlab's building blocks.
 //! `bench sign`: signed Data per second and Mbit/s of signed payload per
 //! signature type, payload size and thread count, plus verification rate
-//! (measured by [`ndnlab_security::bench`](mod@ndnlab_security::bench)).
+//! (measured by [`ndnlab_lab::security::bench`](mod@ndnlab_lab::security::bench)).
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndnlab_security::bench::{algos, measure_sign, measure_verify};
+use ndnlab_lab::security::bench::{algos, measure_sign, measure_verify};
 
 /// Micro-benchmarks.
 #[derive(Subcommand, Debug)]

@@ -4,14 +4,14 @@
 //! `/run/nfd/nfd.sock`; works with `ndnlab fwd` and with NFD itself. Commands are
 //! signed with DigestSha256, or with `--key` (a keychain key, as nfdc signs with
 //! its default identity) for a forwarder with `[[management.authorize]]`. The
-//! operations, their text and JSON are [`ndnlab_app::tools::ctl`]'s; the latency
+//! operations, their text and JSON are [`ndnlab_lab::app::tools::ctl`]'s; the latency
 //! table is [`LatencyReport::table`].
 
 use clap::{Args, Subcommand};
-use ndnlab_app::tools::ctl::{self, format, json, FaceOptions, Outcome, RouteOptions};
-use ndnlab_fwd::latency::dataset::LatencyReport;
-use ndnlab_proto::mgmt::dataset::Record;
-use ndnlab_wire::Name;
+use ndnlab_lab::app::tools::ctl::{self, format, json, FaceOptions, Outcome, RouteOptions};
+use ndnlab_lab::fwd::latency::dataset::LatencyReport;
+use ndnlab_lab::proto::mgmt::dataset::Record;
+use ndnlab_lab::wire::Name;
 
 /// Control a running forwarder.
 #[derive(Args, Debug)]
@@ -26,7 +26,7 @@ pub struct CtlArgs {
     /// (needed by a forwarder with `[[management.authorize]]`, NFD's
     /// `authorizations`); an encrypted key's passphrase is read from
     /// $NDNLAB_PASSPHRASE. Default: DigestSha256.
-    #[arg(long, global = true, value_name = "NAME", value_parser = ndnlab_app::tools::parse_name)]
+    #[arg(long, global = true, value_name = "NAME", value_parser = ndnlab_lab::app::tools::parse_name)]
     pub key: Option<Name>,
     /// Keychain of --key [default: $NDNLAB_KEYCHAIN, else
     /// $XDG_CONFIG_HOME/ndnlab/keychain, else ~/.config/ndnlab/keychain].

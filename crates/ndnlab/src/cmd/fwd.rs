@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
-use ndnlab_fwd::FwdConfig;
+use ndnlab_lab::fwd::FwdConfig;
 
 /// Run the NDN forwarder (NFD-compatible faces and management) in the foreground.
 #[derive(Args, Debug)]
@@ -71,5 +71,5 @@ pub fn run(args: FwdArgs) -> anyhow::Result<()> {
     if let Some(n) = args.max_packet_size {
         cfg.forwarder.max_packet_size = n;
     }
-    ndnlab_fwd::process::run(cfg, args.metrics)
+    ndnlab_lab::fwd::process::run(cfg, args.metrics)
 }

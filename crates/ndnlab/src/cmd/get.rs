@@ -1,6 +1,6 @@
 //! `ndnlab get`: fetch versioned, segmented Data (ndncatchunks).
 
-use ndnlab_app::tools::{block_on, get};
+use ndnlab_lab::app::tools::{block_on, get};
 
 pub use get::GetArgs;
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ndnlab_app::tools::key;
-use ndnlab_security::{base64_encode, KeyType, Keychain, DEFAULT_VALIDITY};
-use ndnlab_wire::Name;
+use ndnlab_lab::app::tools::key;
+use ndnlab_lab::security::{base64_encode, KeyType, Keychain, DEFAULT_VALIDITY};
+use ndnlab_lab::wire::Name;
 
 /// Keys and certificates.
 #[derive(Args, Debug)]

@@ -1,7 +1,7 @@
 //! `ndnlab packet`: decode (dissect) and encode NDN packets.
 //!
 //! `decode` reads hex or raw bytes and prints the TLV tree that
-//! [`ndnlab_wire::dissect`] builds (each top-level packet is first validated
+//! [`ndnlab_lab::wire::dissect`] builds (each top-level packet is first validated
 //! by the codec, so a malformed packet is reported with the codec's reason and
 //! byte offset); `encode` builds an Interest or a Data with the codec's
 //! builders and prints it as hex or raw bytes.
@@ -13,8 +13,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use clap::{Args, Subcommand};
-use ndnlab_wire::dissect;
-use ndnlab_wire::{Data, DigestSha256, Interest, Name, OwnedComponent};
+use ndnlab_lab::wire::dissect;
+use ndnlab_lab::wire::{Data, DigestSha256, Interest, Name, OwnedComponent};
 
 /// Decode and encode NDN packets.
 #[derive(Subcommand, Debug)]

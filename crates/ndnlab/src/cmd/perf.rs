@@ -1,7 +1,7 @@
 //! `ndnlab perf server|client`: NDNperf-style throughput measurement.
 
 use clap::Subcommand;
-use ndnlab_app::tools::{block_on, perf};
+use ndnlab_lab::app::tools::{block_on, perf};
 
 /// NDNperf-style throughput measurement.
 #[derive(Subcommand, Debug)]

@@ -1,7 +1,7 @@
 //! `ndnlab ping PREFIX` / `ndnlab ping server PREFIX` (ndnping naming).
 
 use clap::{Args, Subcommand};
-use ndnlab_app::tools::{block_on, ping};
+use ndnlab_lab::app::tools::{block_on, ping};
 
 /// Reachability and RTT test.
 #[derive(Args, Debug)]

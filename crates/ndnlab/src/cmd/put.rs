@@ -1,6 +1,6 @@
 //! `ndnlab put`: publish a file as versioned, segmented Data (ndnputchunks).
 
-use ndnlab_app::tools::{block_on, put};
+use ndnlab_lab::app::tools::{block_on, put};
 
 pub use put::PutArgs;
 

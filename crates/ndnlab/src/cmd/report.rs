@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use ndnlab_report::{write_report, ReportOptions};
+use ndnlab_lab::report::{write_report, ReportOptions};
 
 /// Write DIR/index.html (and DIR/figures/) from DIR/results.csv.
 #[derive(Args, Debug)]

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use ndnlab_lab::report::reproduction::Outcome;
+use ndnlab_lab::report::text::TextTable;
 use ndnlab_lab::reproduce::{reproduce, Options, Progress};
-use ndnlab_report::reproduction::Outcome;
-use ndnlab_report::text::TextTable;
 
 /// Reproduce the seed papers' figures.
 #[derive(Args, Debug)]

@@ -54,7 +54,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         shard: a
             .shard
             .as_deref()
-            .map(ndnlab_analysis::shard::parse)
+            .map(ndnlab_lab::analysis::shard::parse)
             .transpose()
             .map_err(anyhow::Error::msg)?,
         sets: a

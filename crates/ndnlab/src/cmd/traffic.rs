@@ -1,7 +1,7 @@
 //! `ndnlab traffic client|server`: request generator and its server.
 
 use clap::Subcommand;
-use ndnlab_app::tools::{block_on, traffic};
+use ndnlab_lab::app::tools::{block_on, traffic};
 
 /// Traffic generator (Poisson, constant rate, bursts; several patterns).
 #[derive(Subcommand, Debug)]
