@@ -1,289 +1,30 @@
-//! [`Forwarder`]: the tables, the face list, the timer queue and the output queue,
-//! with the sans-IO entry points. The pipelines are in [`crate::pipeline`] (one
-//! file each), the strategies in [`crate::strategy`].
+//! [`Forwarder`]: the forwarder's tables (`tables.rs`) next to its strategies
+//! (`strategy/mod.rs`), with the sans-IO entry points and the staged burst pipeline.
+//! The pipelines are in [`crate::pipeline`] (one file each), the strategies in
+//! [`crate::strategy`].
 
 use std::collections::VecDeque;
-use std::num::NonZeroU64;
 
 use bytes::Bytes;
-use ndnlab_wire::{Data, Interest, LpFields, Nack, NackReason, Name};
+use ndnlab_wire::{Data, Interest, Nack, Name};
 
-use crate::counters::{DropReason, FaceCounters, ForwarderCounters};
-use crate::cs::{ContentStore, CsState};
-use crate::cs_policy::CsPolicyKind;
-use crate::dead_nonce::{DeadNonceList, DEFAULT_LIFETIME};
-use crate::face::{FaceId, FaceInfo, FaceScope, LinkType};
-use crate::face_table::FaceTable;
+use crate::counters::{FaceCounters, ForwarderCounters};
+use crate::cs::ContentStore;
+use crate::face::{FaceId, FaceScope, LinkType};
 use crate::fib::Fib;
-use crate::pcct::{Pcct, NONE};
-use crate::strategy::access::AccessState;
-use crate::strategy::asf::AsfState;
-use crate::strategy::self_learning::SelfLearningState;
-use crate::strategy::StrategyKind;
+use crate::network_region::NetworkRegionTable;
+use crate::pcct::NONE;
+use crate::strategy::access::PrefixStats;
+use crate::strategy::asf::FaceStats;
+use crate::strategy::context::Context;
+use crate::strategy::self_learning::RibRequest;
+use crate::strategy::Strategies;
 use crate::strategy_choice::StrategyChoice;
-use crate::timer::TimerQueue;
-use crate::{Time, MS};
+use crate::tables::Tables;
+use crate::Time;
 
-/// NDNLPv2 fields that matter to forwarding, in and out.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LpMeta {
-    /// PitToken: on input, the token the peer sent (downstream's on Interests, ours
-    /// echoed on Data/Nack); on output, the token to send.
-    pub pit_token: Option<Bytes>,
-    /// NextHopFaceId (honoured on Interests from local faces).
-    pub next_hop_face_id: Option<u64>,
-    /// CongestionMark (copied from input to output).
-    pub congestion_mark: u64,
-    /// IncomingFaceId: on output to local faces, the face the packet came from (never
-    /// 0, NFD's invalid face id: the niche keeps a [`Transmit`] within 128 bytes).
-    pub incoming_face_id: Option<NonZeroU64>,
-    /// CachePolicy NoCache on a Data: do not cache it.
-    pub cache_policy_no_cache: bool,
-    /// NonDiscovery on an Interest (self-learning): in, the downstream marked it; out,
-    /// the strategy marks it.
-    pub non_discovery: bool,
-    /// PrefixAnnouncement on a Data (self-learning): the prefix-announcement Data TLV.
-    /// Boxed: rare, and an inline `Bytes` would make every [`Transmit`] 24 bytes larger.
-    pub prefix_announcement: Option<Box<Bytes>>,
-    /// On an incoming Data, the bytes of the read buffer it arrived in that it stands
-    /// for, as the face's reader counts them (0: not reported): its own, and those
-    /// back to the previous Data read into that buffer. The CS charges a slice it
-    /// keeps that share ([`crate::cs::share`]). Not sent.
-    pub buffer_share: u32,
-}
-
-impl LpMeta {
-    /// The PrefixAnnouncement, if any.
-    pub fn prefix_announcement(&self) -> Option<&Bytes> {
-        self.prefix_announcement.as_deref()
-    }
-}
-
-/// A packet to send, as wire bytes: what a face writes. No decoded view travels
-/// with it (moving views, then 200 bytes, through the output queue and rebuilding
-/// one for every CS hit cost ~30% of a hit, measured with callgrind).
-/// [`OutPacket::to_interest`] and friends decode when a caller wants the fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OutPacket {
-    /// An Interest TLV (the incoming bytes, hot fields rewritten in place).
-    Interest(Bytes),
-    /// A Data TLV (shared bytes: the incoming ones, or the Content Store's).
-    Data(Bytes),
-    /// A Nack. Boxed: Nacks are rare, and an inline 16-byte [`NackReason`] made
-    /// every [`Transmit`] 136 bytes, past the 128 bytes the compiler moves inline:
-    /// each queued output then cost a `memcpy` call (measured with callgrind).
-    Nack(Box<OutNack>),
-}
-
-/// The contents of [`OutPacket::Nack`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutNack {
-    /// The Interest TLV the Nack carries.
-    pub wire: Bytes,
-    /// The reason.
-    pub reason: NackReason,
-}
-
-impl OutPacket {
-    /// The packet's TLV (for a Nack, the Interest it carries).
-    pub fn wire(&self) -> &Bytes {
-        match self {
-            OutPacket::Interest(w) | OutPacket::Data(w) => w,
-            OutPacket::Nack(n) => &n.wire,
-        }
-    }
-
-    /// Consumes the packet, returning its TLV (for a Nack, the Interest's).
-    pub fn into_wire(self) -> Bytes {
-        match self {
-            OutPacket::Interest(w) | OutPacket::Data(w) => w,
-            OutPacket::Nack(n) => n.wire,
-        }
-    }
-
-    /// Consumes the packet and its metadata, returning the TLV to send and the
-    /// NDNLPv2 fields to attach: the Nack's reason, and IncomingFaceId only with
-    /// `local_fields` (a local face that enabled them). What the daemon's faces
-    /// and the simulator's links both send.
-    #[inline]
-    pub fn into_lp(self, meta: LpMeta, local_fields: bool) -> (Bytes, LpFields) {
-        let mut fields = LpFields {
-            pit_token: meta.pit_token,
-            congestion_mark: meta.congestion_mark,
-            incoming_face_id: if local_fields {
-                meta.incoming_face_id.map(|id| id.get())
-            } else {
-                None
-            },
-            non_discovery: meta.non_discovery,
-            prefix_announcement: meta.prefix_announcement,
-            ..Default::default()
-        };
-        let pkt = match self {
-            OutPacket::Interest(w) | OutPacket::Data(w) => w,
-            OutPacket::Nack(n) => {
-                fields.nack = Some(n.reason.code());
-                n.wire
-            }
-        };
-        (pkt, fields)
-    }
-
-    /// The Interest, decoded (`None` for a Data or a Nack).
-    pub fn to_interest(&self) -> Option<Interest> {
-        match self {
-            OutPacket::Interest(w) => Interest::decode(w.clone()).ok(),
-            _ => None,
-        }
-    }
-
-    /// The Data, decoded (`None` for an Interest or a Nack).
-    pub fn to_data(&self) -> Option<Data> {
-        match self {
-            OutPacket::Data(w) => Data::decode(w.clone()).ok(),
-            _ => None,
-        }
-    }
-
-    /// The Nack, decoded (`None` for an Interest or a Data).
-    pub fn to_nack(&self) -> Option<Nack> {
-        match self {
-            OutPacket::Nack(n) => Interest::decode(n.wire.clone())
-                .ok()
-                .map(|i| Nack::new(i, n.reason)),
-            _ => None,
-        }
-    }
-}
-
-/// An input packet, for [`Forwarder::handle_burst`].
-#[derive(Debug, Clone)]
-pub enum InPacket {
-    /// An Interest.
-    Interest(Interest),
-    /// A Data.
-    Data(Data),
-    /// A Nack.
-    Nack(Nack),
-}
-
-/// One output: send `packet` with `meta` on `face`.
-#[derive(Debug, Clone)]
-pub struct Transmit {
-    /// Outgoing face.
-    pub face: FaceId,
-    /// The packet.
-    pub packet: OutPacket,
-    /// LpPacket fields to attach.
-    pub meta: LpMeta,
-}
-
-/// What to do with Data that matches no PIT entry (NFD `tables.cs_unsolicited_policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UnsolicitedDataPolicy {
-    /// Drop every unsolicited Data (NFD default).
-    #[default]
-    DropAll,
-    /// Cache unsolicited Data from local faces.
-    AdmitLocal,
-    /// Cache unsolicited Data from non-local faces.
-    AdmitNetwork,
-    /// Cache every unsolicited Data.
-    AdmitAll,
-}
-
-impl UnsolicitedDataPolicy {
-    /// NFD's name (`drop-all`, `admit-local`, `admit-network`, `admit-all`).
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "drop-all" => Self::DropAll,
-            "admit-local" => Self::AdmitLocal,
-            "admit-network" => Self::AdmitNetwork,
-            "admit-all" => Self::AdmitAll,
-            _ => return None,
-        })
-    }
-}
-
-/// Retransmission suppression parameters (NFD RetxSuppressionExponential defaults).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetxSuppressionConfig {
-    /// Initial suppression interval (10 ms).
-    pub initial: Time,
-    /// Maximum interval (250 ms).
-    pub max: Time,
-    /// Multiplier applied after each forwarded retransmission (2).
-    pub multiplier: u64,
-}
-
-impl Default for RetxSuppressionConfig {
-    fn default() -> Self {
-        RetxSuppressionConfig {
-            initial: 10 * MS,
-            max: 250 * MS,
-            multiplier: 2,
-        }
-    }
-}
-
-/// Forwarder configuration.
-#[derive(Debug, Clone)]
-pub struct ForwarderConfig {
-    /// CS capacity in packets (NFD default 65536).
-    pub cs_capacity: usize,
-    /// CS capacity in bytes of packet wire encoding.
-    pub cs_capacity_bytes: usize,
-    /// CS replacement policy.
-    pub cs_policy: CsPolicyKind,
-    /// Unsolicited Data policy.
-    pub unsolicited: UnsolicitedDataPolicy,
-    /// Strategy of the root prefix.
-    pub default_strategy: StrategyKind,
-    /// Dead Nonce List entry lifetime.
-    pub dead_nonce_lifetime: Time,
-    /// Dead Nonce List capacity.
-    pub dead_nonce_capacity: usize,
-    /// `(index, count)` of this shard.
-    pub shard: (usize, usize),
-    /// Whether outgoing Interests carry our PIT token.
-    pub pit_tokens: bool,
-    /// Retransmission suppression.
-    pub retx: RetxSuppressionConfig,
-    /// ASF probing interval (NFD default 60 s).
-    pub asf_probing_interval: Time,
-    /// Seed of the RNG (ASF probing choices, missing Nonces).
-    pub seed: u64,
-    /// Producer regions (NFD `tables.network_region`): ForwardingHint stripped there.
-    pub network_region: crate::network_region::NetworkRegionTable,
-    /// Resource bounds: PIT size, per-face PIT share, per-face Interest rate (all off
-    /// by default).
-    pub limits: crate::limits::Limits,
-    /// Checks every incoming Data before the PIT match ([`crate::verify`]); `None`
-    /// (the default) checks nothing.
-    pub verify_data: Option<std::sync::Arc<dyn crate::verify::DataVerifier>>,
-}
-
-impl Default for ForwarderConfig {
-    fn default() -> Self {
-        ForwarderConfig {
-            cs_capacity: 65536,
-            cs_capacity_bytes: 1 << 30,
-            cs_policy: CsPolicyKind::PriorityFifo,
-            unsolicited: UnsolicitedDataPolicy::DropAll,
-            default_strategy: StrategyKind::BestRoute,
-            dead_nonce_lifetime: DEFAULT_LIFETIME,
-            dead_nonce_capacity: 1 << 20,
-            shard: (0, 1),
-            pit_tokens: true,
-            retx: RetxSuppressionConfig::default(),
-            asf_probing_interval: 60_000 * MS,
-            seed: 0x6e64_6e6c_6162,
-            network_region: Default::default(),
-            limits: Default::default(),
-            verify_data: None,
-        }
-    }
-}
+pub use crate::config::{ForwarderConfig, RetxSuppressionConfig, UnsolicitedDataPolicy};
+pub use crate::packet::{InPacket, LpMeta, OutNack, OutPacket, Transmit};
 
 /// What the burst pipeline's stages learn about one packet (20 bytes).
 #[derive(Clone, Copy)]
@@ -326,19 +67,8 @@ impl BurstEntry {
 
 /// The sans-IO forwarder. See the crate docs for the call order.
 pub struct Forwarder {
-    pub(crate) config: ForwarderConfig,
-    pub(crate) faces: FaceTable,
-    pub(crate) fib: Fib,
-    pub(crate) sc: StrategyChoice,
-    pub(crate) pcct: Pcct,
-    pub(crate) dnl: DeadNonceList,
-    pub(crate) timers: TimerQueue,
-    pub(crate) out: VecDeque<Transmit>,
-    pub(crate) counters: ForwarderCounters,
-    pub(crate) asf: AsfState,
-    pub(crate) access: AccessState,
-    pub(crate) self_learning: SelfLearningState,
-    pub(crate) tokens: crate::token::TokenArena,
+    pub(crate) tables: Tables,
+    pub(crate) strategies: Strategies,
     /// Per-packet scratch of [`Forwarder::handle_burst`] (kept to reuse its allocation).
     burst_state: Vec<BurstEntry>,
     /// Prefix hashes of the burst's Interest names, back to back (20 bytes of scratch
@@ -347,159 +77,161 @@ pub struct Forwarder {
     burst_hashes: Vec<u64>,
     /// Eviction prefetch scratch of [`Forwarder::handle_burst`]: victims and their slots.
     burst_victims: (Vec<u32>, Vec<u32>),
-    /// Strategy parameters from `config` (computed once; the config fields they come
-    /// from do not change).
-    pub(crate) default_params: crate::strategy::Params,
-    rng: u64,
 }
 
 impl Forwarder {
     /// A forwarder with no faces, an empty FIB and `config.default_strategy` at `/`.
     pub fn new(config: ForwarderConfig) -> Self {
-        let shard = config.shard.0.min(255) as u8;
         Forwarder {
-            faces: FaceTable::default(),
-            fib: Fib::new(),
-            sc: StrategyChoice::new(config.default_strategy),
-            pcct: Pcct::new(
-                CsState::new(
-                    config.cs_capacity,
-                    config.cs_capacity_bytes,
-                    config.cs_policy,
-                ),
-                shard,
-            ),
-            dnl: DeadNonceList::new(config.dead_nonce_lifetime, config.dead_nonce_capacity),
-            timers: TimerQueue::default(),
-            out: VecDeque::new(),
-            counters: ForwarderCounters::default(),
-            asf: AsfState::default(),
-            access: AccessState::default(),
-            self_learning: SelfLearningState::default(),
-            tokens: Default::default(),
+            tables: Tables::new(config),
+            strategies: Strategies::default(),
             burst_state: Vec::new(),
             burst_hashes: Vec::new(),
             burst_victims: Default::default(),
-            default_params: crate::strategy::Params::from_config(&config),
-            rng: config.seed | 1,
-            config,
         }
     }
 
     /// The configuration.
     pub fn config(&self) -> &ForwarderConfig {
-        &self.config
+        &self.tables.config
     }
 
     /// Set the unsolicited Data policy.
     pub fn set_unsolicited_policy(&mut self, p: UnsolicitedDataPolicy) {
-        self.config.unsolicited = p;
+        self.tables.config.unsolicited = p;
     }
 
     /// Add a face (or update its scope and link type).
     pub fn add_face(&mut self, id: FaceId, scope: FaceScope, link: LinkType) {
-        let f = self.faces.get_or_insert_default(id.0);
+        let f = self.tables.faces.get_or_insert_default(id.0);
         f.scope = scope;
         f.link = link;
     }
 
     /// Remove a face: its FIB next hops, its PIT in/out records (entries left with no
-    /// downstream are finalized unsatisfied), and queued transmits to it.
+    /// downstream are finalized unsatisfied), queued transmits to it, and what the
+    /// strategies know of it.
     pub fn remove_face(&mut self, id: FaceId, now: Time) {
-        if self.faces.remove(&id.0).is_none() {
+        let t = &mut self.tables;
+        if t.faces.remove(&id.0).is_none() {
             return;
         }
-        self.fib.remove_face(id);
-        for p in self.pcct.pit_ids() {
-            let Some(e) = self.pcct.pit_mut(p) else {
+        t.fib.remove_face(id);
+        for p in t.pcct.pit_ids() {
+            let Some(e) = t.pcct.pit_mut(p) else {
                 continue;
             };
             let before = e.expiry();
             e.in_records.retain(|r| r.face != id);
             e.out_records.retain(|r| r.face != id);
             if e.in_records.is_empty() {
-                self.finalize(now, p);
+                t.finalize(now, p);
             } else if !e.flags.satisfied && e.expiry() < before {
                 // (as in `outgoing_nack`: the armed timer is at the old expiry)
-                let (after, generation) = (e.expiry(), self.pcct.generation_of(p));
-                self.timers.push(after, p, generation);
+                let (after, generation) = (e.expiry(), t.pcct.generation_of(p));
+                t.timers.push(after, p, generation);
             }
         }
-        self.out.retain(|t| t.face != id);
-        self.asf.remove_face(id);
-        self.access.remove_face(id);
+        t.out.retain(|t| t.face != id);
+        self.strategies.remove_face(id);
     }
 
     /// Whether a face exists.
     pub fn has_face(&self, id: FaceId) -> bool {
-        self.faces.contains_key(&id.0)
+        self.tables.has_face(id)
     }
 
     /// The FIB (management).
     pub fn fib(&mut self) -> &mut Fib {
-        &mut self.fib
+        &mut self.tables.fib
     }
 
     /// Add a FIB next hop (or update its cost), as management does: when the next hop
     /// is new, NFD's `afterNewNextHop` trigger runs, so pending Interests of
     /// strategies that want it (multicast) go to the new upstream at once.
     pub fn add_nexthop(&mut self, now: Time, prefix: &Name, face: FaceId, cost: u64) {
-        if self.fib.add_nexthop(prefix, face, cost) {
-            self.after_new_nexthop(now, prefix, face);
+        if self.tables.fib.add_nexthop(prefix, face, cost) {
+            (self.tables).new_nexthop(&mut self.strategies, now, prefix, face);
         }
     }
 
     /// The FIB, read-only.
     pub fn fib_ref(&self) -> &Fib {
-        &self.fib
+        &self.tables.fib
+    }
+
+    /// The network region table (management; NFD `tables.network_region`).
+    pub fn network_region(&mut self) -> &mut NetworkRegionTable {
+        &mut self.tables.config.network_region
+    }
+
+    /// The network region table, read-only.
+    pub fn network_region_ref(&self) -> &NetworkRegionTable {
+        &self.tables.config.network_region
     }
 
     /// StrategyChoice (management).
     pub fn strategy_choice(&mut self) -> &mut StrategyChoice {
-        &mut self.sc
+        &mut self.tables.sc
     }
 
     /// The Content Store (management).
     pub fn cs(&mut self) -> &mut ContentStore {
-        &mut self.pcct
+        &mut self.tables.pcct
     }
 
     /// The Content Store, read-only.
     pub fn cs_ref(&self) -> &ContentStore {
-        &self.pcct
+        &self.tables.pcct
     }
 
     /// Number of PIT entries.
     pub fn pit_len(&self) -> usize {
-        self.pcct.pit_len()
+        self.tables.pcct.pit_len()
     }
 
     /// Number of Dead Nonce List entries.
     pub fn dead_nonce_len(&self) -> usize {
-        self.dnl.len()
+        self.tables.dnl.len()
     }
 
     /// Dead Nonce List entries dropped before their lifetime because the list held
     /// `dead_nonce_capacity` entries.
     pub fn dead_nonce_overflows(&self) -> u64 {
-        self.dnl.overflows()
+        self.tables.dnl.overflows()
     }
 
     /// Global counters.
     pub fn counters(&self) -> &ForwarderCounters {
-        &self.counters
+        &self.tables.counters
     }
 
     /// Counters of a face.
     pub fn face_counters(&self, id: FaceId) -> Option<&FaceCounters> {
-        self.faces.get(&id.0).map(|f| &f.counters)
+        self.tables.face(id).map(|f| &f.counters)
     }
 
     /// Faces: `(id, scope, link type)`.
     pub fn faces(&self) -> impl Iterator<Item = (FaceId, FaceScope, LinkType)> + '_ {
-        self.faces
+        self.tables
+            .faces
             .iter()
             .map(|(id, f)| (FaceId(*id), f.scope, f.link))
+    }
+
+    /// Incoming Interest from `from`. `meta` carries its LpPacket fields.
+    pub fn handle_interest(&mut self, now: Time, from: FaceId, interest: Interest, meta: LpMeta) {
+        (self.tables).incoming_interest(&mut self.strategies, now, from, interest, meta, None);
+    }
+
+    /// Incoming Data from `from`.
+    pub fn handle_data(&mut self, now: Time, from: FaceId, data: Data, meta: LpMeta) {
+        (self.tables).incoming_data(&mut self.strategies, now, from, data, &meta, false);
+    }
+
+    /// Incoming Nack from `from`.
+    pub fn handle_nack(&mut self, now: Time, from: FaceId, nack: Nack, meta: LpMeta) {
+        (self.tables).incoming_nack(&mut self.strategies, now, from, nack, meta);
     }
 
     /// Process a burst of inputs (drains `burst`).
@@ -567,8 +299,7 @@ impl Forwarder {
             .count();
         // Stage 1 (and the same three stages for the CS entries the Data will evict).
         if n_data > 0 {
-            self.pcct
-                .prefetch_evictions(0, n_data, &mut victims, &mut vslots);
+            (self.tables.pcct).prefetch_evictions(0, n_data, &mut victims, &mut vslots);
         }
         // Every entry starts as `NO_ENTRY` (one vectorized fill), then the loop writes
         // what it learns in place (building each entry and pushing it cost ~8 more
@@ -591,7 +322,7 @@ impl Forwarder {
                     b.hashes_at = at as u32;
                     b.n_hashes = n as u32;
                     b.klen = k as u32;
-                    b.probe = self.pcct.prefetch_index(k, hashes[k]);
+                    b.probe = self.tables.pcct.prefetch_index(k, hashes[k]);
                 }
                 InPacket::Data(_) => {
                     if let Some(t) = meta
@@ -599,7 +330,7 @@ impl Forwarder {
                         .as_deref()
                         .and_then(crate::token::PitToken::decode)
                     {
-                        self.pcct.prefetch_pit(t.index);
+                        self.tables.pcct.prefetch_pit(t.index);
                         b.probe = t.index;
                     }
                 }
@@ -608,26 +339,24 @@ impl Forwarder {
         }
         // Stage 2.
         if !victims.is_empty() {
-            self.pcct
-                .prefetch_evictions(1, n_data, &mut victims, &mut vslots);
+            (self.tables.pcct).prefetch_evictions(1, n_data, &mut victims, &mut vslots);
         }
         for b in st.iter_mut() {
             if b.n_hashes != 0 {
-                b.slot = self.pcct.prefetch_slot_of(b.probe);
+                b.slot = self.tables.pcct.prefetch_slot_of(b.probe);
                 // Only a name not in the PCCT certainly goes to the FIB (prefetching
                 // FIB lines for every Interest would crowd out the hits' misses).
                 if b.slot == NONE {
                     let hashes = b.hashes(&arena);
-                    self.fib.prefetch_lpm(hashes.len() - 1, hashes);
+                    self.tables.fib.prefetch_lpm(hashes.len() - 1, hashes);
                 }
             } else if b.probe != NONE {
-                b.slot = self.pcct.prefetch_slot_of_pit(b.probe);
+                b.slot = self.tables.pcct.prefetch_slot_of_pit(b.probe);
             }
         }
         // Stage 3.
         if !vslots.is_empty() {
-            self.pcct
-                .prefetch_evictions(2, n_data, &mut victims, &mut vslots);
+            (self.tables.pcct).prefetch_evictions(2, n_data, &mut victims, &mut vslots);
         }
         // An Interest bound for the FIB: the hot line of the entry its longest-prefix
         // match verifies first (found through the index line stage 2 brought in).
@@ -637,16 +366,16 @@ impl Forwarder {
         // populated length costs ~130 instructions per Interest and is no faster.
         for b in st.iter() {
             if b.slot != NONE {
-                self.pcct.prefetch_slot_contents(b.slot);
+                self.tables.pcct.prefetch_slot_contents(b.slot);
             } else if b.n_hashes != 0 {
                 let hashes = b.hashes(&arena);
-                self.fib.prefetch_lpm_entry(hashes.len() - 1, hashes);
+                self.tables.fib.prefetch_lpm_entry(hashes.len() - 1, hashes);
             }
         }
         // Stage 4: the packets of the CS entries the Interests may hit.
         for b in st.iter() {
             if b.n_hashes != 0 && b.slot != NONE {
-                self.pcct.prefetch_cs_packet(b.slot);
+                self.tables.pcct.prefetch_cs_packet(b.slot);
             }
         }
         // Each packet moves once, straight from the burst into its pipeline's
@@ -664,9 +393,13 @@ impl Forwarder {
                 InPacket::Interest(i) => {
                     let hashes = b.hashes(&arena);
                     let pre = (hashes, b.klen as usize, b.probe);
-                    self.handle_interest_hashed(now, face, i, meta, Some(pre))
+                    let t = &mut self.tables;
+                    t.incoming_interest(&mut self.strategies, now, face, i, meta, Some(pre))
                 }
-                InPacket::Data(d) => self.handle_data_staged(now, face, d, &meta, true),
+                InPacket::Data(d) => {
+                    let t = &mut self.tables;
+                    t.incoming_data(&mut self.strategies, now, face, d, &meta, true)
+                }
                 InPacket::Nack(n) => self.handle_nack(now, face, n, meta),
             }
             probe.after(k, self);
@@ -679,84 +412,101 @@ impl Forwarder {
     /// Expire PIT entries whose lifetime ended (finalized unsatisfied), and run the
     /// strategies' timers.
     pub fn handle_timeout(&mut self, now: Time) {
-        while let Some((_, p, generation)) = self.timers.pop_due(now) {
-            if !self.pcct.pit_live(p, generation) {
+        let t = &mut self.tables;
+        while let Some((_, p, generation)) = t.timers.pop_due(now) {
+            if !t.pcct.pit_live(p, generation) {
                 continue;
             }
-            let expiry = self.pcct.pit(p).map_or(now, |e| e.expiry());
+            let expiry = t.pcct.pit(p).map_or(now, |e| e.expiry());
             if expiry <= now {
-                self.finalize(now, p);
+                t.finalize(now, p);
             } else {
-                self.timers.push(expiry, p, generation);
+                t.timers.push(expiry, p, generation);
             }
         }
-        self.dnl.expire(now);
-        self.asf_handle_timeout(now);
-        self.access_handle_timeout(now);
-        self.self_learning_handle_timeout();
+        t.dnl.expire(now);
+        self.strategies.handle_timeout(t, now);
     }
 
     /// When [`Forwarder::handle_timeout`] should next be called (`None`: no timer armed).
     pub fn poll_timeout(&self) -> Option<Time> {
-        [
-            self.timers.next(),
-            self.asf.next_timeout(),
-            self.access.next_timeout(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        [self.tables.timers.next(), self.strategies.next_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The next packet to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.out.pop_front()
+        self.tables.out.pop_front()
     }
 
     /// Move every pending output into `out` (burst equivalent of `poll_transmit`).
     pub fn drain_transmits(&mut self, out: &mut Vec<Transmit>) {
+        let queue = &mut self.tables.out;
         if out.is_empty() {
             // Hand over the queue's buffer instead of moving each 128-byte `Transmit`:
             // both conversions are O(1) when the ring starts at its buffer's start (as
             // it does after a full drain), one bulk move otherwise.
-            let mut full = Vec::from(std::mem::take(&mut self.out));
+            let mut full = Vec::from(std::mem::take(queue));
             std::mem::swap(out, &mut full);
-            self.out = VecDeque::from(full);
+            *queue = VecDeque::from(full);
         } else {
-            out.extend(self.out.drain(..));
+            out.extend(queue.drain(..));
         }
     }
 
     /// Number of armed timers (stale ones of finished PIT entries included).
     pub fn pending_timers(&self) -> usize {
-        self.timers.len()
+        self.tables.timers.len()
     }
 
     /// Number of queued outputs.
     pub fn pending_transmits(&self) -> usize {
-        self.out.len()
+        self.tables.out.len()
+    }
+}
+
+/// What the strategies keep, for tests and status, and self-learning's exchange
+/// with the runtime's RIB.
+impl Forwarder {
+    /// ASF measurements of `face` under the FIB prefix `prefix`.
+    pub fn asf_stats(&self, prefix: &Name, face: FaceId) -> Option<FaceStats> {
+        self.strategies.asf.stats_of(prefix, face)
     }
 
-    /// Count a drop.
-    #[inline]
-    pub(crate) fn drop_packet(&mut self, r: DropReason) {
-        self.counters.drops.inc(r);
+    /// Number of armed ASF RTO timers, cancelled ones not yet dropped included.
+    pub fn asf_pending_timers(&self) -> usize {
+        self.strategies.asf.pending_timers()
     }
 
-    /// xorshift64* (deterministic, seeded).
-    pub(crate) fn random(&mut self) -> u64 {
-        let mut x = self.rng;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rng = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    /// Access measurements of `prefix`.
+    pub fn access_stats(&self, prefix: &Name, now: Time) -> Option<PrefixStats> {
+        self.strategies.access.stats(prefix, now)
     }
 
-    /// Face info.
-    #[inline]
-    pub(crate) fn face(&self, id: FaceId) -> Option<&FaceInfo> {
-        self.faces.get(&id.0)
+    /// Number of armed access RTO timers.
+    pub fn access_armed_timers(&self) -> usize {
+        self.strategies.access.armed_timers()
+    }
+
+    /// The next request of self-learning to the RIB (drain after every input batch,
+    /// as the transmits).
+    pub fn poll_rib_request(&mut self) -> Option<RibRequest> {
+        self.strategies.self_learning.poll_rib_request()
+    }
+
+    /// Number of Data waiting for an announcement from the RIB.
+    pub fn pending_announcements(&self) -> usize {
+        self.strategies.self_learning.pending_announcements()
+    }
+
+    /// The RIB's answer to [`RibRequest::FindAnnouncement`] `id`: with an
+    /// announcement, the waiting Data goes to every pending downstream with it and the
+    /// entry is satisfied; without, the Data is not sent (the entry expires).
+    pub fn handle_announcement(&mut self, now: Time, id: u64, announcement: Option<Bytes>) {
+        let ctx = &mut Context::new(&mut self.tables);
+        (self.strategies.self_learning).handle_announcement(ctx, now, id, announcement);
     }
 }
 
@@ -778,14 +528,4 @@ impl BurstProbe for NoProbe {
     fn before(&mut self, _: usize, _: &Forwarder) {}
     #[inline(always)]
     fn after(&mut self, _: usize, _: &Forwarder) {}
-}
-
-#[cfg(test)]
-mod tests {
-    /// Every queued output moves through `VecDeque` pushes and pops: at <= 128 bytes
-    /// the compiler moves it inline instead of calling `memcpy` (see `OutPacket::Nack`).
-    #[test]
-    fn transmit_moves_inline() {
-        assert!(std::mem::size_of::<super::Transmit>() <= 128);
-    }
 }

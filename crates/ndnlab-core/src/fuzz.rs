@@ -547,8 +547,8 @@ impl World {
             "HopLimit 0 drops = per-face nInHopLimitZero"
         );
         // PIT entries: pending, or satisfied and kept for late Data.
-        for p in self.fw.pcct.pit_ids() {
-            let e = self.fw.pcct.pit(p).expect("listed entry is live");
+        for p in self.fw.tables.pcct.pit_ids() {
+            let e = self.fw.tables.pcct.pit(p).expect("listed entry is live");
             assert!(
                 e.expiry() > self.now || e.flags.satisfied || e.in_records.is_empty(),
                 "PIT entry past its lifetime after the timers ran: now {} expiry {} in {:?} \

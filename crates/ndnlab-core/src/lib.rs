@@ -96,6 +96,7 @@
 // The one exception, a prefetch hint, is in `prefetch.rs` with its safety argument.
 #![deny(unsafe_code)]
 
+pub mod config;
 pub mod counters;
 pub mod cs;
 pub mod cs_policy;
@@ -113,6 +114,7 @@ pub mod limits;
 pub mod mem;
 pub mod name_table;
 pub mod network_region;
+pub mod packet;
 pub mod pcct;
 pub mod pipeline;
 pub mod pit;
@@ -120,22 +122,22 @@ mod prefetch;
 mod slot_name;
 pub mod strategy;
 pub mod strategy_choice;
+mod tables;
 pub mod timer;
 pub mod token;
 pub mod verify;
 
+pub use config::{ForwarderConfig, UnsolicitedDataPolicy};
 pub use counters::{DropReason, FaceCounters, ForwarderCounters};
 pub use cs::{ContentStore, CsInfo};
 pub use cs_policy::CsPolicyKind;
 pub use dispatch::{dispatch_by_token, dispatch_interest};
 pub use face::{FaceId, FaceScope, LinkType};
 pub use fib::{Fib, NextHop};
-pub use forwarder::{
-    BurstProbe, Forwarder, ForwarderConfig, InPacket, LpMeta, OutNack, OutPacket, Transmit,
-    UnsolicitedDataPolicy,
-};
+pub use forwarder::{BurstProbe, Forwarder};
 pub use limits::Limits;
 pub use network_region::NetworkRegionTable;
+pub use packet::{InPacket, LpMeta, OutNack, OutPacket, Transmit};
 pub use strategy::self_learning::RibRequest;
 pub use strategy::{StrategyInstance, StrategyKind};
 pub use strategy_choice::{StrategyChoice, StrategyChoiceError};

@@ -3,9 +3,10 @@
 //!
 //! An Interest carrying a ForwardingHint has reached its producer region when one of
 //! the hint's delegation names is a prefix of (or equal to) one of these region
-//! names (NFD `isInProducerRegion`). There the hint has done its job: the strategy
-//! strips it and looks the FIB up by the Interest name. Elsewhere the FIB is looked
-//! up by the delegations, in order (NFD `Strategy::lookupFib`).
+//! names (NFD `isInProducerRegion`). There the hint has done its job: the incoming
+//! Interest pipeline strips it and the strategy looks the FIB up by the Interest
+//! name. Elsewhere the FIB is looked up by the delegations, in order (NFD
+//! `Strategy::lookupFib`).
 //!
 //! The table is usually tiny (NFD configures it from `tables.network_region` in
 //! `nfd.conf`); a linear scan is the right structure. Management: [`crate::Forwarder::network_region`].
@@ -76,18 +77,6 @@ impl FromIterator<Name> for NetworkRegionTable {
             t.insert(n);
         }
         t
-    }
-}
-
-impl crate::Forwarder {
-    /// The network region table (management; NFD `tables.network_region`).
-    pub fn network_region(&mut self) -> &mut NetworkRegionTable {
-        &mut self.config.network_region
-    }
-
-    /// The network region table, read-only.
-    pub fn network_region_ref(&self) -> &NetworkRegionTable {
-        &self.config.network_region
     }
 }
 

@@ -26,7 +26,7 @@ use crate::hash::key;
 use crate::index::{Probe, U64Index};
 use crate::pit::{PitEntry, PitFlags};
 use crate::slot_name::SlotName;
-use crate::strategy::StrategyKind;
+use crate::strategy::kind::StrategyKind;
 use crate::token::PitToken;
 
 /// "No index".

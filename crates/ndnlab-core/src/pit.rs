@@ -11,7 +11,7 @@ use ndnlab_wire::NackReason;
 use smallvec::SmallVec;
 
 use crate::face::FaceId;
-use crate::strategy::StrategyKind;
+use crate::strategy::kind::StrategyKind;
 use crate::Time;
 
 /// A downstream that expressed the Interest.

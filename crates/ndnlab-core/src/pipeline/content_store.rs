@@ -5,11 +5,12 @@ use ndnlab_wire::{Interest, Name};
 use super::scope::is_localhost;
 use crate::counters::DropReason;
 use crate::face::{FaceId, FaceScope};
-use crate::forwarder::{Forwarder, LpMeta};
-use crate::strategy::StrategyKind;
+use crate::packet::LpMeta;
+use crate::strategy::kind::StrategyKind;
+use crate::tables::Tables;
 use crate::Time;
 
-impl Forwarder {
+impl Tables {
     /// NFD `onContentStoreHit`: the cached Data goes back to the downstream, with the
     /// downstream's PIT token and IncomingFaceId = content store.
     /// `name` is the Interest's (its offsets are reused when it is the Data's name).

@@ -17,22 +17,21 @@ use super::scope::is_localhost;
 use crate::counters::DropReason;
 use crate::dispatch::len_without_digest;
 use crate::face::{FaceId, LinkType};
-use crate::forwarder::{Forwarder, LpMeta};
 use crate::hash::{key, PrefixHashBuf};
+use crate::packet::LpMeta;
 use crate::pit::{PitFlags, DUP_IN_SAME};
+use crate::strategy::Strategies;
+use crate::tables::Tables;
 use crate::Time;
 
-impl Forwarder {
-    /// Incoming Interest from `from`. `meta` carries its LpPacket fields.
-    pub fn handle_interest(&mut self, now: Time, from: FaceId, interest: Interest, meta: LpMeta) {
-        self.handle_interest_hashed(now, from, interest, meta, None);
-    }
-
-    /// [`Forwarder::handle_interest`] with the name's prefix hashes, its length
+impl Tables {
+    /// Incoming Interest from `from`, `meta` its LpPacket fields; the strategy of its
+    /// entry is one of `strategies`. `pre`: the name's prefix hashes, its length
     /// without an implicit digest and that prefix's PCCT index fingerprint already
     /// computed (by the burst pipeline's first stage), or `None` to compute them here.
-    pub(crate) fn handle_interest_hashed(
+    pub(crate) fn incoming_interest(
         &mut self,
+        strategies: &mut Strategies,
         now: Time,
         from: FaceId,
         mut interest: Interest,
@@ -209,8 +208,23 @@ impl Forwarder {
         };
         let non_discovery = meta.non_discovery;
         if let Some(kind) = self.content_store_miss(now, from, p, &interest, nonce, meta, expiry) {
+            // Replaced in place only when there is a hint (a conditional rebinding copied
+            // the 128-byte view on every Interest).
+            if !interest.forwarding_hint().is_empty() {
+                interest = self.strip_hint_in_producer_region(interest);
+            }
             let sent = (nonce, expiry);
-            self.after_receive_interest(kind, now, from, p, interest, hashes, sent, non_discovery);
+            strategies.after_receive_interest(
+                kind,
+                self,
+                now,
+                from,
+                p,
+                interest,
+                hashes,
+                sent,
+                non_discovery,
+            );
         }
     }
 

@@ -5,12 +5,21 @@ use ndnlab_wire::Nack;
 use crate::counters::DropReason;
 use crate::dispatch::len_without_digest;
 use crate::face::{FaceId, LinkType};
-use crate::forwarder::{Forwarder, LpMeta};
+use crate::packet::LpMeta;
+use crate::strategy::Strategies;
+use crate::tables::Tables;
 use crate::Time;
 
-impl Forwarder {
-    /// Incoming Nack from `from`.
-    pub fn handle_nack(&mut self, now: Time, from: FaceId, nack: Nack, meta: LpMeta) {
+impl Tables {
+    /// Incoming Nack from `from`; the strategy of its entry is one of `strategies`.
+    pub(crate) fn incoming_nack(
+        &mut self,
+        strategies: &mut Strategies,
+        now: Time,
+        from: FaceId,
+        nack: Nack,
+        meta: LpMeta,
+    ) {
         let Some(face) = self.faces.get_mut(&from.0) else {
             self.drop_packet(DropReason::UnknownFace);
             return;
@@ -58,6 +67,6 @@ impl Forwarder {
         }
         out.set_nack(Some(nack.reason));
         let strategy = e.strategy;
-        self.after_receive_nack(strategy, now, from, p, nack.reason);
+        strategies.after_receive_nack(strategy, self, now, from, p, nack.reason);
     }
 }

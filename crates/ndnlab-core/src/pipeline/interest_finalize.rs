@@ -1,11 +1,12 @@
 //! Interest finalize pipeline (NFD `onInterestFinalize`): counts the entry as
 //! satisfied or unsatisfied, inserts its outgoing Nonces into the Dead Nonce List
-//! when needed, informs the strategy, and removes the entry.
+//! when needed, and removes the entry. No strategy trigger runs here (NFD 24.07 has
+//! none): strategies that time out upstreams keep their own timers.
 
-use crate::forwarder::Forwarder;
+use crate::tables::Tables;
 use crate::Time;
 
-impl Forwarder {
+impl Tables {
     /// Remove PIT entry `p`.
     pub(crate) fn finalize(&mut self, now: Time, p: u32) {
         let Some(e) = self.pcct.pit(p) else {
@@ -21,13 +22,12 @@ impl Forwarder {
         };
         self.counters.n_unsatisfied_interests += 1;
         self.pit_origin_released(e.origin);
-        self.strategy_on_unsatisfied(now, &e);
         for r in &e.out_records {
             self.dnl.add(now, name_key, r.nonce);
         }
     }
 
-    /// [`Forwarder::finalize`] of live entry `p`, known satisfied (inline: the Data
+    /// [`Tables::finalize`] of live entry `p`, known satisfied (inline: the Data
     /// pipeline calls it for every entry it satisfies).
     #[inline]
     pub(crate) fn finalize_satisfied(&mut self, now: Time, p: u32) {
@@ -44,10 +44,5 @@ impl Forwarder {
             }
         }
         self.pcct.pit_discard(p);
-    }
-
-    /// NFD `rejectPendingInterest`: finalize unsatisfied now.
-    pub(crate) fn reject_pending(&mut self, now: Time, p: u32) {
-        self.finalize(now, p);
     }
 }

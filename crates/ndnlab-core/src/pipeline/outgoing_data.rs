@@ -4,9 +4,10 @@ use bytes::Bytes;
 
 use crate::counters::DropReason;
 use crate::face::FaceId;
-use crate::forwarder::{Forwarder, LpMeta, OutPacket, Transmit};
+use crate::packet::{LpMeta, OutPacket, Transmit};
+use crate::tables::Tables;
 
-impl Forwarder {
+impl Tables {
     /// Send the Data TLV `wire` to `to` with `meta` (downstream token, IncomingFaceId
     /// for local faces). `localhost`: the Data's name is under `/localhost` (such Data
     /// never leave on a non-local face).

@@ -4,10 +4,11 @@ use ndnlab_wire::Interest;
 
 use crate::counters::DropReason;
 use crate::face::FaceId;
-use crate::forwarder::{Forwarder, LpMeta, OutPacket, Transmit};
+use crate::packet::{LpMeta, OutPacket, Transmit};
+use crate::tables::Tables;
 use crate::Time;
 
-impl Forwarder {
+impl Tables {
     /// Send the Interest of PIT entry `p` (as received from `from`) to `to`:
     /// out-record, PIT token, counters. The bytes are the incoming ones. Returns
     /// whether it was sent (NFD `onOutgoingInterest` returning an out-record).
@@ -25,7 +26,7 @@ impl Forwarder {
         self.outgoing_interest_meta(now, from, p, to, interest, nonce, expiry, false)
     }
 
-    /// [`Forwarder::outgoing_interest`] given the Interest's Nonce and the end of its
+    /// [`Tables::outgoing_interest`] given the Interest's Nonce and the end of its
     /// lifetime from `now` (the out-record's expiry), which the incoming pipeline has
     /// already read: parsing both again (a TLV read, a jump on the lifetime's width, a
     /// multiply) cost ~25 instructions per forwarded Interest in callgrind.
@@ -44,7 +45,7 @@ impl Forwarder {
         self.outgoing_interest_meta(now, from, p, to, interest, nonce, expiry, false);
     }
 
-    /// [`Forwarder::outgoing_interest_with`], marking the Interest NonDiscovery
+    /// [`Tables::outgoing_interest_with`], marking the Interest NonDiscovery
     /// (self-learning) when `non_discovery`; returns whether it was sent.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn outgoing_interest_meta(

@@ -3,9 +3,10 @@
 use ndnlab_wire::{Nack, NackReason};
 
 use crate::face::{FaceId, LinkType};
-use crate::forwarder::{Forwarder, LpMeta, OutNack, OutPacket, Transmit};
+use crate::packet::{LpMeta, OutNack, OutPacket, Transmit};
+use crate::tables::Tables;
 
-impl Forwarder {
+impl Tables {
     /// Nack the downstream `to` of PIT entry `p` (its in-record is erased). No Nack
     /// goes to multi-access faces.
     pub(crate) fn outgoing_nack(&mut self, p: u32, to: FaceId, reason: NackReason) {

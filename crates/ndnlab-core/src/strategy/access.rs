@@ -32,11 +32,12 @@ use std::collections::{BinaryHeap, HashMap};
 
 use ndnlab_wire::{Interest, Name};
 
+use super::context::{Context, Hops};
+use super::kind::StrategyKind;
 use super::rtt::RttEstimator;
-use super::{Hops, StrategyKind};
+use super::triggers::{Strategy, Triggers};
 use crate::counters::DropReason;
 use crate::face::FaceId;
-use crate::forwarder::Forwarder;
 use crate::pipeline::scope::would_violate_scope;
 use crate::{Time, MS};
 
@@ -75,9 +76,10 @@ pub struct PrefixStats {
     pub rto: Time,
 }
 
-/// Access strategy state shared by every namespace using it.
+/// NFD's access strategy, with its measurements and RTO timers (shared by every
+/// namespace using it).
 #[derive(Default)]
-pub struct AccessState {
+pub(crate) struct AccessStrategy {
     /// Prefix measurements by [`crate::hash::key`] of the prefix.
     prefixes: HashMap<u64, MtInfo>,
     /// Per-face RTT estimates (NFD's `m_fit`).
@@ -90,19 +92,20 @@ pub struct AccessState {
     next_sweep: Time,
 }
 
-impl AccessState {
-    /// Earliest armed RTO timer (possibly a cancelled one: waking early is harmless).
-    pub fn next_timeout(&self) -> Option<Time> {
-        self.timers.peek().map(|Reverse((t, ..))| *t)
+impl AccessStrategy {
+    /// Measurements of `prefix` (for tests and status).
+    pub(crate) fn stats(&self, prefix: &Name, now: Time) -> Option<PrefixStats> {
+        let key = crate::hash::key(prefix.prefix_hash(prefix.len()), prefix.len());
+        self.live(key, now).map(|m| PrefixStats {
+            last_nexthop: m.last_nexthop,
+            srtt: m.rtt.srtt(),
+            rto: m.rtt.rto(),
+        })
     }
 
     /// Number of RTO timers armed and not cancelled.
-    pub fn armed_timers(&self) -> usize {
+    pub(crate) fn armed_timers(&self) -> usize {
         self.armed.len()
-    }
-
-    pub(crate) fn remove_face(&mut self, face: FaceId) {
-        self.faces.remove(&face.0);
     }
 
     fn live(&self, key: u64, now: Time) -> Option<&MtInfo> {
@@ -112,75 +115,25 @@ impl AccessState {
     fn cancel(&mut self, p: u32) {
         self.armed.remove(&p);
     }
-}
-
-impl Forwarder {
-    /// Access measurements of `prefix` (for tests and status).
-    pub fn access_stats(&self, prefix: &Name, now: Time) -> Option<PrefixStats> {
-        let key = crate::hash::key(prefix.prefix_hash(prefix.len()), prefix.len());
-        self.access.live(key, now).map(|m| PrefixStats {
-            last_nexthop: m.last_nexthop,
-            srtt: m.rtt.srtt(),
-            rto: m.rtt.rto(),
-        })
-    }
-
-    /// Number of armed access RTO timers.
-    pub fn access_armed_timers(&self) -> usize {
-        self.access.armed_timers()
-    }
-
-    pub(crate) fn access_after_receive_interest(
-        &mut self,
-        now: Time,
-        from: FaceId,
-        p: u32,
-        interest: Interest,
-        hashes: &[u64],
-    ) {
-        // NFD `RetxSuppressionFixed::decidePerPitEntry`.
-        let Some(e) = self.pcct.pit(p) else { return };
-        let is_new = !e.has_pending_out_records(now);
-        if !is_new {
-            let last = e.last_outgoing().unwrap_or(0);
-            if now.saturating_sub(last) < MIN_RETX_INTERVAL {
-                self.drop_packet(DropReason::RetxSuppressed);
-                return;
-            }
-        }
-        let (hops, _) = self.lookup_fib(&interest, hashes);
-        if !is_new {
-            self.access_multicast(now, from, p, &interest, &hops, FaceId::INVALID);
-            return;
-        }
-        if let Some((last, rto)) = self.access_last_nexthop(now, interest.name(), hashes) {
-            if self.access_send_to_last_nexthop(now, from, p, &interest, &hops, last, rto) {
-                return;
-            }
-        }
-        if self.access_multicast(now, from, p, &interest, &hops, FaceId::INVALID) == 0 {
-            self.reject_pending(now, p);
-        }
-    }
 
     /// NFD `findPrefixMeasurements`: the last next hop and the RTO of the longest prefix
     /// of `name` with live measurements, if that prefix is under access.
-    fn access_last_nexthop(
+    fn last_nexthop(
         &self,
+        ctx: &Context<'_>,
         now: Time,
         name: &Name,
         hashes: &[u64],
     ) -> Option<(FaceId, Time)> {
-        if self.access.prefixes.is_empty() {
+        if self.prefixes.is_empty() {
             return None;
         }
         let (len, m) = (0..hashes.len().min(name.len() + 1)).rev().find_map(|l| {
-            self.access
-                .live(crate::hash::key(hashes[l], l), now)
+            self.live(crate::hash::key(hashes[l], l), now)
                 .map(|m| (l, m))
         })?;
         // Measurements of a prefix that another strategy now governs are not ours.
-        if self.sc.find_effective(&name.prefix(len)) != StrategyKind::Access {
+        if ctx.effective_strategy(&name.prefix(len)) != StrategyKind::Access {
             return None;
         }
         (m.last_nexthop != FaceId::INVALID).then_some((m.last_nexthop, m.rtt.rto()))
@@ -189,8 +142,9 @@ impl Forwarder {
     /// NFD `sendToLastNexthop`: whether the Interest went to `last` (then an RTO timer
     /// of `rto` is armed for the entry).
     #[allow(clippy::too_many_arguments)]
-    fn access_send_to_last_nexthop(
+    fn send_to_last_nexthop(
         &mut self,
+        ctx: &mut Context<'_>,
         now: Time,
         from: FaceId,
         p: u32,
@@ -202,95 +156,44 @@ impl Forwarder {
         if last == from || !hops.iter().any(|h| h.face == last) {
             return false;
         }
-        let (Some(inf), Some(outf)) = (self.face(from), self.face(last)) else {
+        let (Some(inf), Some(outf)) = (ctx.face(from), ctx.face(last)) else {
             return false;
         };
         if would_violate_scope(inf, interest.name(), outf) {
             return false;
         }
-        if !self.outgoing_interest(now, from, p, last, interest.clone()) {
+        if !ctx.send_interest(now, from, p, last, interest.clone()) {
             return false;
         }
-        self.access.seq += 1;
-        let seq = self.access.seq;
-        self.access.armed.insert(
+        self.seq += 1;
+        let seq = self.seq;
+        self.armed.insert(
             p,
             ArmedRto {
                 seq,
-                generation: self.pcct.generation_of(p),
+                generation: ctx.generation(p),
                 downstream: from,
                 tried: last,
             },
         );
-        self.access
-            .timers
-            .push(Reverse((now.saturating_add(rto), p, seq)));
+        self.timers.push(Reverse((now.saturating_add(rto), p, seq)));
         true
     }
 
-    /// NFD `AccessStrategy::multicast`: every next hop but the downstream and `except`
-    /// (scope permitting); returns how many were sent.
-    fn access_multicast(
+    /// NFD `afterRtoTimeout`: the downstream's Interest goes to every next hop but the
+    /// downstream and the one tried.
+    fn after_rto_timeout(
         &mut self,
+        ctx: &mut Context<'_>,
         now: Time,
-        from: FaceId,
         p: u32,
-        interest: &Interest,
-        hops: &Hops,
-        except: FaceId,
-    ) -> usize {
-        let Some(inf) = self.face(from) else {
-            return 0;
-        };
-        let targets: smallvec::SmallVec<[FaceId; 4]> = hops
-            .iter()
-            .filter(|h| h.face != from && h.face != except)
-            .filter(|h| {
-                self.face(h.face)
-                    .is_some_and(|outf| !would_violate_scope(inf, interest.name(), outf))
-            })
-            .map(|h| h.face)
-            .collect();
-        let mut sent = 0;
-        for to in targets {
-            if self.outgoing_interest(now, from, p, to, interest.clone()) {
-                sent += 1;
-            }
-        }
-        sent
-    }
-
-    /// Fire due RTO timers (NFD `afterRtoTimeout`), and sweep expired measurements.
-    pub(crate) fn access_handle_timeout(&mut self, now: Time) {
-        while let Some(&Reverse((at, p, seq))) = self.access.timers.peek() {
-            if at > now {
-                break;
-            }
-            self.access.timers.pop();
-            let Some(t) = self.access.armed.get(&p).copied() else {
-                continue;
-            };
-            if t.seq != seq {
-                continue; // re-armed
-            }
-            self.access.armed.remove(&p);
-            if !self.pcct.pit_live(p, t.generation) {
-                continue;
-            }
-            self.access_after_rto_timeout(now, p, t.downstream, t.tried);
-        }
-        if now >= self.access.next_sweep {
-            self.access.prefixes.retain(|_, m| m.expires > now);
-            self.access.next_sweep = now + SWEEP_INTERVAL;
-        }
-    }
-
-    fn access_after_rto_timeout(&mut self, now: Time, p: u32, downstream: FaceId, tried: FaceId) {
-        if !self.has_face(downstream) {
+        downstream: FaceId,
+        tried: FaceId,
+    ) {
+        if !ctx.has_face(downstream) {
             return;
         }
-        let Some(nonce) = self
-            .pcct
+        let Some(nonce) = ctx
             .pit(p)
             .and_then(|e| e.in_record(downstream))
             .map(|r| r.nonce)
@@ -298,40 +201,128 @@ impl Forwarder {
             return;
         };
         // The downstream's Interest: the entry's latest, with that downstream's Nonce.
-        let Some(mut interest) = self.stored_interest(p) else {
+        let Some(mut interest) = ctx.stored_interest(p) else {
             return;
         };
         if interest.nonce() != Some(nonce) {
             interest.set_nonce(nonce);
         }
         let hashes = crate::hash::prefix_hashes(interest.name());
-        let (hops, _) = self.lookup_fib(&interest, &hashes);
-        self.access_multicast(now, downstream, p, &interest, &hops, tried);
+        let (hops, _) = ctx.lookup_fib(&interest, &hashes);
+        multicast(ctx, now, downstream, p, &interest, &hops, tried);
+    }
+
+    /// NFD `addPrefixMeasurements`: the key of the Data name's parent when the parent
+    /// is under access, else of the Data name itself.
+    fn measurements_key(ctx: &Context<'_>, data_name: &Name) -> u64 {
+        let hashes = crate::hash::prefix_hashes(data_name);
+        let len = data_name.len();
+        if len > 0 && ctx.effective_strategy(&data_name.prefix(len - 1)) == StrategyKind::Access {
+            crate::hash::key(hashes[len - 1], len - 1)
+        } else {
+            crate::hash::key(hashes[len], len)
+        }
+    }
+}
+
+/// NFD `AccessStrategy::multicast`: every next hop but the downstream and `except`
+/// (scope permitting); returns how many were sent.
+fn multicast(
+    ctx: &mut Context<'_>,
+    now: Time,
+    from: FaceId,
+    p: u32,
+    interest: &Interest,
+    hops: &Hops,
+    except: FaceId,
+) -> usize {
+    let Some(inf) = ctx.face(from) else {
+        return 0;
+    };
+    let targets: smallvec::SmallVec<[FaceId; 4]> = hops
+        .iter()
+        .filter(|h| h.face != from && h.face != except)
+        .filter(|h| {
+            ctx.face(h.face)
+                .is_some_and(|outf| !would_violate_scope(inf, interest.name(), outf))
+        })
+        .map(|h| h.face)
+        .collect();
+    let mut sent = 0;
+    for to in targets {
+        if ctx.send_interest(now, from, p, to, interest.clone()) {
+            sent += 1;
+        }
+    }
+    sent
+}
+
+impl Strategy for AccessStrategy {
+    const TRIGGERS: Triggers = Triggers {
+        before_satisfy: true,
+        ..Triggers::NONE
+    };
+
+    fn after_receive_interest(
+        &mut self,
+        ctx: &mut Context<'_>,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        interest: Interest,
+        hashes: &[u64],
+        _sent: (u32, Time),
+        _non_discovery: bool,
+    ) {
+        // NFD `RetxSuppressionFixed::decidePerPitEntry`.
+        let Some(e) = ctx.pit(p) else { return };
+        let is_new = !e.has_pending_out_records(now);
+        if !is_new {
+            let last = e.last_outgoing().unwrap_or(0);
+            if now.saturating_sub(last) < MIN_RETX_INTERVAL {
+                ctx.drop_packet(DropReason::RetxSuppressed);
+                return;
+            }
+        }
+        let (hops, _) = ctx.lookup_fib(&interest, hashes);
+        if !is_new {
+            multicast(ctx, now, from, p, &interest, &hops, FaceId::INVALID);
+            return;
+        }
+        if let Some((last, rto)) = self.last_nexthop(ctx, now, interest.name(), hashes) {
+            if self.send_to_last_nexthop(ctx, now, from, p, &interest, &hops, last, rto) {
+                return;
+            }
+        }
+        if multicast(ctx, now, from, p, &interest, &hops, FaceId::INVALID) == 0 {
+            ctx.reject_pending(now, p);
+        }
     }
 
     /// NFD `AccessStrategy::beforeSatisfyInterest`.
-    pub(crate) fn access_before_satisfy(
+    fn before_satisfy(
         &mut self,
+        ctx: &mut Context<'_>,
         now: Time,
         from: FaceId,
         p: u32,
         data_name: &Name,
-    ) {
-        self.access.cancel(p);
-        let Some(e) = self.pcct.pit(p) else { return };
+    ) -> Option<Time> {
+        self.cancel(p);
+        let e = ctx.pit(p)?;
         if e.in_records.is_empty() {
-            return; // already satisfied by another upstream
+            return None; // already satisfied by another upstream
         }
-        let Some(o) = e.out_record(from) else { return };
+        let o = e.out_record(from)?;
         let rtt = now.saturating_sub(o.last_renewed);
         // NFD `updateMeasurements`.
         let face_rtt = {
-            let f = self.access.faces.entry(from.0).or_default();
+            let f = self.faces.entry(from.0).or_default();
             f.add_measurement(rtt);
             *f
         };
-        let key = self.access_measurements_key(data_name);
-        let m = self.access.prefixes.entry(key).or_insert(MtInfo {
+        let key = Self::measurements_key(ctx, data_name);
+        let m = self.prefixes.entry(key).or_insert(MtInfo {
             last_nexthop: FaceId::INVALID,
             rtt: RttEstimator::default(),
             expires: 0,
@@ -348,17 +339,40 @@ impl Forwarder {
         } else {
             m.rtt.add_measurement(rtt);
         }
+        None
     }
 
-    /// NFD `addPrefixMeasurements`: the key of the Data name's parent when the parent
-    /// is under access, else of the Data name itself.
-    fn access_measurements_key(&self, data_name: &Name) -> u64 {
-        let hashes = crate::hash::prefix_hashes(data_name);
-        let len = data_name.len();
-        if len > 0 && self.sc.find_effective(&data_name.prefix(len - 1)) == StrategyKind::Access {
-            crate::hash::key(hashes[len - 1], len - 1)
-        } else {
-            crate::hash::key(hashes[len], len)
+    /// Fire due RTO timers (NFD `afterRtoTimeout`), and sweep expired measurements.
+    fn handle_timeout(&mut self, ctx: &mut Context<'_>, now: Time) {
+        while let Some(&Reverse((at, p, seq))) = self.timers.peek() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            let Some(t) = self.armed.get(&p).copied() else {
+                continue;
+            };
+            if t.seq != seq {
+                continue; // re-armed
+            }
+            self.armed.remove(&p);
+            if !ctx.is_live(p, t.generation) {
+                continue;
+            }
+            self.after_rto_timeout(ctx, now, p, t.downstream, t.tried);
         }
+        if now >= self.next_sweep {
+            self.prefixes.retain(|_, m| m.expires > now);
+            self.next_sweep = now + SWEEP_INTERVAL;
+        }
+    }
+
+    /// Earliest armed RTO timer (possibly a cancelled one: waking early is harmless).
+    fn next_timeout(&self) -> Option<Time> {
+        self.timers.peek().map(|Reverse((t, ..))| *t)
+    }
+
+    fn remove_face(&mut self, face: FaceId) {
+        self.faces.remove(&face.0);
     }
 }

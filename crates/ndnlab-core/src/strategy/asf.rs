@@ -41,13 +41,15 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use bytes::Bytes;
-use ndnlab_wire::{Interest, Name};
+use ndnlab_wire::{Interest, NackReason, Name};
 
+use super::context::{Context, Hops};
+use super::params::Params;
+use super::retx::{self, Retx};
 use super::rtt::RttEstimator;
-use super::{Hops, Params, Retx};
+use super::triggers::{Strategy, Triggers};
 use crate::counters::DropReason;
 use crate::face::FaceId;
-use crate::forwarder::Forwarder;
 use crate::pipeline::scope::would_violate_scope;
 use crate::{Time, MS};
 
@@ -133,9 +135,10 @@ pub struct FaceStats {
     pub samples: u64,
 }
 
-/// ASF state shared by every prefix using ASF.
+/// NFD's ASF strategy, with its measurements and RTO timers (shared by every
+/// prefix using ASF, keyed by FIB prefix).
 #[derive(Default)]
-pub struct AsfState {
+pub(crate) struct AsfStrategy {
     faces: HashMap<(u32, u64), FaceInfo>,
     namespaces: HashMap<u32, NamespaceInfo>,
     timers: BinaryHeap<Reverse<(Time, u32, u64, u32)>>,
@@ -143,9 +146,16 @@ pub struct AsfState {
     next_sweep: Time,
 }
 
-impl AsfState {
+impl AsfStrategy {
+    /// Measurements of `face` under the FIB prefix `prefix` (for tests and status).
+    pub(crate) fn stats_of(&self, prefix: &Name, face: FaceId) -> Option<FaceStats> {
+        let l = prefix.len();
+        let key = crate::hash::key(prefix.prefix_hash(l), l) as u32;
+        self.stats(key, face)
+    }
+
     /// Measurements of `face` under the prefix with measurements key `key`.
-    pub fn stats(&self, key: u32, face: FaceId) -> Option<FaceStats> {
+    fn stats(&self, key: u32, face: FaceId) -> Option<FaceStats> {
         self.faces.get(&(key, face.0)).map(|f| FaceStats {
             srtt: f.rtt.srtt(),
             rttvar: f.rtt.rttvar(),
@@ -157,13 +167,8 @@ impl AsfState {
         })
     }
 
-    /// Earliest armed RTO timer (possibly a cancelled one: waking early is harmless).
-    pub fn next_timeout(&self) -> Option<Time> {
-        self.timers.peek().map(|Reverse((t, ..))| *t)
-    }
-
     /// Number of armed timers, cancelled ones included.
-    pub fn pending_timers(&self) -> usize {
+    pub(crate) fn pending_timers(&self) -> usize {
         self.timers.len()
     }
 
@@ -282,33 +287,11 @@ impl AsfState {
         });
     }
 
-    pub(crate) fn remove_face(&mut self, face: FaceId) {
-        self.faces.retain(|(_, f), _| *f != face.0);
-    }
-}
-
-impl Forwarder {
-    /// ASF measurements of `face` under the FIB prefix `prefix` (for tests and status).
-    pub fn asf_stats(&self, prefix: &Name, face: FaceId) -> Option<FaceStats> {
-        let l = prefix.len();
-        let key = crate::hash::key(prefix.prefix_hash(l), l) as u32;
-        self.asf.stats(key, face)
-    }
-
-    /// Number of armed ASF RTO timers, cancelled ones not yet dropped included.
-    pub fn asf_pending_timers(&self) -> usize {
-        self.asf.pending_timers()
-    }
-
-    /// Fire ASF's due RTO timers (called by `handle_timeout`).
-    pub(crate) fn asf_handle_timeout(&mut self, now: Time) {
-        self.asf.fire(now);
-    }
-
     /// The best-ranked eligible face.
     #[allow(clippy::too_many_arguments)]
-    fn asf_best(
+    fn best(
         &self,
+        ctx: &Context<'_>,
         key: u32,
         hops: &Hops,
         from: FaceId,
@@ -318,16 +301,17 @@ impl Forwarder {
         now: Time,
     ) -> Option<FaceId> {
         hops.iter()
-            .filter(|h| self.is_eligible(from, h.face, p, name, want_unused, now))
-            .min_by_key(|h| self.asf.forwarding_rank(key, h.face, h.cost, now))
+            .filter(|h| ctx.is_eligible(from, h.face, p, name, want_unused, now))
+            .min_by_key(|h| self.forwarding_rank(key, h.face, h.cost, now))
             .map(|h| h.face)
     }
 
     /// NFD `AsfStrategy::forwardInterest`: send, then refresh the face's measurements
     /// and arm its RTO timer if none is armed.
     #[allow(clippy::too_many_arguments)]
-    fn asf_forward(
+    fn forward(
         &mut self,
+        ctx: &mut Context<'_>,
         now: Time,
         from: FaceId,
         p: u32,
@@ -337,10 +321,10 @@ impl Forwarder {
         max_timeouts: u32,
     ) {
         let name = interest.name().value();
-        self.outgoing_interest(now, from, p, to, interest);
-        self.asf.generation = self.asf.generation.wrapping_add(1);
-        let generation = self.asf.generation;
-        let f = self.asf.get_or_create(key, to, now);
+        ctx.send_interest(now, from, p, to, interest);
+        self.generation = self.generation.wrapping_add(1);
+        let generation = self.generation;
+        let f = self.get_or_create(key, to, now);
         if f.timeout.is_none() {
             let at = now.saturating_add(f.rtt.rto());
             f.timeout = Some(PendingTimeout {
@@ -348,72 +332,8 @@ impl Forwarder {
                 generation,
                 max_timeouts,
             });
-            self.asf.timers.push(Reverse((at, key, to.0, generation)));
-            self.asf.compact_timers();
-        }
-    }
-
-    pub(crate) fn asf_after_receive_interest(
-        &mut self,
-        now: Time,
-        from: FaceId,
-        p: u32,
-        interest: Interest,
-        hashes: &[u64],
-        prm: &Params,
-    ) {
-        let (hops, key) = self.lookup_fib(&interest, hashes);
-        let Some(e) = self.pcct.pit_mut(p) else {
-            return;
-        };
-        e.measure_key = key;
-        let is_new = !e.has_pending_out_records(now);
-        let name = interest.name().clone();
-        if is_new {
-            let Some(best) = self.asf_best(key, &hops, from, p, &name, false, now) else {
-                self.no_route(now, from, p);
-                return;
-            };
-            let probe = self.asf_face_to_probe(key, &hops, from, best, &name, now);
-            match probe {
-                None => self.asf_forward(now, from, p, best, interest, key, prm.max_timeouts),
-                Some(pf) => {
-                    let mut pi = interest.clone();
-                    self.asf_forward(now, from, p, best, interest, key, prm.max_timeouts);
-                    pi.set_nonce(self.random() as u32);
-                    self.asf_forward(now, from, p, pf, pi, key, prm.max_timeouts);
-                    if let Some(e) = self.pcct.pit_mut(p) {
-                        e.flags.probed = true;
-                    }
-                    self.asf.namespace(key, now).next_probe =
-                        Some(now.saturating_add(prm.probing_interval));
-                }
-            }
-            return;
-        }
-        // Retransmission: the best unused face (with measurements), else the oldest out-record.
-        let (to, measured) = match self.asf_best(key, &hops, from, p, &name, true, now) {
-            Some(f) => (f, true),
-            None => match self.earliest_out_record(from, p, &hops, &name, now) {
-                Some(f) => (f, false),
-                None => {
-                    self.drop_packet(DropReason::NoEligibleNextHop);
-                    return;
-                }
-            },
-        };
-        let decision = self.retx_per_upstream(p, to, now, &prm.retx);
-        if decision == Retx::Suppress {
-            self.drop_packet(DropReason::RetxSuppressed);
-            return;
-        }
-        if measured {
-            self.asf_forward(now, from, p, to, interest, key, prm.max_timeouts);
-        } else {
-            self.outgoing_interest(now, from, p, to, interest);
-        }
-        if decision == Retx::Forward {
-            self.retx_increment_upstream(p, to, &prm.retx);
+            self.timers.push(Reverse((at, key, to.0, generation)));
+            self.compact_timers();
         }
     }
 
@@ -421,8 +341,9 @@ impl Forwarder {
     /// probe is due and a candidate exists (the probe schedule advances only when a
     /// probe is actually sent).
     #[allow(clippy::too_many_arguments)]
-    fn asf_face_to_probe(
+    fn face_to_probe(
         &mut self,
+        ctx: &mut Context<'_>,
         key: u32,
         hops: &Hops,
         from: FaceId,
@@ -430,24 +351,24 @@ impl Forwarder {
         name: &Name,
         now: Time,
     ) -> Option<FaceId> {
-        match self.asf.namespace(key, now).next_probe {
+        match self.namespace(key, now).next_probe {
             None => {
-                let first_delay = (self.random() % (FIRST_PROBE_WINDOW_MS + 1)) * MS;
-                self.asf.namespace(key, now).next_probe = Some(now + first_delay);
+                let first_delay = (ctx.random() % (FIRST_PROBE_WINDOW_MS + 1)) * MS;
+                self.namespace(key, now).next_probe = Some(now + first_delay);
                 return None; // NFD's first probe event fires later, never immediately
             }
             Some(t) if now < t => return None,
             Some(_) => {}
         }
-        let inf = self.face(from)?;
+        let inf = ctx.face(from)?;
         let mut ranked: smallvec::SmallVec<[(Rank, FaceId); 4]> = hops
             .iter()
             .filter(|h| h.face != from && h.face != used)
             .filter(|h| {
-                self.face(h.face)
+                ctx.face(h.face)
                     .is_some_and(|outf| !would_violate_scope(inf, name, outf))
             })
-            .map(|h| (self.asf.probing_rank(key, h.face, h.cost, now), h.face))
+            .map(|h| (self.probing_rank(key, h.face, h.cost, now), h.face))
             .collect();
         if ranked.is_empty() {
             return None;
@@ -459,7 +380,7 @@ impl Forwarder {
         // p(rank j) = (n + 1 - j) / (n (n + 1) / 2), j = 1..=n
         let n = ranked.len() as u64;
         let sum = n * (n + 1) / 2;
-        let mut r = self.random() % sum;
+        let mut r = ctx.random() % sum;
         for (j, (_, f)) in ranked.iter().enumerate() {
             let w = n - j as u64;
             if r < w {
@@ -469,28 +390,101 @@ impl Forwarder {
         }
         ranked.last().map(|(_, f)| *f)
     }
+}
 
-    /// NFD's ASF keeps satisfied entry `p` [`SATISFIED_GRACE`] more for late probe
-    /// Data (finalized by the timer: with no in-record left it has expired). Out of
-    /// line: inlined, its timer arithmetic was hoisted ahead of the Data pipeline's
-    /// loop over matched entries, costing every Data.
-    #[inline(never)]
-    pub(crate) fn asf_keep_satisfied(&mut self, now: Time, p: u32) {
-        let generation = self.pcct.generation_of(p);
-        self.timers.push(now + SATISFIED_GRACE, p, generation);
+impl Strategy for AsfStrategy {
+    const TRIGGERS: Triggers = Triggers {
+        before_satisfy: true,
+        ..Triggers::NONE
+    };
+
+    fn after_receive_interest(
+        &mut self,
+        ctx: &mut Context<'_>,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        interest: Interest,
+        hashes: &[u64],
+        _sent: (u32, Time),
+        _non_discovery: bool,
+    ) {
+        let prm: Params = ctx.params(interest.name(), hashes);
+        let (hops, key) = ctx.lookup_fib(&interest, hashes);
+        let Some(e) = ctx.pit_mut(p) else {
+            return;
+        };
+        e.measure_key = key;
+        let is_new = !e.has_pending_out_records(now);
+        let name = interest.name().clone();
+        let max_timeouts = prm.max_timeouts;
+        if is_new {
+            let Some(best) = self.best(ctx, key, &hops, from, p, &name, false, now) else {
+                ctx.no_route(now, from, p);
+                return;
+            };
+            let probe = self.face_to_probe(ctx, key, &hops, from, best, &name, now);
+            match probe {
+                None => self.forward(ctx, now, from, p, best, interest, key, max_timeouts),
+                Some(pf) => {
+                    let mut pi = interest.clone();
+                    self.forward(ctx, now, from, p, best, interest, key, max_timeouts);
+                    pi.set_nonce(ctx.random() as u32);
+                    self.forward(ctx, now, from, p, pf, pi, key, max_timeouts);
+                    if let Some(e) = ctx.pit_mut(p) {
+                        e.flags.probed = true;
+                    }
+                    self.namespace(key, now).next_probe =
+                        Some(now.saturating_add(prm.probing_interval));
+                }
+            }
+            return;
+        }
+        // Retransmission: the best unused face (with measurements), else the oldest out-record.
+        let (to, measured) = match self.best(ctx, key, &hops, from, p, &name, true, now) {
+            Some(f) => (f, true),
+            None => match ctx.earliest_out_record(from, p, &hops, &name, now) {
+                Some(f) => (f, false),
+                None => {
+                    ctx.drop_packet(DropReason::NoEligibleNextHop);
+                    return;
+                }
+            },
+        };
+        let decision = retx::per_upstream(ctx.pit(p), to, now, &prm.retx);
+        if decision == Retx::Suppress {
+            ctx.drop_packet(DropReason::RetxSuppressed);
+            return;
+        }
+        if measured {
+            self.forward(ctx, now, from, p, to, interest, key, max_timeouts);
+        } else {
+            ctx.send_interest(now, from, p, to, interest);
+        }
+        if decision == Retx::Forward {
+            retx::increment_upstream(ctx.pit_mut(p), to, &prm.retx);
+        }
     }
 
-    /// Trigger: Data from `from` satisfies `p`: RTT sample, timer cancel, count reset.
-    pub(crate) fn asf_before_satisfy(&mut self, now: Time, from: FaceId, p: u32) {
-        let Some(e) = self.pcct.pit(p) else { return };
+    /// Data from `from` satisfies `p`: RTT sample, timer cancel, count reset; the entry
+    /// stays [`SATISFIED_GRACE`] for late probe Data.
+    fn before_satisfy(
+        &mut self,
+        ctx: &mut Context<'_>,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        _data_name: &Name,
+    ) -> Option<Time> {
+        let keep = Some(SATISFIED_GRACE);
+        let Some(e) = ctx.pit(p) else { return keep };
         let key = e.measure_key;
         let rtt = e
             .out_record(from)
             .map(|o| now.saturating_sub(o.last_renewed));
-        let slot = e.slot;
-        let name = self.pcct.slot_name(slot);
-        let Some(f) = self.asf.live_mut(key, from, now) else {
-            return;
+        let name = ctx.entry_name(e);
+        let Some(f) = self.live_mut(key, from, now) else {
+            return keep;
         };
         if let Some(rtt) = rtt {
             f.last_rtt = LastRtt::Rtt(rtt);
@@ -499,14 +493,36 @@ impl Forwarder {
         f.expires = now + MEASUREMENTS_LIFETIME;
         f.cancel_timeout(name);
         f.n_timeouts = 0;
+        keep
     }
 
-    /// Trigger: Nack from `from`: the face is marked timed out, then `ProcessNackTraits`.
-    pub(crate) fn asf_after_receive_nack(&mut self, now: Time, from: FaceId, p: u32) {
-        let Some(e) = self.pcct.pit(p) else { return };
+    /// Nack from `from`: the face is marked timed out, then `ProcessNackTraits`.
+    fn after_receive_nack(
+        &mut self,
+        ctx: &mut Context<'_>,
+        now: Time,
+        from: FaceId,
+        p: u32,
+        _reason: NackReason,
+    ) {
+        let Some(e) = ctx.pit(p) else { return };
         let key = e.measure_key;
-        let name = Bytes::copy_from_slice(self.pcct.slot_name(e.slot));
-        self.asf.on_timeout_or_nack(key, from, &name, true, 0, now);
-        self.process_nack(now, p);
+        let name = Bytes::copy_from_slice(ctx.entry_name(e));
+        self.on_timeout_or_nack(key, from, &name, true, 0, now);
+        ctx.process_nack(now, p);
+    }
+
+    /// Fire due RTO timers, sweep expired measurements.
+    fn handle_timeout(&mut self, _ctx: &mut Context<'_>, now: Time) {
+        self.fire(now);
+    }
+
+    /// Earliest armed RTO timer (possibly a cancelled one: waking early is harmless).
+    fn next_timeout(&self) -> Option<Time> {
+        self.timers.peek().map(|Reverse((t, ..))| *t)
+    }
+
+    fn remove_face(&mut self, face: FaceId) {
+        self.faces.retain(|(_, f), _| *f != face.0);
     }
 }

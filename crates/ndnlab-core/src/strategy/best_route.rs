@@ -9,18 +9,26 @@
 //!   pending out-record (so successive retransmissions walk down the next hops in cost
 //!   order), else to the eligible next hop whose out-record is the oldest; none: dropped
 //!   ([`DropReason::NoEligibleNextHop`]);
-//! * Nacks: `ProcessNackTraits` ([`Forwarder::process_nack`]).
+//! * Nacks: `ProcessNackTraits` (`process_nack.rs`).
+//!
+//! No state of its own: the suppression intervals live in the PIT entries.
 
-use ndnlab_wire::Interest;
+use ndnlab_wire::{Interest, NackReason};
 
-use super::{Params, Retx};
+use super::context::Context;
+use super::params::Params;
+use super::retx::{self, Retx};
+use super::triggers::Strategy;
 use crate::counters::DropReason;
 use crate::face::FaceId;
-use crate::forwarder::Forwarder;
 use crate::Time;
 
+/// NFD's best-route strategy.
+#[derive(Debug, Default)]
+pub(crate) struct BestRouteStrategy;
+
 /// What best-route does with an Interest.
-pub(crate) enum BestRoute {
+enum Decision {
     /// Forward it to this face.
     Forward(FaceId),
     /// No usable next hop for a new Interest: Nack NoRoute and reject the entry.
@@ -29,46 +37,81 @@ pub(crate) enum BestRoute {
     Drop(DropReason),
 }
 
-impl Forwarder {
-    /// The decision only: the Interest is borrowed, and the caller (which owns it)
-    /// acts on the decision, so the 128-byte view is not moved through this call.
-    pub(crate) fn best_route_after_receive_interest(
+/// The decision only: the Interest is borrowed, and the trigger (which owns it) acts
+/// on the decision, so the 128-byte view is not moved through this call.
+#[inline]
+fn decide(
+    ctx: &mut Context<'_>,
+    now: Time,
+    from: FaceId,
+    p: u32,
+    interest: &Interest,
+    hashes: &[u64],
+    prm: &Params,
+) -> Decision {
+    let decision = retx::per_entry(ctx.pit_mut(p), now, &prm.retx);
+    if decision == Retx::Suppress {
+        return Decision::Drop(DropReason::RetxSuppressed);
+    }
+    // The next hops stay borrowed from the FIB: the face is chosen before anything
+    // is mutated (copying them out cost ~110 instructions per Interest).
+    let name = interest.name();
+    let hops = ctx.fib_nexthops(interest, hashes);
+    if decision == Retx::New {
+        return match hops
+            .iter()
+            .find(|h| ctx.is_eligible(from, h.face, p, name, false, now))
+        {
+            Some(h) => Decision::Forward(h.face),
+            None => Decision::NoRoute,
+        };
+    }
+    // Retransmission: the cheapest unused next hop, else the one used earliest.
+    let to = match hops
+        .iter()
+        .find(|h| ctx.is_eligible(from, h.face, p, name, true, now))
+    {
+        Some(h) => Some(h.face),
+        None => ctx.earliest_out_record(from, p, hops, name, now),
+    };
+    match to {
+        Some(to) => Decision::Forward(to),
+        None => Decision::Drop(DropReason::NoEligibleNextHop),
+    }
+}
+
+impl Strategy for BestRouteStrategy {
+    #[inline]
+    fn after_receive_interest(
         &mut self,
+        ctx: &mut Context<'_>,
         now: Time,
         from: FaceId,
         p: u32,
-        interest: &Interest,
+        interest: Interest,
         hashes: &[u64],
-        prm: &Params,
-    ) -> BestRoute {
-        let decision = self.retx_per_entry(p, now, &prm.retx);
-        if decision == Retx::Suppress {
-            return BestRoute::Drop(DropReason::RetxSuppressed);
+        sent: (u32, Time),
+        _non_discovery: bool,
+    ) {
+        let prm = ctx.params(interest.name(), hashes);
+        match decide(ctx, now, from, p, &interest, hashes, &prm) {
+            Decision::Forward(to) => {
+                let (nonce, expiry) = sent;
+                ctx.send_interest_with(now, from, p, to, interest, nonce, expiry)
+            }
+            Decision::NoRoute => ctx.no_route(now, from, p),
+            Decision::Drop(reason) => ctx.drop_packet(reason),
         }
-        // The next hops stay borrowed from the FIB: the face is chosen before anything
-        // is mutated (copying them out cost ~110 instructions per Interest).
-        let name = interest.name();
-        let hops = self.fib_nexthops(interest, hashes);
-        if decision == Retx::New {
-            return match hops
-                .iter()
-                .find(|h| self.is_eligible(from, h.face, p, name, false, now))
-            {
-                Some(h) => BestRoute::Forward(h.face),
-                None => BestRoute::NoRoute,
-            };
-        }
-        // Retransmission: the cheapest unused next hop, else the one used earliest.
-        let to = match hops
-            .iter()
-            .find(|h| self.is_eligible(from, h.face, p, name, true, now))
-        {
-            Some(h) => Some(h.face),
-            None => self.earliest_out_record(from, p, hops, name, now),
-        };
-        match to {
-            Some(to) => BestRoute::Forward(to),
-            None => BestRoute::Drop(DropReason::NoEligibleNextHop),
-        }
+    }
+
+    fn after_receive_nack(
+        &mut self,
+        ctx: &mut Context<'_>,
+        now: Time,
+        _from: FaceId,
+        p: u32,
+        _reason: NackReason,
+    ) {
+        ctx.process_nack(now, p);
     }
 }

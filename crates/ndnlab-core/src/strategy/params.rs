@@ -34,8 +34,9 @@
 
 use ndnlab_wire::Name;
 
-use super::StrategyKind;
-use crate::strategy_choice::StrategyChoiceError;
+use super::kind::StrategyKind;
+use crate::config::ForwarderConfig;
+use crate::strategy_choice::error::StrategyChoiceError;
 use crate::{Time, MS};
 
 /// NFD `RetxSuppressionExponential` parameters.
@@ -74,15 +75,61 @@ pub const MIN_PROBING_INTERVAL: Time = 1_000 * MS;
 /// ASF default `max-timeouts` (NFD).
 pub const DEFAULT_MAX_TIMEOUTS: u32 = 3;
 
+/// The effective parameters of the instance handling an Interest: its StrategyChoice
+/// entry's, or the forwarder's defaults where it gives none.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    pub retx: RetxParams,
+    pub probing_interval: Time,
+    pub max_timeouts: u32,
+}
+
+impl Params {
+    /// The forwarder's defaults.
+    pub(crate) fn from_config(config: &ForwarderConfig) -> Self {
+        let c = config.retx;
+        Params {
+            retx: RetxParams {
+                initial: c.initial,
+                max: c.max,
+                multiplier: c.multiplier as f64,
+            },
+            probing_interval: config.asf_probing_interval,
+            max_timeouts: DEFAULT_MAX_TIMEOUTS,
+        }
+    }
+
+    /// `inst`'s parameters, these where it gives none.
+    #[inline]
+    pub(crate) fn with(self, inst: &StrategyInstance) -> Self {
+        Params {
+            retx: inst.retx.unwrap_or(self.retx),
+            probing_interval: inst.probing_interval.unwrap_or(self.probing_interval),
+            max_timeouts: inst.max_timeouts.unwrap_or(self.max_timeouts),
+        }
+    }
+}
+
+impl StrategyKind {
+    /// The strategy named `name` without parameters, as NFD resolves it (see
+    /// [`StrategyInstance::parse`] for names with parameters and error reasons).
+    pub fn from_name(name: &Name) -> Option<StrategyKind> {
+        StrategyInstance::parse(name)
+            .ok()
+            .filter(|i| !i.has_params())
+            .map(|i| i.kind)
+    }
+}
+
 /// A strategy with its parameters, as chosen for a namespace by StrategyChoice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StrategyInstance {
     /// The strategy.
     pub kind: StrategyKind,
     /// Retransmission suppression; `None`: the forwarder's default
-    /// ([`crate::forwarder::ForwarderConfig::retx`]).
+    /// ([`ForwarderConfig::retx`]).
     pub retx: Option<RetxParams>,
-    /// ASF probing interval; `None`: [`crate::forwarder::ForwarderConfig::asf_probing_interval`].
+    /// ASF probing interval; `None`: [`ForwarderConfig::asf_probing_interval`].
     pub probing_interval: Option<Time>,
     /// ASF max-timeouts; `None`: [`DEFAULT_MAX_TIMEOUTS`].
     pub max_timeouts: Option<u32>,
@@ -327,6 +374,22 @@ fn parse_count(kind: StrategyKind, key: &str, value: &str) -> Result<u32, Strate
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_roundtrip() {
+        for k in StrategyKind::ALL {
+            assert_eq!(StrategyKind::from_name(&k.name()), Some(k));
+        }
+        let n = Name::from_uri("/localhost/nfd/strategy/best-route").unwrap();
+        assert_eq!(StrategyKind::from_name(&n), Some(StrategyKind::BestRoute));
+        assert_eq!(StrategyKind::Asf.uri(), "/localhost/nfd/strategy/asf/v=5");
+        let with_params = Name::from_uri("/localhost/nfd/strategy/asf/v=5/max-timeouts~2").unwrap();
+        assert_eq!(StrategyKind::from_name(&with_params), None);
+        let bad = Name::from_uri("/localhost/nfd/strategy/best-route/v=3").unwrap();
+        assert_eq!(StrategyKind::from_name(&bad), None);
+        let bad = Name::from_uri("/localhost/nfd/strategy/ncc").unwrap();
+        assert_eq!(StrategyKind::from_name(&bad), None);
+    }
 
     fn parse(s: &str) -> Result<StrategyInstance, StrategyChoiceError> {
         StrategyInstance::parse(&Name::from_uri(s).unwrap())
