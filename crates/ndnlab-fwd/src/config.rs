@@ -9,7 +9,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use ndnlab_core::{StrategyChoice, StrategyInstance};
+use ndnlab_proto::emu::config::{deserialize_table, LinkTable};
+use ndnlab_proto::emu::LinkConfig;
 use ndnlab_wire::Name;
+use serde::de::MapAccess;
 use serde::Deserialize;
 
 mod authorize;
@@ -510,68 +513,51 @@ pub struct StaticFace {
     /// NDNLPv2 reliability on this face (UDP only; NFD's flag bit 1).
     #[serde(default)]
     pub reliability: bool,
-    /// An emulated link on the face's egress (delay, jitter, loss, bandwidth...).
+    /// An emulated link on the face's egress (`emulate = { delay_ms = 10, ... }`:
+    /// delay, jitter, loss, bandwidth...). Every key is optional; none gives a
+    /// perfect link. See [`crate::face::emu`].
     #[serde(default)]
-    pub emulate: Option<Emulate>,
+    pub emulate: Option<LinkConfig>,
 }
 
-/// What an emulated link does to the frames a face sends (`emulate = { ... }` on a
-/// `[[face]]`, the same keys in a `[[faces.emulation]]` rule). Every key is
-/// optional; none gives a perfect link. See [`crate::face::emu`].
-#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Emulate {
-    /// One-way delay added to every frame, in milliseconds.
-    pub delay_ms: f64,
-    /// Each frame's delay varies uniformly within `delay_ms ± jitter_ms`.
-    pub jitter_ms: f64,
-    /// Frames lost at random, in percent (0..=100).
-    pub loss_pct: f64,
-    /// Link rate in Mbit/s: frames are serialized at this rate behind each other.
-    pub bandwidth_mbps: Option<f64>,
-    /// Frames waiting for the transmitter at most (tail drop); only with
-    /// `bandwidth_mbps`, 1000 by default there.
-    pub queue: Option<usize>,
-    /// Largest frame the link carries, in bytes (0: any); datagram faces only.
-    pub mtu: usize,
-    /// Let jitter reorder frames (datagram faces only).
-    pub reorder: bool,
-    /// Seed of the loss and jitter draws (default: derived from the face id).
-    pub seed: Option<u64>,
-}
-
-/// `[[faces.emulation]]`: an [`Emulate`] for the faces whose remote URI is
-/// `remote`, or whose remote host is `remote_ip`.
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
+/// `[[faces.emulation]]`: a link ([`LinkConfig`], the keys of `emulate`) for the
+/// faces whose remote URI is `remote`, or whose remote host is `remote_ip`.
+#[derive(Debug, Clone, Default)]
 pub struct EmulationRule {
     /// A whole remote URI (`udp4://127.0.0.1:6401`, `tcp4://...`, `ether://[...]`).
     pub remote: Option<String>,
     /// Every UDP or TCP face whose remote host is this IP address.
     pub remote_ip: Option<String>,
-    pub delay_ms: f64,
-    pub jitter_ms: f64,
-    pub loss_pct: f64,
-    pub bandwidth_mbps: Option<f64>,
-    pub queue: Option<usize>,
-    pub mtu: usize,
-    pub reorder: bool,
-    pub seed: Option<u64>,
+    /// The rule's link keys.
+    pub emulate: LinkConfig,
 }
 
-impl EmulationRule {
-    /// The rule's link keys.
-    pub fn emulate(&self) -> Emulate {
-        Emulate {
-            delay_ms: self.delay_ms,
-            jitter_ms: self.jitter_ms,
-            loss_pct: self.loss_pct,
-            bandwidth_mbps: self.bandwidth_mbps,
-            queue: self.queue,
-            mtu: self.mtu,
-            reorder: self.reorder,
-            seed: self.seed,
+impl LinkTable for EmulationRule {
+    type Keys = LinkConfig;
+    const EXPECTING: &'static str = "struct EmulationRule";
+    const LEAD: &'static [&'static str] = &["remote", "remote_ip"];
+
+    fn keys(&mut self) -> &mut LinkConfig {
+        &mut self.emulate
+    }
+
+    fn read_own<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "remote" => self.remote = Some(map.next_value()?),
+            "remote_ip" => self.remote_ip = Some(map.next_value()?),
+            _ => return Ok(false),
         }
+        Ok(true)
+    }
+}
+
+impl<'de> Deserialize<'de> for EmulationRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_table(d)
     }
 }
 
@@ -799,7 +785,49 @@ mod tests {
             .to_string();
         assert!(e.contains("queue"), "{e}");
         let c = parse("[[face]]\nuri = \"udp4://127.0.0.1:6363\"\nemulate = {}\n").unwrap();
-        assert_eq!(c.static_faces[0].emulate, Some(Emulate::default()));
+        assert_eq!(c.static_faces[0].emulate, Some(LinkConfig::default()));
+    }
+
+    #[test]
+    fn emulation_rules_read_their_match_and_the_link_keys() {
+        let c = parse(
+            "[[faces.emulation]]\nremote_ip = \"127.0.0.1\"\ndelay_ms = 5\nbandwidth_mbps = 10\n\
+             [[faces.emulation]]\nremote = \"udp4://127.0.0.1:6401\"\nseed = 4\nreorder = true\n",
+        )
+        .unwrap();
+        let r = &c.faces.emulation;
+        assert_eq!(
+            (r[0].remote.as_deref(), r[0].remote_ip.as_deref()),
+            (None, Some("127.0.0.1"))
+        );
+        assert_eq!(
+            r[0].emulate,
+            LinkConfig {
+                delay_ms: 5.0,
+                bandwidth_mbps: Some(10.0),
+                ..Default::default()
+            }
+        );
+        assert_eq!(r[1].remote.as_deref(), Some("udp4://127.0.0.1:6401"));
+        assert_eq!((r[1].emulate.seed, r[1].emulate.reorder), (Some(4), true));
+        // unset keys are unset: no rate, the daemon's default queue with one
+        assert_eq!(
+            (r[1].emulate.bandwidth_mbps, r[1].emulate.queue),
+            (None, None)
+        );
+        // an unknown key is named, with its line and the keys a rule takes
+        let e = parse("[[faces.emulation]]\nremote_ip = \"127.0.0.1\"\nloss = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3"), "{e}");
+        assert!(
+            e.contains("unknown field `loss`, expected one of `remote`, `remote_ip`, `delay_ms`"),
+            "{e}"
+        );
+        let e = parse("[[faces.emulation]]\nremote = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("remote"), "{e}");
     }
 
     #[test]

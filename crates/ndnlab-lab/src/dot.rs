@@ -54,23 +54,24 @@ pub fn link_label(s: &LinkSpec) -> String {
     if s.face != ideal.face {
         words.push(s.face.clone());
     }
-    if s.delay_ms != 0.0 {
-        words.push(format!("{}ms", s.delay_ms));
+    let e = &s.emu;
+    if e.delay_ms != 0.0 {
+        words.push(format!("{}ms", e.delay_ms));
     }
-    if s.jitter_ms != 0.0 {
-        words.push(format!("±{}ms", s.jitter_ms));
+    if e.jitter_ms != 0.0 {
+        words.push(format!("±{}ms", e.jitter_ms));
     }
-    if s.bandwidth_mbps != 0.0 {
-        words.push(format!("{}Mbit/s", s.bandwidth_mbps));
+    if s.bandwidth_mbps() != 0.0 {
+        words.push(format!("{}Mbit/s", s.bandwidth_mbps()));
     }
-    if s.loss_pct != 0.0 {
-        words.push(format!("{}%", s.loss_pct));
+    if e.loss_pct != 0.0 {
+        words.push(format!("{}%", e.loss_pct));
     }
-    if s.queue != 0 {
-        words.push(format!("q{}", s.queue));
+    if s.queue() != 0 {
+        words.push(format!("q{}", s.queue()));
     }
-    if s.mtu != 0 {
-        words.push(format!("mtu{}", s.mtu));
+    if e.mtu != 0 {
+        words.push(format!("mtu{}", e.mtu));
     }
     if s.cost != ideal.cost {
         words.push(format!("cost {}", s.cost));
@@ -153,9 +154,12 @@ mod tests {
                 a: "a".into(),
                 b: "b\"x".into(),
                 spec: LinkSpec {
-                    delay_ms: 10.0,
-                    bandwidth_mbps: 100.0,
-                    queue: 50,
+                    emu: ndnlab_proto::emu::LinkConfig {
+                        delay_ms: 10.0,
+                        bandwidth_mbps: Some(100.0),
+                        queue: Some(50),
+                        ..Default::default()
+                    },
                     face: "udp".into(),
                     ..Default::default()
                 },

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::LabError;
 
+mod link;
+pub use link::{LinkEntry, LinkSpec};
+
 /// A whole experiment (one run's view once factor levels are applied).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -146,96 +149,6 @@ impl TopologySpec {
             Some(base) if f.is_relative() => base.join(f),
             _ => f.to_path_buf(),
         })
-    }
-}
-
-/// What a link is made of and what it does to frames.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LinkSpec {
-    /// `memory`, `unix`, `tcp` or `udp` (`ether` under the netns runner).
-    pub face: String,
-    pub delay_ms: f64,
-    pub jitter_ms: f64,
-    /// Percent of frames lost, each direction.
-    pub loss_pct: f64,
-    /// Link rate in Mbit/s; 0 is unlimited.
-    pub bandwidth_mbps: f64,
-    /// Frames queued for the transmitter at most; 0 is unbounded.
-    pub queue: usize,
-    /// Largest frame; 0 is none (datagram faces then use their own).
-    pub mtu: usize,
-    /// Whether the faces cut packets larger than `mtu` into NDNLPv2 fragments
-    /// (the default); `false` sends them whole, and the link drops those over
-    /// its `mtu` (counted as `link_drops_mtu`). Not under the `sim` runner.
-    pub fragment: bool,
-    /// Link cost for routing.
-    pub cost: u64,
-}
-
-impl Default for LinkSpec {
-    fn default() -> Self {
-        LinkSpec {
-            face: "memory".into(),
-            delay_ms: 0.0,
-            jitter_ms: 0.0,
-            loss_pct: 0.0,
-            bandwidth_mbps: 0.0,
-            queue: 0,
-            mtu: 0,
-            fragment: true,
-            cost: 1,
-        }
-    }
-}
-
-impl LinkSpec {
-    /// The emulated link layer's parameters.
-    pub fn params(&self) -> ndnlab_proto::emu::LinkParams {
-        let ms = |x: f64| (x * 1e6).round() as u64;
-        ndnlab_proto::emu::LinkParams {
-            delay_ns: ms(self.delay_ms),
-            jitter_ns: ms(self.jitter_ms),
-            loss: self.loss_pct / 100.0,
-            rate_bps: (self.bandwidth_mbps > 0.0).then_some((self.bandwidth_mbps * 1e6) as u64),
-            queue_frames: (self.queue > 0).then_some(self.queue),
-            mtu: (self.mtu > 0).then_some(self.mtu),
-            reorder: false,
-        }
-    }
-}
-
-/// A link between two named nodes, with optional overrides of `[link]`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct LinkEntry {
-    pub a: String,
-    pub b: String,
-    pub face: Option<String>,
-    pub delay_ms: Option<f64>,
-    pub jitter_ms: Option<f64>,
-    pub loss_pct: Option<f64>,
-    pub bandwidth_mbps: Option<f64>,
-    pub queue: Option<usize>,
-    pub mtu: Option<usize>,
-    pub fragment: Option<bool>,
-    pub cost: Option<u64>,
-}
-
-impl LinkEntry {
-    /// `base` with this entry's overrides.
-    pub fn apply(&self, base: &LinkSpec) -> LinkSpec {
-        LinkSpec {
-            face: self.face.clone().unwrap_or_else(|| base.face.clone()),
-            delay_ms: self.delay_ms.unwrap_or(base.delay_ms),
-            jitter_ms: self.jitter_ms.unwrap_or(base.jitter_ms),
-            loss_pct: self.loss_pct.unwrap_or(base.loss_pct),
-            bandwidth_mbps: self.bandwidth_mbps.unwrap_or(base.bandwidth_mbps),
-            queue: self.queue.unwrap_or(base.queue),
-            mtu: self.mtu.unwrap_or(base.mtu),
-            fragment: self.fragment.unwrap_or(base.fragment),
-            cost: self.cost.unwrap_or(base.cost),
-        }
     }
 }
 
@@ -706,12 +619,10 @@ impl Experiment {
                 self.topology.kind
             ));
         }
-        check_link("link", &self.link)?;
+        self.link.check("link")?;
         for (i, l) in self.links.iter().enumerate() {
-            check_link(
-                &format!("links[{i}] ({}-{})", l.a, l.b),
-                &l.apply(&self.link),
-            )?;
+            l.apply(&self.link)
+                .check(&format!("links[{i}] ({}-{})", l.a, l.b))?;
         }
         check_forwarder("forwarder", &self.forwarder)?;
         for (name, o) in &self.nodes {
@@ -829,36 +740,6 @@ fn check_reference(
         r.validate(&quick, &is_metric).map_err(|e| {
             format!("{e}: under --quick, [experiment.quick].factors replaces [factors] and must keep every factor [reference] uses")
         })?;
-    }
-    Ok(())
-}
-
-fn check_link(at: &str, l: &LinkSpec) -> Result<(), String> {
-    if !["memory", "unix", "tcp", "udp", "ether"].contains(&l.face.as_str()) {
-        return Err(format!(
-            "{at}.face: '{}' (memory, unix, tcp, udp, ether)",
-            l.face
-        ));
-    }
-    for (k, v) in [
-        ("delay_ms", l.delay_ms),
-        ("jitter_ms", l.jitter_ms),
-        ("bandwidth_mbps", l.bandwidth_mbps),
-    ] {
-        if v < 0.0 || v.is_nan() {
-            return Err(format!("{at}.{k} must not be negative"));
-        }
-    }
-    if !(0.0..=100.0).contains(&l.loss_pct) {
-        return Err(format!("{at}.loss_pct must be within 0..=100"));
-    }
-    if l.mtu != 0 && l.mtu < 64 {
-        return Err(format!("{at}.mtu must be 0 (none) or at least 64"));
-    }
-    if !l.fragment && l.mtu == 0 {
-        return Err(format!(
-            "{at}.fragment = false drops packets over the link's mtu: set {at}.mtu too"
-        ));
     }
     Ok(())
 }

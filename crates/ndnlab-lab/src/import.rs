@@ -194,29 +194,8 @@ impl Imported {
         let names: Vec<String> = self.nodes.iter().map(|n| q(&n.name)).collect();
         let _ = writeln!(out, "nodes = [{}]", names.join(", "));
         for l in &self.links {
-            let _ = write!(out, "\n[[links]]\na = {}\nb = {}\n", q(&l.a), q(&l.b));
-            if let Some(f) = &l.face {
-                let _ = writeln!(out, "face = {}", q(f));
-            }
-            let float = |v: f64| toml::Value::Float(v).to_string();
-            for (k, v) in [
-                ("delay_ms", l.delay_ms),
-                ("jitter_ms", l.jitter_ms),
-                ("loss_pct", l.loss_pct),
-                ("bandwidth_mbps", l.bandwidth_mbps),
-            ] {
-                if let Some(v) = v {
-                    let _ = writeln!(out, "{k} = {}", float(v));
-                }
-            }
-            for (k, v) in [("queue", l.queue), ("mtu", l.mtu)] {
-                if let Some(v) = v {
-                    let _ = writeln!(out, "{k} = {v}");
-                }
-            }
-            if let Some(c) = l.cost {
-                let _ = writeln!(out, "cost = {c}");
-            }
+            let table = toml::to_string(l).expect("a link entry is a TOML table");
+            let _ = write!(out, "\n[[links]]\n{table}");
         }
         out
     }
@@ -344,22 +323,6 @@ impl<'a> Builder<'a> {
     }
 }
 
-fn empty_link(a: &str, b: &str) -> LinkEntry {
-    LinkEntry {
-        a: a.to_string(),
-        b: b.to_string(),
-        face: None,
-        delay_ms: None,
-        jitter_ms: None,
-        loss_pct: None,
-        bandwidth_mbps: None,
-        queue: None,
-        mtu: None,
-        fragment: None,
-        cost: None,
-    }
-}
-
 /// Non-empty, non-comment lines with their 1-based numbers.
 fn content_lines<'t>(
     text: &'t str,
@@ -450,7 +413,7 @@ pub fn parse_minindn(text: &str, file: &str) -> Result<Imported, LabError> {
                         format!("'{head}' is not a link (expected a:b key=value ...)"),
                     )
                 })?;
-                let mut e = empty_link(x, y);
+                let mut e = LinkEntry::new(x, y);
                 for word in rest.split_whitespace() {
                     let (k, v) = word.split_once('=').ok_or_else(|| {
                         b.err(
@@ -462,27 +425,29 @@ pub fn parse_minindn(text: &str, file: &str) -> Result<Imported, LabError> {
                         |what: &str| b.err(n, format!("link {head}: {k}='{v}' is not {what}"));
                     match k {
                         "delay" => {
-                            e.delay_ms = Some(time_ms(v, 1.0).ok_or_else(|| bad("a time (10ms)"))?)
+                            e.emu.delay_ms =
+                                Some(time_ms(v, 1.0).ok_or_else(|| bad("a time (10ms)"))?)
                         }
                         "jitter" => {
-                            e.jitter_ms = Some(time_ms(v, 1.0).ok_or_else(|| bad("a time (2ms)"))?)
+                            e.emu.jitter_ms =
+                                Some(time_ms(v, 1.0).ok_or_else(|| bad("a time (2ms)"))?)
                         }
                         "bw" => {
-                            e.bandwidth_mbps = Some(
+                            e.emu.bandwidth_mbps = Some(
                                 number(v)
                                     .filter(|x| *x >= 0.0)
                                     .ok_or_else(|| bad("a rate in Mbit/s"))?,
                             )
                         }
                         "loss" => {
-                            e.loss_pct = Some(
+                            e.emu.loss_pct = Some(
                                 number(v)
                                     .filter(|x| (0.0..=100.0).contains(x))
                                     .ok_or_else(|| bad("a percentage (0 to 100)"))?,
                             )
                         }
                         "max_queue_size" => {
-                            e.queue = Some(v.parse().map_err(|_| bad("a number of packets"))?)
+                            e.emu.queue = Some(v.parse().map_err(|_| bad("a number of packets"))?)
                         }
                         _ => b.warn(n, format!("link {head}: option '{k}' ignored")),
                     }
@@ -583,21 +548,22 @@ pub fn parse_ndnsim(text: &str, file: &str) -> Result<Imported, LabError> {
                 }
                 let head = format!("link {} {}", cols[0], cols[1]);
                 let bad = |what: &str, v: &str| b.err(n, format!("{head}: '{v}' is not {what}"));
-                let mut e = empty_link(cols[0], cols[1]);
+                let mut e = LinkEntry::new(cols[0], cols[1]);
                 if let Some(v) = cols.get(2) {
-                    e.bandwidth_mbps =
+                    e.emu.bandwidth_mbps =
                         Some(rate_mbps(v).ok_or_else(|| bad("a data rate (10Mbps)", v))?);
                 }
                 if let Some(v) = cols.get(3) {
                     e.cost = Some(v.parse().map_err(|_| bad("a metric (a whole number)", v))?);
                 }
                 if let Some(v) = cols.get(4) {
-                    e.delay_ms = Some(time_ms(v, 1000.0).ok_or_else(|| bad("a time (10ms)", v))?);
+                    e.emu.delay_ms =
+                        Some(time_ms(v, 1000.0).ok_or_else(|| bad("a time (10ms)", v))?);
                 }
                 let mut warnings = Vec::new();
                 if let Some(v) = cols.get(5) {
                     match queue_packets(v) {
-                        Ok(Some(q)) => e.queue = Some(q),
+                        Ok(Some(q)) => e.emu.queue = Some(q),
                         Ok(None) => warnings.push(format!(
                             "{head}: queue '{v}' has no packet limit; the link's queue stays as [link] sets it"
                         )),
@@ -606,7 +572,7 @@ pub fn parse_ndnsim(text: &str, file: &str) -> Result<Imported, LabError> {
                 }
                 if let Some(v) = cols.get(6) {
                     match loss_pct(v) {
-                        Ok(Some(p)) => e.loss_pct = Some(p),
+                        Ok(Some(p)) => e.emu.loss_pct = Some(p),
                         Ok(None) => warnings.push(format!("{head}: error model '{v}' ignored")),
                         Err(m) => return Err(b.err(n, format!("{head}: {m}"))),
                     }
@@ -808,15 +774,15 @@ mod tests {
         let l = &t.links[0];
         assert_eq!(
             (
-                l.delay_ms,
-                l.bandwidth_mbps,
-                l.loss_pct,
-                l.queue,
-                l.jitter_ms
+                l.emu.delay_ms,
+                l.emu.bandwidth_mbps,
+                l.emu.loss_pct,
+                l.emu.queue,
+                l.emu.jitter_ms
             ),
             (Some(10.0), Some(100.0), Some(1.0), Some(50), Some(2.0))
         );
-        assert_eq!(t.links[2].delay_ms, None);
+        assert_eq!(t.links[2].emu.delay_ms, None);
         assert_eq!(t.warnings.len(), 1);
         assert!(t.warnings[0].starts_with("t.conf:10:"), "{:?}", t.warnings);
         assert!(t.positions().contains_key("a"));
@@ -854,15 +820,15 @@ mod tests {
         assert_eq!(t.nodes[2].pos, None);
         let l = &t.links[0];
         assert_eq!(
-            (l.bandwidth_mbps, l.cost, l.delay_ms, l.queue),
+            (l.emu.bandwidth_mbps, l.cost, l.emu.delay_ms, l.emu.queue),
             (Some(10.0), Some(1), Some(10.0), Some(20))
         );
         let l = &t.links[1];
         assert_eq!(
-            (l.bandwidth_mbps, l.cost, l.queue, l.loss_pct),
+            (l.emu.bandwidth_mbps, l.cost, l.emu.queue, l.emu.loss_pct),
             (Some(1000.0), Some(3), Some(40), Some(1.0))
         );
-        assert_eq!(t.links[2], empty_link("n0", "n2"));
+        assert_eq!(t.links[2], LinkEntry::new("n0", "n2"));
 
         let err = |text: &str| parse_ndnsim(text, "bad.txt").unwrap_err().to_string();
         let e = err("router\nn0\nn1\nlink\nn0 n1 10Mbits 1 10ms\n");

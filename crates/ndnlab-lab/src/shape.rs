@@ -33,7 +33,7 @@ fn adjacency(t: &Topology) -> Vec<Vec<(usize, u64)>> {
     let mut adj = vec![Vec::new(); t.nodes.len()];
     for l in &t.links {
         if let (Some(a), Some(b)) = (index(&l.a), index(&l.b)) {
-            let ns = (l.spec.delay_ms * 1e6).round() as u64;
+            let ns = (l.spec.emu.delay_ms * 1e6).round() as u64;
             adj[a].push((b, ns));
             adj[b].push((a, ns));
         }
@@ -139,13 +139,14 @@ mod tests {
             nodes: nodes.iter().map(|s| s.to_string()).collect(),
             links: links
                 .iter()
-                .map(|(a, b, d)| Link {
-                    a: a.to_string(),
-                    b: b.to_string(),
-                    spec: LinkSpec {
-                        delay_ms: *d,
-                        ..Default::default()
-                    },
+                .map(|(a, b, d)| {
+                    let mut spec = LinkSpec::default();
+                    spec.emu.delay_ms = *d;
+                    Link {
+                        a: a.to_string(),
+                        b: b.to_string(),
+                        spec,
+                    }
                 })
                 .collect(),
         }

@@ -252,12 +252,12 @@ impl Loaded {
                     k.a.clone(),
                     k.b.clone(),
                     s.face.clone(),
-                    s.delay_ms.to_string(),
-                    s.jitter_ms.to_string(),
-                    s.loss_pct.to_string(),
-                    s.bandwidth_mbps.to_string(),
-                    s.queue.to_string(),
-                    s.mtu.to_string(),
+                    s.emu.delay_ms.to_string(),
+                    s.emu.jitter_ms.to_string(),
+                    s.emu.loss_pct.to_string(),
+                    s.bandwidth_mbps().to_string(),
+                    s.queue().to_string(),
+                    s.emu.mtu.to_string(),
                     s.cost.to_string(),
                 ]
             })

@@ -219,7 +219,7 @@ impl Topology {
             .collect();
         for l in &self.links {
             let w = match metric {
-                "delay" => ((l.spec.delay_ms * 1000.0).round() as u64).max(1),
+                "delay" => ((l.spec.emu.delay_ms * 1000.0).round() as u64).max(1),
                 _ => l.spec.cost.max(1),
             };
             g.add_edge(idx[&l.a], idx[&l.b], w);
@@ -385,11 +385,14 @@ mod tests {
         let t = Topology::of(&e).unwrap();
         assert_eq!(t.nodes, ["a", "b", "c"]);
         assert_eq!(
-            (t.links[0].spec.delay_ms, t.links[0].spec.bandwidth_mbps),
+            (
+                t.links[0].spec.emu.delay_ms,
+                t.links[0].spec.bandwidth_mbps()
+            ),
             (10.0, 50.0)
         );
         assert_eq!(
-            (t.links[1].spec.delay_ms, t.links[1].spec.loss_pct),
+            (t.links[1].spec.emu.delay_ms, t.links[1].spec.emu.loss_pct),
             (1.0, 2.0)
         );
         let mut e2 = e.clone();

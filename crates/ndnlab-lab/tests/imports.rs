@@ -23,11 +23,11 @@ fn minindn_file_with_its_link_parameters() {
     let mid = &t.links[1].spec;
     assert_eq!(
         (
-            mid.delay_ms,
-            mid.bandwidth_mbps,
-            mid.loss_pct,
-            mid.queue,
-            mid.jitter_ms
+            mid.emu.delay_ms,
+            mid.bandwidth_mbps(),
+            mid.emu.loss_pct,
+            mid.queue(),
+            mid.emu.jitter_ms
         ),
         (20.0, 10.0, 0.5, 50, 1.0)
     );
@@ -47,7 +47,12 @@ fn ndnsim_file_with_metrics_and_queues() {
     assert_eq!(t.links.len(), 5);
     let diag = &t.links[4].spec;
     assert_eq!(
-        (diag.bandwidth_mbps, diag.cost, diag.delay_ms, diag.queue),
+        (
+            diag.bandwidth_mbps(),
+            diag.cost,
+            diag.emu.delay_ms,
+            diag.queue()
+        ),
         (10.0, 5, 10.0, 20)
     );
     // routes by cost avoid the diagonal (cost 5) for the two-hop path (cost 2)
@@ -79,8 +84,8 @@ fn an_experiment_imports_relative_to_itself() {
     let t = Topology::of(&exp).unwrap();
     assert_eq!(t.nodes, ["r1", "r2", "r3", "r4"]);
     // [link] fills what the file leaves out, [[links]] overrides the file
-    assert!(t.links.iter().all(|l| l.spec.mtu == 9000));
-    assert_eq!(t.links[0].spec.delay_ms, 5.0);
-    assert_eq!(t.links[1].spec.loss_pct, 0.0);
-    assert_eq!(t.links[1].spec.delay_ms, 20.0);
+    assert!(t.links.iter().all(|l| l.spec.emu.mtu == 9000));
+    assert_eq!(t.links[0].spec.emu.delay_ms, 5.0);
+    assert_eq!(t.links[1].spec.emu.loss_pct, 0.0);
+    assert_eq!(t.links[1].spec.emu.delay_ms, 20.0);
 }

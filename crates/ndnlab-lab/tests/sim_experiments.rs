@@ -75,7 +75,7 @@ fn the_minindn_files_carry_delays() {
     for file in ["sim-geant.toml", "sim-sprint.toml", "sim-testbed.toml"] {
         let p = &plans(file, false)[0];
         assert!(
-            p.topology.links.iter().all(|l| l.spec.delay_ms > 0.0),
+            p.topology.links.iter().all(|l| l.spec.emu.delay_ms > 0.0),
             "{file}: a link without the file's delay"
         );
     }

@@ -15,6 +15,14 @@
 //!
 //! Arrivals keep the order of departures unless [`LinkParams::reorder`] is set (as
 //! netem does with jitter): jitter then lets a later frame overtake an earlier one.
+//!
+//! [`config`] holds the same parameters as configuration files write them
+//! ([`LinkConfig`]: milliseconds, percent, Mbit/s), the one type the forwarder's and
+//! the laboratory's file formats embed, and its conversion to [`LinkParams`].
+
+pub mod config;
+
+pub use config::{LinkConfig, LinkOverrides};
 
 use std::collections::{BinaryHeap, VecDeque};
 

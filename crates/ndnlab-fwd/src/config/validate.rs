@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use ndnlab_core::StrategyInstance;
 use ndnlab_wire::Name;
 
-use super::{invalid, ConfigError, Emulate, FwdConfig};
+use super::{invalid, ConfigError, FwdConfig, LinkConfig};
 use crate::face::emu::{EmuMatch, EmuSpec, EmulationTable};
 use crate::face::uri::FaceUri;
 use crate::mgmt::internal::MAX_NDN_PACKET_SIZE;
@@ -83,7 +83,7 @@ impl FwdConfig {
     /// (in file order), then the `[[faces.emulation]]` rules. Static faces' URIs
     /// are checked before this runs.
     pub fn emulation_table(&self) -> Result<EmulationTable, ConfigError> {
-        fn spec(key: &str, e: &Emulate, stream: bool) -> Result<EmuSpec, ConfigError> {
+        fn spec(key: &str, e: &LinkConfig, stream: bool) -> Result<EmuSpec, ConfigError> {
             EmuSpec::from_config(e, stream)
                 .map_err(|(k, reason)| invalid(format!("{key}.{k}"), reason))
         }
@@ -150,7 +150,7 @@ impl FwdConfig {
                     ))
                 }
             };
-            table.push(m, spec(&key, &r.emulate(), stream)?);
+            table.push(m, spec(&key, &r.emulate, stream)?);
         }
         Ok(table)
     }

@@ -33,14 +33,13 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ndnlab_proto::emu::{EmuDrop, LinkEmulator, LinkParams};
+use ndnlab_proto::emu::{EmuDrop, LinkConfig, LinkEmulator, LinkParams};
 use ndnlab_proto::lp::Nanos;
 
 use super::emu_timer::LinkTimer;
 use super::stream::Ingress;
 use super::uri::FaceUri;
 use super::{FaceEntry, FaceStats};
-use crate::config::Emulate;
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -59,35 +58,35 @@ pub struct EmuSpec {
 }
 
 impl EmuSpec {
-    /// Converts the configuration keys, checking each. `stream` says whether the
-    /// face is known to be a stream face (where `mtu` and `reorder` are refused).
-    /// The error names the key (relative to the table holding it) and the reason.
-    pub fn from_config(e: &Emulate, stream: bool) -> Result<EmuSpec, (&'static str, String)> {
+    /// Checks the configuration keys, then converts them
+    /// ([`LinkConfig::params`], a rate's queue [`DEFAULT_QUEUE`] unless given).
+    /// `stream` says whether the face is known to be a stream face (where `mtu`
+    /// and `reorder` are refused). The error names the key (relative to the table
+    /// holding it) and the reason.
+    pub fn from_config(e: &LinkConfig, stream: bool) -> Result<EmuSpec, (&'static str, String)> {
         let ms = |key: &'static str, v: f64| {
             if !v.is_finite() || !(0.0..=MAX_DELAY_MS).contains(&v) {
                 return Err((key, format!("must be within 0..={MAX_DELAY_MS}, not {v}")));
             }
-            Ok((v * 1e6).round() as Nanos)
+            Ok(())
         };
-        let delay_ns = ms("delay_ms", e.delay_ms)?;
-        let jitter_ns = ms("jitter_ms", e.jitter_ms)?;
+        ms("delay_ms", e.delay_ms)?;
+        ms("jitter_ms", e.jitter_ms)?;
         if !(0.0..=100.0).contains(&e.loss_pct) {
             return Err((
                 "loss_pct",
                 format!("must be within 0..=100, not {}", e.loss_pct),
             ));
         }
-        let rate_bps = match e.bandwidth_mbps {
-            None => None,
-            Some(m) if !m.is_finite() || m <= 0.0 || m > 1e7 => {
+        if let Some(m) = e.bandwidth_mbps {
+            if !m.is_finite() || m <= 0.0 || m > 1e7 {
                 return Err((
                     "bandwidth_mbps",
                     format!("must be positive (at most 10000000), not {m}"),
-                ))
+                ));
             }
-            Some(m) => Some((m * 1e6).round() as u64),
-        };
-        if e.queue.is_some() && rate_bps.is_none() {
+        }
+        if e.queue.is_some() && e.bandwidth_mbps.is_none() {
             return Err((
                 "queue",
                 "limits the transmit queue of a rate: set bandwidth_mbps too".into(),
@@ -105,15 +104,11 @@ impl EmuSpec {
                 "applies to datagram faces (UDP, Ethernet) only, not to stream faces".into(),
             ));
         }
-        let params = LinkParams {
-            delay_ns,
-            jitter_ns,
-            loss: e.loss_pct / 100.0,
-            rate_bps,
-            queue_frames: rate_bps.map(|_| e.queue.unwrap_or(DEFAULT_QUEUE)),
-            mtu: (e.mtu != 0).then_some(e.mtu),
-            reorder: e.reorder,
-        };
+        // `params` reads a queue of 0 as no limit; here it is refused.
+        if e.queue == Some(0) {
+            return Err(("queue", "queue must hold at least one frame".into()));
+        }
+        let params = e.params(Some(DEFAULT_QUEUE));
         params.validate().map_err(|msg| {
             let key = if msg.starts_with("rate") {
                 "bandwidth_mbps"
@@ -389,7 +384,7 @@ mod tests {
     use super::*;
 
     fn spec(toml: &str) -> Result<EmuSpec, (&'static str, String)> {
-        let e: Emulate = toml::from_str(toml).unwrap();
+        let e: LinkConfig = toml::from_str(toml).unwrap();
         EmuSpec::from_config(&e, false)
     }
 
@@ -430,9 +425,9 @@ mod tests {
         spec("mtu = 0").unwrap();
         spec("mtu = 64").unwrap();
         spec("loss_pct = 100").unwrap();
-        let e: Emulate = toml::from_str("mtu = 1500").unwrap();
+        let e: LinkConfig = toml::from_str("mtu = 1500").unwrap();
         assert_eq!(EmuSpec::from_config(&e, true).unwrap_err().0, "mtu");
-        let e: Emulate = toml::from_str("reorder = true").unwrap();
+        let e: LinkConfig = toml::from_str("reorder = true").unwrap();
         assert_eq!(EmuSpec::from_config(&e, true).unwrap_err().0, "reorder");
     }
 

@@ -274,7 +274,7 @@ async fn run(plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
     let mut faces: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut links = Vec::new();
     for (i, l) in plan.topology.links.iter().enumerate() {
-        let mtu = (l.spec.mtu > 0 && l.spec.fragment).then_some(l.spec.mtu);
+        let mtu = (l.spec.emu.mtu > 0 && l.spec.fragment).then_some(l.spec.emu.mtu);
         let mut fa = daemons[&l.a].peer_face(&format!("{}-{}", l.a, l.b), mtu);
         let mut fb = daemons[&l.b].peer_face(&format!("{}-{}", l.b, l.a), mtu);
         // what a face hands its forwarder runs on the link's task, for the forwarder

@@ -200,7 +200,7 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
         // an Ethernet face fragments to its interface's MTU: a link that must
         // not fragment gets an interface that carries any packet whole, and
         // its emulator drops the frames over the link's mtu
-        let if_mtu = if l.spec.face == "ether" && !l.spec.fragment && l.spec.mtu > 0 {
+        let if_mtu = if l.spec.face == "ether" && !l.spec.fragment && l.spec.emu.mtu > 0 {
             "65535"
         } else {
             "1500"
@@ -213,8 +213,14 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
             let addr = format!("{}/30", link_addr(k, side));
             ip(&["-n", n, "addr", "add", &addr, "dev", &dev])?;
             ip(&["-n", n, "link", "set", &dev, "up"])?;
-            if l.spec.bandwidth_mbps > 0.0 {
-                shape(n, &dev, l.spec.bandwidth_mbps, l.spec.queue, l.spec.mtu)?;
+            if l.spec.bandwidth_mbps() > 0.0 {
+                shape(
+                    n,
+                    &dev,
+                    l.spec.bandwidth_mbps(),
+                    l.spec.queue(),
+                    l.spec.emu.mtu,
+                )?;
             }
         }
         description += &format!(

@@ -93,8 +93,10 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
 fn check_tcp_emulation(plan: &RunPlan) -> anyhow::Result<()> {
     for l in &plan.topology.links {
         let s = &l.spec;
-        let emulated =
-            s.delay_ms > 0.0 || s.jitter_ms > 0.0 || s.loss_pct > 0.0 || s.bandwidth_mbps > 0.0;
+        let emulated = s.emu.delay_ms > 0.0
+            || s.emu.jitter_ms > 0.0
+            || s.emu.loss_pct > 0.0
+            || s.bandwidth_mbps() > 0.0;
         if s.face == "tcp" && emulated {
             return Err(crate::campaign::not_applicable(format!(
                 "link {}-{}: face 'tcp' with a delay, jitter, loss or rate: the processes runner emulates a TCP link in one direction only (loopback neighbours differ by port, and the Data return on the neighbour's connection); use face = \"udp\", or the netns runner",

@@ -10,23 +10,24 @@ use crate::runner::RunPlan;
 /// `with_rate`, bandwidth and queue are left out (the fabric shapes them).
 fn emulation_table(l: &LinkSpec, with_rate: bool) -> Option<String> {
     let mut kv = Vec::new();
-    if l.delay_ms > 0.0 {
-        kv.push(format!("delay_ms = {:?}", l.delay_ms));
+    let e = &l.emu;
+    if e.delay_ms > 0.0 {
+        kv.push(format!("delay_ms = {:?}", e.delay_ms));
     }
-    if l.jitter_ms > 0.0 {
-        kv.push(format!("jitter_ms = {:?}", l.jitter_ms));
+    if e.jitter_ms > 0.0 {
+        kv.push(format!("jitter_ms = {:?}", e.jitter_ms));
     }
-    if l.loss_pct > 0.0 {
-        kv.push(format!("loss_pct = {:?}", l.loss_pct));
+    if e.loss_pct > 0.0 {
+        kv.push(format!("loss_pct = {:?}", e.loss_pct));
     }
-    if with_rate && l.bandwidth_mbps > 0.0 {
-        kv.push(format!("bandwidth_mbps = {:?}", l.bandwidth_mbps));
-        if l.queue > 0 {
-            kv.push(format!("queue = {}", l.queue));
+    if with_rate && l.bandwidth_mbps() > 0.0 {
+        kv.push(format!("bandwidth_mbps = {:?}", l.bandwidth_mbps()));
+        if l.queue() > 0 {
+            kv.push(format!("queue = {}", l.queue()));
         }
     }
-    if l.mtu > 0 && l.face != "tcp" {
-        kv.push(format!("mtu = {}", l.mtu));
+    if e.mtu > 0 && l.face != "tcp" {
+        kv.push(format!("mtu = {}", e.mtu));
     }
     (!kv.is_empty()).then(|| kv.join("\n"))
 }
@@ -40,10 +41,10 @@ fn emulation_table(l: &LinkSpec, with_rate: bool) -> Option<String> {
 /// (`link_drops_mtu`), as the inproc runner's unfragmented peer faces do.
 /// Without an `mtu`, and on TCP, none: the face keeps its own.
 pub(super) fn face_mtu(l: &LinkSpec) -> Option<u64> {
-    if l.mtu == 0 || l.face == "tcp" {
+    if l.emu.mtu == 0 || l.face == "tcp" {
         None
     } else if l.fragment {
-        Some(l.mtu as u64)
+        Some(l.emu.mtu as u64)
     } else {
         Some(UNFRAGMENTED_MTU)
     }
@@ -112,12 +113,13 @@ mod tests {
     use super::*;
 
     fn link(mtu: usize, fragment: bool, face: &str) -> LinkSpec {
-        LinkSpec {
-            mtu,
+        let mut l = LinkSpec {
             fragment,
             face: face.into(),
             ..LinkSpec::default()
-        }
+        };
+        l.emu.mtu = mtu;
+        l
     }
 
     #[test]

@@ -99,11 +99,11 @@ pub fn conf(f: &ForwarderSpec, sock: &Path, port: u16) -> String {
 /// drops frames over it, as `ndnlab fwd`'s face emulation does; TCP links have
 /// none).
 fn emulated(l: &LinkSpec) -> bool {
-    l.delay_ms > 0.0
-        || l.jitter_ms > 0.0
-        || l.loss_pct > 0.0
-        || l.bandwidth_mbps > 0.0
-        || (l.mtu > 0 && l.face != "tcp")
+    l.emu.delay_ms > 0.0
+        || l.emu.jitter_ms > 0.0
+        || l.emu.loss_pct > 0.0
+        || l.bandwidth_mbps() > 0.0
+        || (l.emu.mtu > 0 && l.face != "tcp")
 }
 
 /// Checks that the fabric can carry out every link with an NFD end; the error
@@ -137,7 +137,7 @@ pub(super) fn check(plan: &RunPlan, relayed: bool) -> anyhow::Result<()> {
                 );
             }
         } else {
-            if s.mtu > 0 && !s.fragment && s.face != "tcp" {
+            if s.emu.mtu > 0 && !s.fragment && s.face != "tcp" {
                 anyhow::bail!(
                     "link {}-{}: fragment = false: NFD node {first} has no link emulation to drop \
                      frames over the mtu under the netns runner; use the processes runner",
@@ -146,9 +146,9 @@ pub(super) fn check(plan: &RunPlan, relayed: bool) -> anyhow::Result<()> {
                 );
             }
             for (k, v) in [
-                ("delay_ms", s.delay_ms),
-                ("jitter_ms", s.jitter_ms),
-                ("loss_pct", s.loss_pct),
+                ("delay_ms", s.emu.delay_ms),
+                ("jitter_ms", s.emu.jitter_ms),
+                ("loss_pct", s.emu.loss_pct),
             ] {
                 if v > 0.0 {
                     anyhow::bail!(
