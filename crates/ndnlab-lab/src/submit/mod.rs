@@ -403,7 +403,7 @@ pub fn resume(dir: &Path, queue: &dyn Queue) -> anyhow::Result<Option<Resumed>> 
         );
     }
     let rerun = st.to_rerun();
-    let blocked = st.merge.reason.as_deref() == Some("DependencyNeverSatisfied");
+    let blocked = st.merge.reason.as_deref() == Some(status::NEVER_SATISFIED);
     if rerun.is_empty() {
         if st.merge.merged {
             return Ok(None);

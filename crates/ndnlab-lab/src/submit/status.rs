@@ -59,7 +59,8 @@ pub struct MergeStatus {
     pub job: Option<String>,
     pub state: String,
     pub reason: Option<String>,
-    /// The campaign directory holds the merged results (`merge.json`).
+    /// The campaign directory holds the merged results (`merge.json`) and
+    /// the merge job is not at work.
     pub merged: bool,
     pub report: Option<PathBuf>,
 }
@@ -90,6 +91,21 @@ impl Status {
             .collect()
     }
 
+    /// The merge job is running, or queued and able to start (not waiting on
+    /// failed tasks).
+    pub fn merge_pending(&self) -> bool {
+        let s = JobState {
+            state: self.merge.state.clone(),
+            reason: self.merge.reason.clone(),
+        };
+        self.merge.job.is_some()
+            && match s.activity() {
+                Activity::Running => true,
+                Activity::Queued => s.reason.as_deref() != Some(NEVER_SATISFIED),
+                Activity::Ended { .. } => false,
+            }
+    }
+
     /// Tasks with failed (or missing) runs: what a resume submits again.
     pub fn to_rerun(&self) -> Vec<usize> {
         self.tasks
@@ -99,6 +115,10 @@ impl Status {
             .collect()
     }
 }
+
+/// squeue's reason for a job whose dependency can no longer be met (an
+/// `afterok` job after a task that failed).
+pub const NEVER_SATISFIED: &str = "DependencyNeverSatisfied";
 
 fn is_active(state: &str) -> bool {
     let s = JobState {
@@ -158,13 +178,15 @@ pub fn compute(
         });
     }
     let merge_job = record.submissions.last().and_then(|s| s.merge_job.clone());
-    let (state, reason) = match merge_job.as_ref() {
-        None => ("unsubmitted".to_string(), None),
+    let (state, reason, activity) = match merge_job.as_ref() {
+        None => ("unsubmitted".to_string(), None, None),
         Some(j) => match states.get(&(j.clone(), None)) {
-            Some(s) => (s.state.clone(), s.reason.clone()),
-            None => ("unknown".to_string(), None),
+            Some(s) => (s.state.clone(), s.reason.clone(), Some(s.activity())),
+            None => ("unknown".to_string(), None, None),
         },
     };
+    // A merge job at work has written part of the directory.
+    let merged = merged && !matches!(activity, Some(Activity::Queued | Activity::Running));
     Status {
         dir,
         experiment: record.experiment.clone(),
@@ -175,7 +197,7 @@ pub fn compute(
             state,
             reason,
             merged,
-            report,
+            report: report.filter(|_| merged),
         },
         notes,
     }
@@ -283,6 +305,22 @@ mod tests {
         assert_eq!(s.to_rerun(), vec![1, 2, 5]);
         assert_eq!(s.merge.reason.as_deref(), Some("DependencyNeverSatisfied"));
         assert!(!s.finished());
+    }
+
+    #[test]
+    fn a_merge_at_work_has_not_merged_yet() {
+        let mut q = parse_squeue(include_str!("testdata/squeue-finished.txt")).unwrap();
+        let all: Vec<(usize, &str)> = (0..12).map(|i| (i, "ok")).collect();
+        let running = JobState {
+            state: "RUNNING".into(),
+            reason: None,
+        };
+        q.insert(("7".into(), None), running);
+        let s = status(&q, &slices(&all, 6), true);
+        assert!(!s.merge.merged && !s.finished() && s.merge_pending());
+        let blocked = parse_squeue(include_str!("testdata/squeue-finished.txt")).unwrap();
+        let s = status(&blocked, &slices(&all, 6), false);
+        assert!(!s.merge_pending());
     }
 
     #[test]

@@ -240,12 +240,13 @@ fn print_status(st: &Status) {
     for n in &st.notes {
         println!("note: {n}");
     }
-    if st.active().is_empty() && !st.finished() {
-        println!(
-            "next: ndnlab submit resume {} ({} runs to run again)",
-            st.dir.display(),
-            c.failed
-        );
+    if st.active().is_empty() && !st.merge_pending() && !st.finished() {
+        let why = if c.failed > 0 {
+            format!("{} runs to run again", c.failed)
+        } else {
+            "to merge again".to_string()
+        };
+        println!("next: ndnlab submit resume {} ({why})", st.dir.display());
     }
 }
 
