@@ -240,6 +240,113 @@ fn campaigns_on_a_real_slurm_cluster() {
 
     array_and_merge_equal_a_straight_run(&base, &exp, &straight);
     a_killed_task_is_completed_by_resume(&base, &exp, &straight);
+    the_deploy_scripts_give_the_same_campaign(&base, &exp, &straight);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// deploy/slurm's two sbatch files, submitted by hand as their comments say.
+fn the_deploy_scripts_give_the_same_campaign(base: &Path, exp: &Path, straight: &Path) {
+    let dir = base.join("by-hand");
+    let deploy = root().join("deploy/slurm");
+    let sbatch = |args: &[&str]| -> String {
+        let o = slurm_cmd("sbatch")
+            .current_dir(base)
+            .env("NDNLAB", env!("CARGO_BIN_EXE_ndnlab"))
+            .env("NDNLAB_EXPERIMENT", exp)
+            .env("NDNLAB_DIR", &dir)
+            .env("NDNLAB_TASKS", "3")
+            .args(args)
+            .output()
+            .unwrap();
+        ok(o).trim().to_string()
+    };
+    let array = sbatch(&[
+        "--parsable",
+        "--array=0-2",
+        p(&deploy.join("campaign-array.sbatch")),
+    ]);
+    let merge = sbatch(&[
+        "--parsable",
+        &format!("--dependency=afterok:{array}"),
+        p(&deploy.join("campaign-merge.sbatch")),
+    ]);
+    let start = Instant::now();
+    loop {
+        let o = slurm_cmd("squeue")
+            .args(["--noheader", "--states=all", "--format=%T", "--jobs", &merge])
+            .output()
+            .unwrap();
+        let state = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if state == "COMPLETED" {
+            break;
+        }
+        assert!(
+            start.elapsed() < CAMPAIGN_TIMEOUT && matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING"),
+            "merge job {merge}: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    same_as_straight(&dir, straight);
+}
+
+#[test]
+fn bad_input_is_refused_by_name() {
+    let base = std::env::temp_dir().join(format!("ndnlab-submit-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let exp = base.join("slurm-sim.toml");
+    std::fs::write(&exp, EXPERIMENT).unwrap();
+    let out = base.join("c");
+    let fails = |args: &[&str], needle: &str| {
+        let o = ndnlab(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    };
+    let submit = |more: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["submit", "slurm", p(&exp), "--out", p(&out), "--dry-run"]
+            .map(String::from)
+            .into();
+        a.extend(more.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |more: &[&str], needle: &str| {
+        let a = submit(more);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        fails(&a, needle);
+    };
+    run(&["--tasks", "0"], "--tasks 0");
+    run(&["--tasks", "25"], "--tasks 25: ");
+    run(&["--tasks", "2", "--time", "1h"], "--time '1h'");
+    run(&["--tasks", "2", "--partition", "a%b"], "--partition 'a%b'");
+    run(&["--tasks", "2", "--set", "topology.nosuch=1"], "nosuch");
+    let bad = base.join("bad.toml");
+    std::fs::write(&bad, EXPERIMENT.replace("repetitions = 6", "repetitions = \"x\"")).unwrap();
+    fails(
+        &["submit", "slurm", p(&bad), "--tasks", "2", "--dry-run"],
+        "bad.toml",
+    );
+    fails(
+        &["submit", "slurm", p(&base.join("none.toml")), "--tasks", "2"],
+        "none.toml",
+    );
+    fails(&["submit", "status", p(&base)], "not a submitted campaign");
+    fails(&["submit", "resume", p(&base)], "not a submitted campaign");
+
+    // --dry-run prints both scripts and writes nothing
+    let a = submit(&["--tasks", "3", "--parallel", "2", "--time", "30:00"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let text = ok(ndnlab(&a));
+    for want in [
+        "#SBATCH --array=0-2%2",
+        "#SBATCH --time=30:00",
+        "--shard \"$SLURM_ARRAY_TASK_ID/3\"",
+        "--dependency=afterok:",
+        " merge \"${slices[@]}\"",
+    ] {
+        assert!(text.contains(want), "{want} not in\n{text}");
+    }
+    assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&base);
 }
 

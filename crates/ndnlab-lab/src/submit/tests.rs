@@ -18,7 +18,7 @@ warmup_s = 0.05
 repetitions = 3
 [topology]
 kind = "line"
-n = 1
+n = 2
 [apps.client]
 kind = "consumer"
 nodes = ["first"]
