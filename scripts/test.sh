@@ -27,6 +27,16 @@ export CARGO_INCREMENTAL=0
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CARGO_PROFILE_TEST_DEBUG=line-tables-only
 
+step "slurm-wlm and munge (the local Slurm cluster of crates/ndnlab/tests/submit_slurm.rs)"
+if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
+    echo "present: $(slurmctld -V)"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; } ||
+        echo "apt-get could not install slurm-wlm and munge: the Slurm tests will skip"
+else
+    echo "not installed, and not root with apt-get: the Slurm tests will skip"
+fi
+
 step "python venv with python-ndn (interop peer), numpy and scipy (reference statistics)"
 NDNLAB_PYTHON="$(scripts/python-venv.sh)"
 export NDNLAB_PYTHON

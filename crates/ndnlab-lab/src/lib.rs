@@ -45,6 +45,7 @@ pub mod results;
 pub mod runner;
 pub mod shape;
 pub mod simbench;
+pub mod submit;
 pub mod topofile;
 pub mod topology;
 pub mod validate;

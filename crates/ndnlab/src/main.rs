@@ -36,6 +36,9 @@ enum Command {
     Topo(cmd::topo::TopoCmd),
     /// Join the output directories of a sharded campaign (run --shard I/N).
     Merge(cmd::merge::MergeArgs),
+    /// Run a campaign on Slurm as a job array and a merge job; its status; resume it.
+    #[command(subcommand)]
+    Submit(cmd::submit::SubmitCmd),
     /// Analyse a CSV table: two-level factorial designs, ANOVA, summaries.
     #[command(subcommand)]
     Analyze(cmd::analyze::AnalyzeCmd),
@@ -77,6 +80,7 @@ fn main() {
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Topo(c) => cmd::topo::run(c),
         Command::Merge(a) => cmd::merge::run(a),
+        Command::Submit(c) => cmd::submit::run(c),
         Command::Analyze(c) => cmd::analyze::run(c),
         Command::Model(c) => cmd::model::run(c),
         Command::Report(a) => cmd::report::run(a),

@@ -20,5 +20,6 @@ pub mod put;
 pub mod report;
 pub mod reproduce;
 pub mod run;
+pub mod submit;
 pub mod topo;
 pub mod traffic;
