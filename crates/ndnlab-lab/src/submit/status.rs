@@ -15,6 +15,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+/// Every task of a small campaign is shown; of a large one, those not done.
+const ALL_TASKS_UP_TO: usize = 20;
+
+/// `println!` into a `String`.
+macro_rules! outln {
+    ($o:expr, $($t:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($o, $($t)*);
+    }};
+}
+
 use super::slurm::{Activity, JobState, States};
 use super::Record;
 
@@ -78,6 +89,106 @@ pub struct Status {
 }
 
 impl Status {
+    /// The human table of `ndnlab submit status`: every task of a small campaign (of a
+    /// large one, those not done), the runs and the merge, then what to do next.
+    pub fn text(&self) -> String {
+        let st = self;
+        let mut o = String::new();
+        outln!(
+            o,
+            "{} ({}): {} runs in {} tasks",
+            st.dir.display(),
+            st.experiment.display(),
+            st.counts.runs,
+            st.tasks.len()
+        );
+        let shown: Vec<_> = st
+            .tasks
+            .iter()
+            .filter(|t| {
+                st.tasks.len() <= ALL_TASKS_UP_TO
+                    || t.counts.done + t.counts.skipped < t.counts.runs
+            })
+            .collect();
+        outln!(
+            o,
+            "{:>5}  {:<12} {:<24} {:>5} {:>5} {:>7} {:>7} {:>7} {:>7}",
+            "task",
+            "job",
+            "state",
+            "runs",
+            "done",
+            "skipped",
+            "running",
+            "queued",
+            "failed"
+        );
+        for t in &shown {
+            let state = match &t.reason {
+                Some(r) => format!("{} ({r})", t.state),
+                None => t.state.clone(),
+            };
+            let c = &t.counts;
+            outln!(
+                o,
+                "{:>5}  {:<12} {:<24} {:>5} {:>5} {:>7} {:>7} {:>7} {:>7}",
+                t.task,
+                t.job.as_deref().unwrap_or("-"),
+                state,
+                c.runs,
+                c.done,
+                c.skipped,
+                c.running,
+                c.queued,
+                c.failed
+            );
+        }
+        if shown.len() < st.tasks.len() {
+            outln!(o, "({} tasks done not shown)", st.tasks.len() - shown.len());
+        }
+        let c = &st.counts;
+        outln!(
+            o,
+            "runs: {} done, {} skipped, {} running, {} queued, {} failed",
+            c.done,
+            c.skipped,
+            c.running,
+            c.queued,
+            c.failed
+        );
+        let m = &st.merge;
+        let state = match &m.reason {
+            Some(r) => format!("{} ({r})", m.state),
+            None => m.state.clone(),
+        };
+        match (&m.job, m.merged) {
+            (_, true) => outln!(
+                o,
+                "merge: job {} {state}; merged into {}{}",
+                m.job.as_deref().unwrap_or("-"),
+                st.dir.display(),
+                m.report
+                    .as_ref()
+                    .map(|r| format!(", report {}", r.display()))
+                    .unwrap_or_default()
+            ),
+            (Some(j), false) => outln!(o, "merge: job {j} {state}"),
+            (None, false) => outln!(o, "merge: not submitted"),
+        }
+        for n in &st.notes {
+            outln!(o, "note: {n}");
+        }
+        if st.active().is_empty() && !st.merge_pending() && !st.finished() {
+            let why = if c.failed > 0 {
+                format!("{} runs to run again", c.failed)
+            } else {
+                "to merge again".to_string()
+            };
+            outln!(o, "next: ndnlab submit resume {} ({why})", st.dir.display());
+        }
+        o
+    }
+
     /// Every run done or skipped, and merged.
     pub fn finished(&self) -> bool {
         self.counts.done + self.counts.skipped == self.counts.runs && self.merge.merged
@@ -152,7 +263,11 @@ pub fn compute(
             .find_map(|s| s.array_job.as_ref().filter(|_| s.tasks.contains(&task)));
         let known = latest.and_then(|j| states.get(&(j.clone(), Some(task))));
         let (state, reason, activity) = match (latest, known) {
-            (None, _) => ("unsubmitted".to_string(), None, Activity::Ended { ok: false }),
+            (None, _) => (
+                "unsubmitted".to_string(),
+                None,
+                Activity::Ended { ok: false },
+            ),
             (Some(_), None) => ("unknown".to_string(), None, Activity::Ended { ok: false }),
             (Some(_), Some(s)) => (s.state.clone(), s.reason.clone(), s.activity()),
         };
@@ -226,9 +341,7 @@ mod tests {
     fn slices(rows: &[(usize, &str)], tasks: usize) -> Slices {
         let mut s = Slices::new();
         for (id, st) in rows {
-            s.entry(id % tasks)
-                .or_default()
-                .insert(*id, st.to_string());
+            s.entry(id % tasks).or_default().insert(*id, st.to_string());
         }
         s
     }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use ndnlab_lab::submit::slurm::Slurm;
-use ndnlab_lab::submit::status::Status;
 use ndnlab_lab::submit::{self, SlurmOptions};
 
 /// Run a campaign on a cluster.
@@ -135,12 +134,7 @@ fn slurm(a: SlurmArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let s = &r.submissions[0];
-    println!(
-        "{}: {} runs in {} tasks",
-        r.name,
-        r.runs.len(),
-        r.tasks
-    );
+    println!("{}: {} runs in {} tasks", r.name, r.runs.len(), r.tasks);
     println!(
         "array job {} ({})",
         s.array_job.as_deref().unwrap_or("-"),
@@ -166,88 +160,8 @@ fn status(a: DirArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    print_status(&st);
+    print!("{}", st.text());
     Ok(())
-}
-
-/// Every task of a small campaign; of a large one, those not done.
-const ALL_TASKS_UP_TO: usize = 20;
-
-fn print_status(st: &Status) {
-    println!(
-        "{} ({}): {} runs in {} tasks",
-        st.dir.display(),
-        st.experiment.display(),
-        st.counts.runs,
-        st.tasks.len()
-    );
-    let shown: Vec<_> = st
-        .tasks
-        .iter()
-        .filter(|t| {
-            st.tasks.len() <= ALL_TASKS_UP_TO || t.counts.done + t.counts.skipped < t.counts.runs
-        })
-        .collect();
-    println!(
-        "{:>5}  {:<12} {:<24} {:>5} {:>5} {:>7} {:>7} {:>7} {:>7}",
-        "task", "job", "state", "runs", "done", "skipped", "running", "queued", "failed"
-    );
-    for t in &shown {
-        let state = match &t.reason {
-            Some(r) => format!("{} ({r})", t.state),
-            None => t.state.clone(),
-        };
-        let c = &t.counts;
-        println!(
-            "{:>5}  {:<12} {:<24} {:>5} {:>5} {:>7} {:>7} {:>7} {:>7}",
-            t.task,
-            t.job.as_deref().unwrap_or("-"),
-            state,
-            c.runs,
-            c.done,
-            c.skipped,
-            c.running,
-            c.queued,
-            c.failed
-        );
-    }
-    if shown.len() < st.tasks.len() {
-        println!("({} tasks done not shown)", st.tasks.len() - shown.len());
-    }
-    let c = &st.counts;
-    println!(
-        "runs: {} done, {} skipped, {} running, {} queued, {} failed",
-        c.done, c.skipped, c.running, c.queued, c.failed
-    );
-    let m = &st.merge;
-    let state = match &m.reason {
-        Some(r) => format!("{} ({r})", m.state),
-        None => m.state.clone(),
-    };
-    match (&m.job, m.merged) {
-        (_, true) => println!(
-            "merge: job {} {state}; merged into {}{}",
-            m.job.as_deref().unwrap_or("-"),
-            st.dir.display(),
-            m.report
-                .as_ref()
-                .map(|r| format!(", report {}", r.display()))
-                .unwrap_or_default()
-        ),
-        (Some(j), false) => println!("merge: job {j} {state}"),
-        (None, false) => println!("merge: not submitted"),
-    }
-    for n in &st.notes {
-        println!("note: {n}");
-    }
-    if st.active().is_empty() && !st.merge_pending() && !st.finished() {
-        let why = if c.failed > 0 {
-            format!("{} runs to run again", c.failed)
-        } else {
-            "to merge again".to_string()
-        };
-        println!("next: ndnlab submit resume {} ({why})", st.dir.display());
-    }
 }
 
 fn resume(a: DirArgs) -> anyhow::Result<()> {
