@@ -32,7 +32,9 @@ nodes = ["last"]
 const TASKS: usize = 3;
 
 fn manifest(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/kubernetes").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy/kubernetes")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -118,7 +120,12 @@ fn the_indexed_job_and_the_merge_give_the_straight_campaign() {
     std::fs::write(&exp, EXPERIMENT).unwrap();
     let straight = base.join("straight");
     ok(Command::new(env!("CARGO_BIN_EXE_ndnlab"))
-        .args(["run", exp.to_str().unwrap(), "--out", straight.to_str().unwrap()])
+        .args([
+            "run",
+            exp.to_str().unwrap(),
+            "--out",
+            straight.to_str().unwrap(),
+        ])
         .output()
         .unwrap());
 

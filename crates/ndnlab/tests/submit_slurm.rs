@@ -113,7 +113,10 @@ impl Drop for Cluster {
         if self.ours {
             let o = cluster("down");
             if !o.status.success() {
-                eprintln!("slurm-cluster.sh down: {}", String::from_utf8_lossy(&o.stderr));
+                eprintln!(
+                    "slurm-cluster.sh down: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
             }
         }
     }
@@ -273,7 +276,13 @@ fn the_deploy_scripts_give_the_same_campaign(base: &Path, exp: &Path, straight: 
     let start = Instant::now();
     loop {
         let o = slurm_cmd("squeue")
-            .args(["--noheader", "--states=all", "--format=%T", "--jobs", &merge])
+            .args([
+                "--noheader",
+                "--states=all",
+                "--format=%T",
+                "--jobs",
+                &merge,
+            ])
             .output()
             .unwrap();
         let state = String::from_utf8_lossy(&o.stdout).trim().to_string();
@@ -281,7 +290,8 @@ fn the_deploy_scripts_give_the_same_campaign(base: &Path, exp: &Path, straight: 
             break;
         }
         assert!(
-            start.elapsed() < CAMPAIGN_TIMEOUT && matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING"),
+            start.elapsed() < CAMPAIGN_TIMEOUT
+                && matches!(state.as_str(), "PENDING" | "RUNNING" | "COMPLETING"),
             "merge job {merge}: {state}"
         );
         std::thread::sleep(Duration::from_millis(250));
@@ -321,13 +331,23 @@ fn bad_input_is_refused_by_name() {
     run(&["--tasks", "2", "--partition", "a%b"], "--partition 'a%b'");
     run(&["--tasks", "2", "--set", "topology.nosuch=1"], "nosuch");
     let bad = base.join("bad.toml");
-    std::fs::write(&bad, EXPERIMENT.replace("repetitions = 6", "repetitions = \"x\"")).unwrap();
+    std::fs::write(
+        &bad,
+        EXPERIMENT.replace("repetitions = 6", "repetitions = \"x\""),
+    )
+    .unwrap();
     fails(
         &["submit", "slurm", p(&bad), "--tasks", "2", "--dry-run"],
         "bad.toml",
     );
     fails(
-        &["submit", "slurm", p(&base.join("none.toml")), "--tasks", "2"],
+        &[
+            "submit",
+            "slurm",
+            p(&base.join("none.toml")),
+            "--tasks",
+            "2",
+        ],
         "none.toml",
     );
     fails(&["submit", "status", p(&base)], "not a submitted campaign");
@@ -369,7 +389,9 @@ fn array_and_merge_equal_a_straight_run(base: &Path, exp: &Path, straight: &Path
     // the human table says the same
     let table = ok(ndnlab(&["submit", "status", p(&dir)]));
     assert!(
-        table.contains(&format!("runs: {RUNS} done, 0 skipped, 0 running, 0 queued, 0 failed")),
+        table.contains(&format!(
+            "runs: {RUNS} done, 0 skipped, 0 running, 0 queued, 0 failed"
+        )),
         "{table}"
     );
     // finished: nothing to resume
@@ -424,8 +446,5 @@ fn a_killed_task_is_completed_by_resume(base: &Path, exp: &Path, straight: &Path
         .find(|e| e.file_name() == format!("task-1.{resumed}.out").as_str())
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .expect("the resumed task's log");
-    assert!(
-        log.contains(&format!("{} resumed", 12 - failed)),
-        "{log}"
-    );
+    assert!(log.contains(&format!("{} resumed", 12 - failed)), "{log}");
 }

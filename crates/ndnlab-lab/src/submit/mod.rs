@@ -254,7 +254,11 @@ pub fn plan(experiment: &Path, o: &SlurmOptions) -> anyhow::Result<Plan> {
         })
         .collect();
     let record = Record {
-        name: if name.is_empty() { "campaign".into() } else { name },
+        name: if name.is_empty() {
+            "campaign".into()
+        } else {
+            name
+        },
         experiment,
         ndnlab,
         dir,

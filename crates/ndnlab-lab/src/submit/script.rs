@@ -30,7 +30,9 @@ pub fn array_script(r: &Record) -> String {
         "#SBATCH --array={}\n",
         array_spec(&all, r.parallel)
     ));
-    s.push_str(&format!("#SBATCH --output={dir}/slurm/logs/task-%a.%A.out\n"));
+    s.push_str(&format!(
+        "#SBATCH --output={dir}/slurm/logs/task-%a.%A.out\n"
+    ));
     s.push_str(&common_lines(r, r.cpus_per_task));
     s.push_str("set -euo pipefail\n");
     let mut cmd = vec![
@@ -258,12 +260,23 @@ mod tests {
 
     #[test]
     fn time_limits_follow_slurm() {
-        for ok in ["30", "30:00", "1:00:00", "2-0", "2-12:00", "1-00:00:00", "UNLIMITED"] {
+        for ok in [
+            "30",
+            "30:00",
+            "1:00:00",
+            "2-0",
+            "2-12:00",
+            "1-00:00:00",
+            "UNLIMITED",
+        ] {
             assert_eq!(check_time(ok), Ok(()), "{ok}");
         }
         for bad in ["", "1h", "1:2:3:4", "-1", "1-", "a:00", "1-2:3:4:5"] {
             let e = check_time(bad).unwrap_err();
-            assert!(e.contains("--time") && e.contains(&format!("'{bad}'")), "{e}");
+            assert!(
+                e.contains("--time") && e.contains(&format!("'{bad}'")),
+                "{e}"
+            );
         }
     }
 

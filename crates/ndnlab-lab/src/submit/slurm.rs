@@ -56,8 +56,8 @@ impl JobState {
         match self.state.as_str() {
             "PENDING" | "REQUEUED" | "REQUEUE_HOLD" | "REQUEUE_FED" | "RESV_DEL_HOLD"
             | "SPECIAL_EXIT" => Activity::Queued,
-            "RUNNING" | "COMPLETING" | "CONFIGURING" | "SUSPENDED" | "STAGE_OUT"
-            | "SIGNALING" | "RESIZING" | "STOPPED" => Activity::Running,
+            "RUNNING" | "COMPLETING" | "CONFIGURING" | "SUSPENDED" | "STAGE_OUT" | "SIGNALING"
+            | "RESIZING" | "STOPPED" => Activity::Running,
             "COMPLETED" => Activity::Ended { ok: true },
             _ => Activity::Ended { ok: false },
         }
@@ -84,7 +84,10 @@ pub fn parse_job_id(text: &str) -> Result<(String, Vec<Option<usize>>), String> 
         return Err(bad());
     }
     if digits(tasks) {
-        return Ok((job.to_string(), vec![Some(tasks.parse().map_err(|_| bad())?)]));
+        return Ok((
+            job.to_string(),
+            vec![Some(tasks.parse().map_err(|_| bad())?)],
+        ));
     }
     let inner = tasks
         .strip_prefix('[')
@@ -114,7 +117,11 @@ fn parse_task_list(text: &str) -> Result<Vec<usize>, std::num::ParseIntError> {
 /// The lines of `squeue --noheader --array --states=all --format=%i|%T|%r`.
 pub fn parse_squeue(text: &str) -> Result<States, String> {
     let mut out = States::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let f: Vec<&str> = line.trim().split('|').collect();
         let [id, state, reason] = f[..] else {
             return Err(format!(
@@ -141,7 +148,11 @@ pub fn parse_squeue(text: &str) -> Result<States, String> {
 /// jobs and tasks, not their steps (`6_1.batch`).
 pub fn parse_sacct(text: &str) -> Result<States, String> {
     let mut out = States::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let f: Vec<&str> = line.trim().split('|').collect();
         let [id, state, _exit] = f[..] else {
             return Err(format!(
@@ -403,7 +414,10 @@ mod tests {
     #[test]
     fn malformed_lines_are_named() {
         let e = parse_squeue("6_0|RUNNING\n").unwrap_err();
-        assert!(e.contains("line 1") && e.contains("JOBID|STATE|REASON"), "{e}");
+        assert!(
+            e.contains("line 1") && e.contains("JOBID|STATE|REASON"),
+            "{e}"
+        );
         let e = parse_sacct("6_0|RUNNING|0:0\nzz|FAILED|1:0\n").unwrap_err();
         assert!(e.contains("line 2") && e.contains("'zz'"), "{e}");
     }

@@ -152,7 +152,11 @@ pub fn compute(
             .find_map(|s| s.array_job.as_ref().filter(|_| s.tasks.contains(&task)));
         let known = latest.and_then(|j| states.get(&(j.clone(), Some(task))));
         let (state, reason, activity) = match (latest, known) {
-            (None, _) => ("unsubmitted".to_string(), None, Activity::Ended { ok: false }),
+            (None, _) => (
+                "unsubmitted".to_string(),
+                None,
+                Activity::Ended { ok: false },
+            ),
             (Some(_), None) => ("unknown".to_string(), None, Activity::Ended { ok: false }),
             (Some(_), Some(s)) => (s.state.clone(), s.reason.clone(), s.activity()),
         };
@@ -226,9 +230,7 @@ mod tests {
     fn slices(rows: &[(usize, &str)], tasks: usize) -> Slices {
         let mut s = Slices::new();
         for (id, st) in rows {
-            s.entry(id % tasks)
-                .or_default()
-                .insert(*id, st.to_string());
+            s.entry(id % tasks).or_default().insert(*id, st.to_string());
         }
         s
     }

@@ -30,10 +30,12 @@ nodes = ["last"]
 "link.delay_ms" = [1.0, 5.0]
 "#;
 
+/// One sbatch call: (script file name, --array, afterok, job id).
+type Sbatch = (String, Option<String>, Option<String>, String);
+
 #[derive(Default)]
 struct FakeQueue {
-    /// (script file name, --array, afterok, job id)
-    submitted: RefCell<Vec<(String, Option<String>, Option<String>, String)>>,
+    submitted: RefCell<Vec<Sbatch>>,
     states: RefCell<States>,
     cancelled: RefCell<Vec<String>>,
 }
@@ -226,7 +228,12 @@ fn submit_writes_the_scripts_then_the_array_then_the_merge_after_it() {
         *q.submitted.borrow(),
         vec![
             ("array.sbatch".into(), None, None, "100".into()),
-            ("merge.sbatch".into(), None, Some("100".into()), "101".into()),
+            (
+                "merge.sbatch".into(),
+                None,
+                Some("100".into()),
+                "101".into()
+            ),
         ]
     );
     assert_eq!(
@@ -243,7 +250,9 @@ fn submit_writes_the_scripts_then_the_array_then_the_merge_after_it() {
     std::fs::create_dir_all(opts.out.as_ref().unwrap()).unwrap();
     std::fs::write(opts.out.as_ref().unwrap().join("x"), "").unwrap();
     opts.tasks = 2;
-    let e = submit(&plan(&exp, &opts).unwrap(), &q).unwrap_err().to_string();
+    let e = submit(&plan(&exp, &opts).unwrap(), &q)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not empty"), "{e}");
 }
 
@@ -297,7 +306,12 @@ fn resume_submits_the_tasks_with_missing_runs_and_a_new_merge() {
                 None,
                 "102".into()
             ),
-            ("merge.sbatch".into(), None, Some("102".into()), "103".into()),
+            (
+                "merge.sbatch".into(),
+                None,
+                Some("102".into()),
+                "103".into()
+            ),
         ]
     );
     assert!(!dir.join("results.csv").exists());
@@ -310,7 +324,15 @@ fn resume_submits_the_tasks_with_missing_runs_and_a_new_merge() {
     q.set("103", None, "COMPLETED", None);
     write_slice(dir, 0, &[3], "ok");
     let slice1 = dir.join("slices/1");
-    crate::results::write(&slice1, &[], &[row(1, "ok", Default::default()), row(4, "ok", Default::default())]).unwrap();
+    crate::results::write(
+        &slice1,
+        &[],
+        &[
+            row(1, "ok", Default::default()),
+            row(4, "ok", Default::default()),
+        ],
+    )
+    .unwrap();
     std::fs::write(dir.join("merge.json"), "{}").unwrap();
     let st = status(dir, &q).unwrap();
     assert!(st.finished(), "{st:?}");

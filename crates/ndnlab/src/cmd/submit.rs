@@ -135,12 +135,7 @@ fn slurm(a: SlurmArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let s = &r.submissions[0];
-    println!(
-        "{}: {} runs in {} tasks",
-        r.name,
-        r.runs.len(),
-        r.tasks
-    );
+    println!("{}: {} runs in {} tasks", r.name, r.runs.len(), r.tasks);
     println!(
         "array job {} ({})",
         s.array_job.as_deref().unwrap_or("-"),
