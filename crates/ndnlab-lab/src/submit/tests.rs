@@ -30,10 +30,12 @@ nodes = ["last"]
 "link.delay_ms" = [1.0, 5.0]
 "#;
 
+/// One sbatch call: (script file name, --array, afterok, job id).
+type Sbatch = (String, Option<String>, Option<String>, String);
+
 #[derive(Default)]
 struct FakeQueue {
-    /// (script file name, --array, afterok, job id)
-    submitted: RefCell<Vec<(String, Option<String>, Option<String>, String)>>,
+    submitted: RefCell<Vec<Sbatch>>,
     states: RefCell<States>,
     cancelled: RefCell<Vec<String>>,
 }
