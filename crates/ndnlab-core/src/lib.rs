@@ -73,15 +73,30 @@
 //! return typed errors ([`StrategyChoiceError`]).
 //!
 //! ## Modules
+//! * [`forwarder`] the [`Forwarder`]: its tables (`tables.rs`: FIB, StrategyChoice, PCCT,
+//!   Dead Nonce List, faces, timer and output queues, counters) next to its strategies,
+//!   the entry points and the staged burst pipeline; [`config`] its configuration,
+//!   [`packet`] the packets in and out
 //! * [`fib`], [`strategy_choice`] (both on [`name_table::NameTable`], LPM by hashed prefix length)
 //! * [`pcct`] the PIT-CS composite table, [`pit`] and [`cs`] entries, [`cs_policy`] (LRU,
 //!   priority-FIFO, TinyLFU-admission LRU), [`dead_nonce`], [`token`] PIT tokens
-//! * [`pipeline`] NFD's pipelines, one file each; [`strategy`] NFD 24.07's best-route v5,
-//!   multicast v5, ASF v5, random v1, access v1, self-learning v1
-//!   (instance names with parameters, RTT estimator), [`network_region`] (ForwardingHint in the producer region)
+//! * [`pipeline`] NFD's pipelines, one file each, methods of the tables; [`strategy`] NFD
+//!   24.07's best-route v5, multicast v5, ASF v5, random v1, access v1, self-learning v1:
+//!   objects with NFD's triggers, each owning its state, called by the pipelines without
+//!   knowing which strategy they call, acting through a narrow context over the tables
+//!   (instance names with parameters, RTT estimator); [`network_region`] (ForwardingHint
+//!   in the producer region), [`limits`] (resource bounds)
 //! * [`counters`], [`face`], [`dispatch`], [`timer`] (timing wheel of PIT expiries), [`mem`]
 //!   (entry sizes for the memory bench), `prefetch` (the crate's one `unsafe`: a cache
 //!   prefetch hint for the staged burst pipeline of [`Forwarder::handle_burst`])
+//!
+//! Layers, each importing only those below it: names, parameters and configuration
+//! (`strategy/kind.rs`, `strategy/params.rs`, [`config`]); the tables and their entries;
+//! `tables.rs`; the pipelines' actions and the strategies' context
+//! (`strategy/context.rs`); the strategies; the pipelines that call triggers; the
+//! [`Forwarder`]. The one cycle among files is the PIT-CS composite itself: `pcct.rs`
+//! holds the CS state of `cs.rs`, whose operations (`cs.rs`, `cs/share.rs`) are methods
+//! of the PCCT.
 //!
 //! ## Performance notes
 //!

@@ -175,8 +175,8 @@ impl Tables {
         for &p in &cands {
             let e = self.pcct.pit_mut(p).expect("live");
             let strategy = e.strategy;
-            // How long the satisfied entry stays for late Data (`None`: finalized now).
-            let mut keep = None;
+            // How long the satisfied entry stays for late Data (0: finalized now).
+            let mut keep = 0;
             // The strategy's trigger, when it has one, acts on the entry: looked up again.
             let e = if strategies.acts_on_data(strategy) {
                 // NFD: the only matched entry's strategy may run the Data step itself
@@ -216,13 +216,13 @@ impl Tables {
             // FreshnessPeriod is shorter than the list's lifetime (else a looping copy
             // hits the CS).
             let dnl = e.flags.must_be_fresh && data.freshness_ns() < self.dnl.lifetime();
-            let Some(keep) = keep else {
+            if keep == 0 {
                 if e.flags.must_be_fresh && !dnl {
                     e.out_records.clear();
                 }
                 self.finalize_satisfied(now, p);
                 continue;
-            };
+            }
             e.in_records.clear();
             // Kept for late Data: the answering upstream's Nonce goes to the list now
             // and its out-record goes; the others go when the entry ends.

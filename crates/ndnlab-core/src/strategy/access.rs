@@ -307,13 +307,15 @@ impl Strategy for AccessStrategy {
         from: FaceId,
         p: u32,
         data_name: &Name,
-    ) -> Option<Time> {
+    ) -> Time {
         self.cancel(p);
-        let e = ctx.pit(p)?;
+        let Some(e) = ctx.pit(p) else { return 0 };
         if e.in_records.is_empty() {
-            return None; // already satisfied by another upstream
+            return 0; // already satisfied by another upstream
         }
-        let o = e.out_record(from)?;
+        let Some(o) = e.out_record(from) else {
+            return 0;
+        };
         let rtt = now.saturating_sub(o.last_renewed);
         // NFD `updateMeasurements`.
         let face_rtt = {
@@ -339,7 +341,7 @@ impl Strategy for AccessStrategy {
         } else {
             m.rtt.add_measurement(rtt);
         }
-        None
+        0
     }
 
     /// Fire due RTO timers (NFD `afterRtoTimeout`), and sweep expired measurements.

@@ -475,8 +475,8 @@ impl Strategy for AsfStrategy {
         from: FaceId,
         p: u32,
         _data_name: &Name,
-    ) -> Option<Time> {
-        let keep = Some(SATISFIED_GRACE);
+    ) -> Time {
+        let keep = SATISFIED_GRACE;
         let Some(e) = ctx.pit(p) else { return keep };
         let key = e.measure_key;
         let rtt = e

@@ -176,9 +176,9 @@ impl Strategies {
         from: FaceId,
         p: u32,
         data_name: &Name,
-    ) -> Option<Time> {
+    ) -> Time {
         if !self.triggers(kind).before_satisfy {
-            return None;
+            return 0;
         }
         let ctx = &mut Context::new(t);
         dispatch!(self, kind, |s| s

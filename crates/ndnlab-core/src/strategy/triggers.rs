@@ -57,9 +57,9 @@ pub(crate) trait Strategy {
     );
 
     /// NFD `beforeSatisfyInterest`: Data from `from` is about to satisfy entry `p`.
-    /// `Some(d)`: keep the satisfied entry `d` longer for late Data (NFD
-    /// `setExpiryTimer` there): its in-records go, its out-records but the answering
-    /// upstream's stay. `None`: the entry is finalized now.
+    /// Returns how long the satisfied entry stays for late Data (NFD `setExpiryTimer`
+    /// there): its in-records go, its out-records but the answering upstream's stay.
+    /// 0 (the default): the entry is finalized now.
     fn before_satisfy(
         &mut self,
         _ctx: &mut Context<'_>,
@@ -67,8 +67,8 @@ pub(crate) trait Strategy {
         _from: FaceId,
         _p: u32,
         _data_name: &Name,
-    ) -> Option<Time> {
-        None
+    ) -> Time {
+        0
     }
 
     /// NFD `afterReceiveData`, when `p` is the only entry the Data matched (the Data
