@@ -20,8 +20,10 @@
 //!
 //! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
 //! output directories of a sharded campaign; [`validate`] sets a data-plane
-//! model (`ndnlab_dataplane`) beside the forwarder it describes; [`reproduce`]
-//! runs the seed papers' directories for `ndnlab reproduce`.
+//! model (`ndnlab_model::dataplane`) beside the forwarder it describes;
+//! [`explore`] checks a property of the model over a grid of its parameters;
+//! [`plots`] draws the models' figures; [`reproduce`] runs the seed papers'
+//! directories for `ndnlab reproduce`.
 
 pub mod apps;
 pub mod campaign;
@@ -29,12 +31,14 @@ pub mod cleanup;
 pub mod design;
 pub mod dot;
 pub mod experiment;
+pub mod explore;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod fwdbench;
 pub mod import;
 pub mod latency;
 pub mod merge;
+pub mod plots;
 pub mod reproduce;
 pub mod results;
 pub mod runner;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ndnlab_dataplane::runs::default_threads;
 use ndnlab_lab::design;
 use ndnlab_lab::validate::{self, Step};
+use ndnlab_model::dataplane::runs::default_threads;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
