@@ -20,8 +20,10 @@
 //!
 //! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
 //! output directories of a sharded campaign; [`validate`] sets a data-plane
-//! model (`ndnlab_dataplane`) beside the forwarder it describes; [`reproduce`]
-//! runs the seed papers' directories for `ndnlab reproduce`.
+//! model (`ndnlab_model::dataplane`) beside the forwarder it describes;
+//! [`explore`] checks a property of the model over a grid of its parameters;
+//! [`plots`] draws the models' figures; [`reproduce`] runs the seed papers'
+//! directories for `ndnlab reproduce`.
 //!
 //! The `ndnlab` binary depends on this crate alone: the layers below it are
 //! re-exported under their short names ([`fwd`], [`app`], [`sim`], [`report`], ...),
@@ -34,12 +36,14 @@ pub mod cleanup;
 pub mod design;
 pub mod dot;
 pub mod experiment;
+pub mod explore;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod fwdbench;
 pub mod import;
 pub mod latency;
 pub mod merge;
+pub mod plots;
 pub mod reproduce;
 pub mod results;
 pub mod runner;
@@ -54,6 +58,7 @@ pub use ndnlab_analysis as analysis;
 pub use ndnlab_app as app;
 pub use ndnlab_cputime as cputime;
 pub use ndnlab_fwd as fwd;
+pub use ndnlab_model as model;
 pub use ndnlab_proto as proto;
 pub use ndnlab_report as report;
 pub use ndnlab_security as security;

@@ -27,8 +27,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ndnlab_analysis::summary::percentile;
-use ndnlab_dataplane::runs::{run_seed, runs, summarize};
-use ndnlab_dataplane::ModelSpec;
+use ndnlab_model::dataplane::runs::{run_seed, runs, summarize};
+use ndnlab_model::dataplane::ModelSpec;
 use ndnlab_report::figure::render;
 use ndnlab_report::plots::{Legend, Lines};
 use serde::Serialize;
@@ -284,10 +284,10 @@ pub fn configure(
     sent_rate: f64,
     warmup_s: f64,
     duration_s: f64,
-) -> ndnlab_dataplane::Result<(ModelSpec, BTreeMap<String, String>)> {
+) -> ndnlab_model::dataplane::Result<(ModelSpec, BTreeMap<String, String>)> {
     let mut m = base.clone();
     let mut params = BTreeMap::new();
-    let ps = parameters(levels).map_err(ndnlab_dataplane::Error::Usage)?;
+    let ps = parameters(levels).map_err(ndnlab_model::dataplane::Error::Usage)?;
     for (k, v) in ps {
         m.set(&k, &v)?;
         params.insert(k, v);

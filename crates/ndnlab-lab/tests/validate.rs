@@ -15,8 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ndnlab_dataplane::ModelSpec;
 use ndnlab_lab::validate::{self, Measured, Measurement, Options, Step, Tolerance, COLUMNS};
+use ndnlab_model::dataplane::ModelSpec;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

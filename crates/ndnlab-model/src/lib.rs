@@ -1,6 +1,11 @@
-//! Fitted latency models of the forwarder: the layer between measured
-//! latency samples and the tools that replay them (the simulator, the
-//! stochastic model checked statistically).
+//! Models of the forwarder: fitted latency models, the layer between
+//! measured latency samples and the tools that replay them; the stochastic
+//! data-plane model that replays them; and its statistical model checking.
+//! It stands on `ndnlab-analysis` (the statistics of the fits), `ndnlab-des`
+//! (the stations, samplers and generators of the data-plane model) and
+//! `ndnlab-smc` (the checker, re-exported as [`smc`]); the simulator and the
+//! laboratory read model files through it, and it draws nothing (the
+//! laboratory draws its figures).
 //!
 //! * [`model`]: the model file (TOML): one entry per stage, packet type, Content
 //!   Store outcome and factor combination, each with its fitted distribution,
@@ -15,20 +20,26 @@
 //!   two-sample Kolmogorov-Smirnov);
 //! * [`effects`]: main effects of the factors on a latency statistic across
 //!   the labelled samples (`ndnlab_analysis::means`);
-//! * [`figures`]: the figures (histogram with fitted densities, probability
-//!   plots, PPCC sweeps, Box-Cox curve, main effects, QQ and bihistogram),
-//!   drawn with `ndnlab_report`'s plots, written as SVG and PNG;
 //! * [`pipeline`]: `ndnlab model fit` and `sample` end to end: samples to a
-//!   model file, its effects and figures; the measured values a generated
-//!   sample is compared with.
+//!   model file and its effects; the measured values a generated sample is
+//!   compared with;
+//! * [`service`]: the service time a `model:PATH` cost string names, for the
+//!   simulator's forwarding threads and the data-plane model's stages;
+//! * [`dataplane`]: the stochastic model of a forwarder's data plane
+//!   (`ndnlab-dataplane/1` files), its runs, observables and properties;
+//! * [`smc`]: statistical model checking (`ndnlab-smc`).
 
+pub mod dataplane;
 pub mod effects;
-pub mod figures;
 pub mod fitting;
 pub mod generate;
 pub mod model;
 pub mod pipeline;
 pub mod samples;
+pub mod service;
+
+/// Statistical model checking: the methods, the property language, the driver.
+pub use ndnlab_smc as smc;
 
 use std::path::PathBuf;
 
@@ -60,9 +71,6 @@ pub enum ModelError {
     /// A group of samples could not be fitted.
     #[error("{group}: {message}")]
     Fit { group: String, message: String },
-    /// A figure could not be drawn.
-    #[error("drawing a figure failed: {0}")]
-    Plot(String),
 }
 
 /// Results of this crate.

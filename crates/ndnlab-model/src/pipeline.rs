@@ -1,13 +1,13 @@
 //! The pipelines of `ndnlab model fit` and `ndnlab model sample`: samples read,
-//! fitted, their effects computed, the model file and the figures written; and
-//! the measured values a generated sample is compared with.
+//! fitted, their effects computed, the model file written; and the measured
+//! values a generated sample is compared with. The laboratory draws the
+//! figures of a fit (`ndnlab_lab::plots::fitting`).
 
 use std::path::{Path, PathBuf};
 
 use ndnlab_analysis::fit::FitOptions;
 
 use crate::effects::{stage_effects, StageEffects, Stat};
-use crate::figures;
 use crate::fitting::{fit_groups, model_of, GroupFit};
 use crate::model::{Entry, ModelFile};
 use crate::samples::{read_groups, Group, ReadOptions};
@@ -53,23 +53,6 @@ pub fn fit(
         fits,
         effects,
     })
-}
-
-impl Fitted {
-    /// Writes the figures of every group and of the effects under `dir` (SVG and
-    /// PNG); returns the files written.
-    pub fn write_figures(&self, dir: &Path, unit: &str) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::new();
-        for gf in &self.fits {
-            for f in figures::group_figures(gf, unit)? {
-                written.push(figures::write(&dir.join(gf.group.key.slug()), &f)?);
-            }
-        }
-        for e in &self.effects {
-            written.push(figures::write(dir, &figures::effects_figure(e, unit)?)?);
-        }
-        Ok(written)
-    }
 }
 
 /// The measured values of `entry` in `path`: its stage's column (`column`, or

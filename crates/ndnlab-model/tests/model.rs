@@ -1,12 +1,12 @@
 //! From a forwarder sample CSV to a model file and back: reading, fitting,
-//! the model file's round trip and its errors, the generator and the figures.
+//! the model file's round trip and its errors, the generator. The figures of
+//! a fit are the laboratory's (`crates/ndnlab-lab/tests/fitting_figures.rs`).
 
 use std::fmt::Write;
 use std::path::PathBuf;
 
 use ndnlab_analysis::fit::{Dist, Family, FitOptions};
 use ndnlab_model::effects::{stage_effects, Stat};
-use ndnlab_model::figures;
 use ndnlab_model::fitting::{fit_groups, model_of};
 use ndnlab_model::generate::{compare, generate};
 use ndnlab_model::samples::{read_groups, ReadOptions};
@@ -123,37 +123,6 @@ fn fit_write_read_generate() {
         .values;
     let c = compare(measured, &gen);
     assert!(c.ks < 0.06, "KS {}", c.ks);
-    let figs = figures::comparison_figures(&c, measured, &gen, &miss.label(), "ns").unwrap();
-    assert_eq!(figs.len(), 2);
-    let svg = figures::write(&d, &figs[1]).unwrap();
-    assert!(std::fs::read_to_string(svg).unwrap().contains("<svg"));
-    assert!(d.join("compare-bihistogram.png").exists());
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-#[test]
-fn group_figures_are_drawn() {
-    let mut rng = StdRng::seed_from_u64(3);
-    let x = Dist::Gamma {
-        shape: 2.0,
-        scale: 10.0,
-    }
-    .sample_n(&mut rng, 800);
-    let d = dir("figs");
-    let p = d.join("lat.txt");
-    std::fs::write(&p, x.iter().map(|v| format!("{v}\n")).collect::<String>()).unwrap();
-    let groups = read_groups(&[p], &ReadOptions::default()).unwrap();
-    let fits = fit_groups(groups, &FitOptions::default()).unwrap();
-    let figs = figures::group_figures(&fits[0], "ns").unwrap();
-    let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
-    for want in [
-        "lat-any-any-hist",
-        "lat-any-any-probplot-gamma",
-        "lat-any-any-ppcc-gamma",
-        "lat-any-any-boxcox",
-    ] {
-        assert!(ids.contains(&want), "{want} not in {ids:?}");
-    }
     let _ = std::fs::remove_dir_all(&d);
 }
 

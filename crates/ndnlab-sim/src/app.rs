@@ -7,7 +7,7 @@
 
 use bytes::Bytes;
 
-use crate::des::Nanos;
+use ndnlab_des::Nanos;
 
 /// An application driven in virtual time.
 pub trait App {

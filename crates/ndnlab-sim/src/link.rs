@@ -7,8 +7,8 @@ use bytes::Bytes;
 use ndnlab_proto::emu::{EmuDrop, LinkEmulator, LinkParams};
 use ndnlab_proto::lp::{CongestionLimits, CongestionMarker, LinkSender, LpFields};
 
-use crate::des::Nanos;
 use crate::stats::Drops;
+use ndnlab_des::Nanos;
 
 /// Where frames of a direction arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! their faces: a link direction's link service and emulator, or an app.
 //! Processing takes no virtual time (zero cost) unless a node has a cost
 //! model ([`Node::set_cost`]): each shard is then a station (a server with a
-//! bounded input queue, [`crate::station`]) and a packet reaches the core when
+//! bounded input queue, [`ndnlab_des::station`]) and a packet reaches the core when
 //! its service completes; an Interest is priced as a CS hit or miss when its
 //! service starts.
 //!
@@ -36,11 +36,11 @@ use ndnlab_proto::lp::LinkSender;
 use ndnlab_wire::Name;
 
 use crate::app::App;
-use crate::des::{EventQueue, Nanos};
 use crate::link::{End, LinkDir};
 use crate::node::{class_of, face_index, FaceKind, Inbound, Node, NodeSpec};
-use crate::station::Class;
 use crate::stats::Drops;
+use ndnlab_des::Class;
+use ndnlab_des::{EventQueue, Nanos};
 
 const NONE: Nanos = u64::MAX;
 
@@ -571,7 +571,7 @@ impl<A: App> Network<A> {
 /// forwarder itself then answers it as it would), other packets their class.
 fn classed<'a>(
     fw: &'a ndnlab_core::Forwarder,
-    cost: &'a mut crate::cost::CostSampler,
+    cost: &'a mut ndnlab_des::CostSampler,
 ) -> impl FnMut(Class, &mut Inbound) -> Nanos + 'a {
     move |class, item| {
         let class = match (&item.1, class) {

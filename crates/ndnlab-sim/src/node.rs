@@ -16,10 +16,10 @@ use ndnlab_proto::lp::{LinkReceiver, LpFields};
 use ndnlab_wire::tlv::types as t;
 use ndnlab_wire::{Data, Interest, Nack, NackReason};
 
-use crate::cost::{CostModel, CostSampler};
-use crate::des::Nanos;
-use crate::station::{Class, DropPolicy, Station};
 use crate::stats::Drops;
+use ndnlab_des::Nanos;
+use ndnlab_des::{Class, DropPolicy, Station};
+use ndnlab_des::{CostModel, CostSampler};
 
 /// A packet for a shard's core: its face, the packet, its link-layer fields.
 pub type Inbound = (FaceId, InPacket, LpMeta);
@@ -226,7 +226,7 @@ impl Node {
     }
 
     /// The counters of shard `i`'s station, if it has one (a cost model).
-    pub fn station_counters(&self, i: usize) -> Option<&crate::station::StationCounters> {
+    pub fn station_counters(&self, i: usize) -> Option<&ndnlab_des::StationCounters> {
         self.shards
             .get(i)?
             .station

@@ -297,7 +297,7 @@ fn run_model(
     });
     let threads = opts
         .jobs
-        .unwrap_or_else(ndnlab_dataplane::runs::default_threads);
+        .unwrap_or_else(ndnlab_model::dataplane::runs::default_threads);
     let done = std::sync::atomic::AtomicU64::new(0);
     let ran = m.run(out, opts.resume, threads, &|d, _| {
         done.store(d, std::sync::atomic::Ordering::Relaxed);

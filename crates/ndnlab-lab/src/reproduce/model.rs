@@ -22,13 +22,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::explore::points::{FILE, KEPT};
+use crate::explore::report::{write, ReportOptions};
+use crate::explore::run::{explore, Options};
+use crate::explore::{Grid, Manifest, Requirement};
 use anyhow::Context;
 use ndnlab_analysis::Table;
-use ndnlab_dataplane::explore::points::{FILE, KEPT};
-use ndnlab_dataplane::explore::report::{write, ReportOptions};
-use ndnlab_dataplane::explore::run::{explore, Options};
-use ndnlab_dataplane::explore::{Grid, Manifest, Requirement};
-use ndnlab_dataplane::ModelSpec;
+use ndnlab_model::dataplane::ModelSpec;
 use ndnlab_report::compare::{comparison, Comparison};
 use ndnlab_report::reference::Reference;
 use serde::Deserialize;
@@ -162,13 +162,13 @@ impl ModelFile {
         }
         spec.check().with_context(|| format!("{file}: model.set"))?;
         let grid = Grid::parse(&m.grid, &spec).with_context(|| format!("{file}: model.grid"))?;
-        let smc = ndnlab_smc::Spec {
-            method: ndnlab_smc::Method::parse(&m.method)
+        let smc = ndnlab_model::smc::Spec {
+            method: ndnlab_model::smc::Method::parse(&m.method)
                 .with_context(|| format!("{file}: model.method"))?,
             alpha: m.alpha,
             delta: m.delta,
             runs: m.runs,
-            ..ndnlab_smc::Spec::default()
+            ..ndnlab_model::smc::Spec::default()
         };
         let manifest = Manifest::new(&path, &spec, grid, &m.property, &smc, m.seed);
         let require = match &m.require {

@@ -171,7 +171,7 @@ pub fn build(plan: &RunPlan) -> anyhow::Result<Built> {
         );
         if spec.cost != ndnlab_sim::CostSpec::zero() {
             let base = exp.topology.base_dir.clone().unwrap_or_default();
-            let model = ndnlab_sim::CostModel::from_spec(&spec.cost, &base, "forwarder.cost")
+            let model = ndnlab_model::service::cost_model(&spec.cost, &base, "forwarder.cost")
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             let seed = plan.seed ^ (u64::from(id) + 1).wrapping_mul(0xA24B_AED4_963E_E407);
             net.nodes[id as usize].set_cost(

@@ -1,22 +1,23 @@
 //! `ndnlab model`: fit distributions to latency samples and write the model
 //! file (`fit`), and draw from a model entry (`sample`), optionally compared
-//! with measured values. The statistics live in `ndnlab_analysis::fit`, the
-//! model file, samples, generator and figures in `ndnlab-model`.
+//! with measured values. The statistics live in `ndnlab_lab::analysis::fit`, the
+//! model file, samples and generator in `ndnlab-model`, the figures in
+//! `ndnlab_lab::plots::fitting`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use ndnlab_analysis::fit::select::{describe, sig};
-use ndnlab_analysis::fit::{Family, FitOptions};
-use ndnlab_model::effects::Stat;
-use ndnlab_model::figures;
-use ndnlab_model::generate::{compare, generate};
-use ndnlab_model::pipeline;
-use ndnlab_model::samples::{parse_assignment, ReadOptions};
-use ndnlab_model::{ModelFile, Selector};
-use ndnlab_report::text::{num, TextTable};
+use ndnlab_lab::analysis::fit::select::{describe, sig};
+use ndnlab_lab::analysis::fit::{Family, FitOptions};
+use ndnlab_lab::model::effects::Stat;
+use ndnlab_lab::model::generate::{compare, generate};
+use ndnlab_lab::model::pipeline;
+use ndnlab_lab::model::samples::{parse_assignment, ReadOptions};
+use ndnlab_lab::model::{ModelFile, Selector};
+use ndnlab_lab::plots::fitting as figures;
+use ndnlab_lab::report::text::{num, TextTable};
 
 #[derive(Subcommand, Debug)]
 pub enum ModelCmd {
@@ -190,7 +191,7 @@ fn fit(a: FitArgs) -> anyhow::Result<()> {
         written.push(out.clone());
     }
     if let Some(dir) = &a.plots {
-        written.extend(fitted.write_figures(dir, &a.unit)?);
+        written.extend(figures::write_fitted(&fitted, dir, &a.unit)?);
     }
     let pipeline::Fitted {
         model,

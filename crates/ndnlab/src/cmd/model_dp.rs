@@ -1,14 +1,16 @@
 //! `ndnlab model simulate|check|explore`: the stochastic data-plane model
-//! (`ndnlab_dataplane`), its statistical model checking (`ndnlab_smc`) and
-//! design-space exploration. This file parses arguments and prints.
+//! (`ndnlab_lab::model::dataplane`), its statistical model checking
+//! (`ndnlab_lab::model::smc`) and design-space exploration. This file parses
+//! arguments and prints.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ndnlab_dataplane::runs::{default_threads, runs, summarize, timed};
-use ndnlab_dataplane::{simulate, ModelSpec};
-use ndnlab_report::text::{num, TextTable};
+use ndnlab_lab::model::dataplane::runs::{default_threads, run_seed, runs, summarize, timed};
+use ndnlab_lab::model::dataplane::{parse_duration_ns, simulate, ModelSpec};
+use ndnlab_lab::model::smc;
+use ndnlab_lab::report::text::{num, TextTable};
 
 /// What every model command shares: the model file and its changes.
 #[derive(Args, Debug)]
@@ -81,13 +83,13 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
     });
     b.finish_and_clear();
     if let Some(path) = &a.trace {
-        let every = ndnlab_sim::cost::parse_duration_ns(&a.trace_interval)
+        let every = parse_duration_ns(&a.trace_interval)
             .map_err(|e| anyhow::anyhow!("--trace-interval: {e}"))?
             .max(1.0) as u64;
-        let (_, trace) = simulate(&r, ndnlab_dataplane::runs::run_seed(a.m.seed, 0), every);
+        let (_, trace) = simulate(&r, run_seed(a.m.seed, 0), every);
         let trace = trace.expect("traced");
         let title = format!("{}: queues and PIT, run 0", m.name);
-        ndnlab_dataplane::trace_plot::write(path, &trace, &title)?;
+        ndnlab_lab::plots::trace::write(path, &trace, &title)?;
     }
     let stats = summarize(&obs);
     if a.m.json {
@@ -178,9 +180,9 @@ pub struct SmcArgs {
 }
 
 impl SmcArgs {
-    pub fn spec(&self) -> anyhow::Result<ndnlab_smc::Spec> {
-        let spec = ndnlab_smc::Spec {
-            method: ndnlab_smc::Method::parse(&self.method)?,
+    pub fn spec(&self) -> anyhow::Result<smc::Spec> {
+        let spec = smc::Spec {
+            method: smc::Method::parse(&self.method)?,
             alpha: self.alpha,
             delta: self.delta,
             runs: self.runs,
@@ -188,10 +190,10 @@ impl SmcArgs {
             indifference: self.indifference,
             beta: self.beta,
             max_runs: self.max_runs,
-            prior: ndnlab_smc::parse_prior(&self.prior)?,
-            ..ndnlab_smc::Spec::default()
+            prior: smc::parse_prior(&self.prior)?,
+            ..smc::Spec::default()
         };
-        if spec.method != ndnlab_smc::Method::Splitting {
+        if spec.method != smc::Method::Splitting {
             spec.validate()?;
         }
         Ok(spec)
@@ -199,7 +201,7 @@ impl SmcArgs {
 }
 
 pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
-    use ndnlab_dataplane::check::{check, check_rare, parse_property, rare_target};
+    use ndnlab_lab::model::dataplane::check::{check, check_rare, parse_property, rare_target};
     let m = a.m.load()?;
     let r = m.resolve()?;
     let spec = a.smc.spec()?;
@@ -210,10 +212,10 @@ pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
         m.name,
         a.smc.property
     );
-    if spec.method == ndnlab_smc::Method::Splitting {
+    if spec.method == smc::Method::Splitting {
         let target = rare_target(&a.smc.property, &r)?;
         let levels = match &a.smc.levels {
-            Some(l) => Some(ndnlab_smc::parse_numbers("--levels", l)?),
+            Some(l) => Some(smc::parse_numbers("--levels", l)?),
             None => None,
         };
         let o = check_rare(&r, target, &spec, levels, a.smc.keep, a.m.seed, threads)?;

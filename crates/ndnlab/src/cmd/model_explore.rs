@@ -1,5 +1,5 @@
 //! `ndnlab model explore` and `ndnlab model merge`: design-space exploration
-//! of the data-plane model (`ndnlab_dataplane::explore`), a property checked
+//! of the data-plane model (`ndnlab_lab::explore`), a property checked
 //! at every point of a grid, resumable and sharded like `ndnlab run` /
 //! `ndnlab merge`. This file parses arguments and prints; docs/EXPLORE.md is
 //! the user's guide.
@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use ndnlab_dataplane::explore::merge::merge;
-use ndnlab_dataplane::explore::report::{write, ReportOptions};
-use ndnlab_dataplane::explore::run::{explore, Options};
-use ndnlab_dataplane::explore::{text, Grid, Manifest, Requirement};
+use ndnlab_lab::explore::merge::merge;
+use ndnlab_lab::explore::report::{write, ReportOptions};
+use ndnlab_lab::explore::run::{explore, Options};
+use ndnlab_lab::explore::{text, Grid, Manifest, Requirement};
 
 use super::model_dp::{bar, ModelArgs, SmcArgs};
 
@@ -81,7 +81,7 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
     let shard = a
         .shard
         .as_deref()
-        .map(ndnlab_analysis::shard::parse)
+        .map(ndnlab_lab::analysis::shard::parse)
         .transpose()
         .map_err(anyhow::Error::msg)?;
     if a.resume && a.out.is_none() {
@@ -106,7 +106,7 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
     };
     let recs = match &written {
         Some(w) => w.recommendations.clone(),
-        None if ran.complete => ndnlab_dataplane::explore::recommend::recommend(
+        None if ran.complete => ndnlab_lab::explore::recommend::recommend(
             &manifest.grid,
             &ran.rows,
             &present.minimise,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use ndnlab_dataplane::runs::default_threads;
 use ndnlab_lab::design;
+use ndnlab_lab::model::dataplane::runs::default_threads;
 use ndnlab_lab::validate::{self, Step};
 
 #[derive(Args, Debug)]
