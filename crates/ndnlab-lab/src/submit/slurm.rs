@@ -198,8 +198,9 @@ pub trait Queue {
         array: Option<&str>,
         after_ok: Option<&str>,
     ) -> anyhow::Result<String>;
-    /// The states of these jobs (and their tasks) Slurm still knows, and a
-    /// note where part of it could not be asked (accounting off).
+    /// The states of these jobs (and their tasks) Slurm still knows: squeue's,
+    /// then sacct's for the jobs squeue does not hold; a note where sacct could
+    /// not be asked (accounting off).
     fn states(&self, jobs: &[String]) -> anyhow::Result<(States, Vec<String>)>;
     /// Cancels a job (`scancel`).
     fn cancel(&self, job: &str) -> anyhow::Result<()>;
@@ -267,6 +268,16 @@ impl Queue for Slurm {
         } else {
             bail!("squeue {}: {err}", args.join(" "));
         };
+        // sacct for the jobs squeue no longer holds at all.
+        let gone: Vec<&str> = jobs
+            .iter()
+            .map(String::as_str)
+            .filter(|j| !states.keys().any(|(k, _)| k == j))
+            .collect();
+        if gone.is_empty() {
+            return Ok((states, notes));
+        }
+        let list = format!("--jobs={}", gone.join(","));
         let args: Vec<String> = [
             "--noheader",
             "--parsable2",

@@ -184,8 +184,9 @@ fn resume(a: DirArgs) -> anyhow::Result<()> {
     match &r.array_job {
         Some(j) => {
             let tasks: Vec<String> = r.tasks.iter().map(|t| t.to_string()).collect();
+            let which = if tasks.len() == 1 { "task" } else { "tasks" };
             println!(
-                "array job {j}: tasks {} again, for their missing runs",
+                "array job {j}: {which} {} again, for the runs missing",
                 tasks.join(",")
             );
             println!("merge job {} after it", r.merge_job);
