@@ -23,7 +23,7 @@ use store::Results;
 
 /// The experiment `ndnlab run` runs without a file: one consumer, one forwarder
 /// and one producer, a 2^2 design with replications, well under a minute.
-pub const DEFAULT_EXPERIMENT: &str = include_str!("default.toml");
+pub const DEFAULT_EXPERIMENT: &str = include_str!("../default.toml");
 
 /// The key that makes the runner a factor: each design point runs on the
 /// runner it names.
