@@ -22,7 +22,6 @@
 //! * [`fit`]: distributions fitted to latency samples: maximum likelihood,
 //!   probability plot correlation coefficients and shape sweeps, Anderson-Darling,
 //!   Kolmogorov-Smirnov, Box-Cox, and the choice among the candidates.
-//! * [`shard`]: `--shard I/N`, the part of a campaign one machine runs.
 //!
 //! Every analysis takes a [`Dataset`]: one response (optionally log-transformed
 //! for a multiplicative model) under the levels of the chosen factor columns.
@@ -37,7 +36,6 @@ pub mod fit;
 pub mod levels;
 pub mod means;
 pub mod residuals;
-pub mod shard;
 pub mod summary;
 pub mod table;
 pub mod twolevel;

@@ -18,18 +18,22 @@
 //!   replicate, seed, status, metrics), `samples/` and `logs/`, which the analysis
 //!   and report crates read.
 //!
-//! [`campaign`] ties these together for `ndnlab run`; [`merge`] joins the
-//! output directories of a sharded campaign; [`validate`] sets a data-plane
-//! model (`ndnlab_model::dataplane`) beside the forwarder it describes;
-//! [`explore`] checks a property of the model over a grid of its parameters;
-//! [`plots`] draws the models' figures; [`reproduce`] runs the seed papers'
-//! directories for `ndnlab reproduce`.
+//! [`campaign`] ties these together for `ndnlab run`, on the one campaign
+//! engine ([`campaign::engine`]: jobs with stable ids, shards, a worker pool
+//! that stops at the first error, resume against a manifest, merge);
+//! [`merge`] joins the output directories of a sharded campaign; [`validate`]
+//! sets a data-plane model (`ndnlab_model::dataplane`) beside the forwarder it
+//! describes; [`explore`] checks a property of the model over a grid of its
+//! parameters; both run on the same engine. [`analyze`] reads and analyses
+//! the CSV tables of `ndnlab analyze`; [`plots`] draws the models' figures;
+//! [`reproduce`] runs the seed papers' directories for `ndnlab reproduce`.
 //!
 //! The `ndnlab` binary depends on this crate alone: the layers below it are
 //! re-exported under their short names ([`fwd`], [`app`], [`sim`], [`report`], ...),
 //! so that the binary's commands reach the daemon, the tools and the reports
 //! through the laboratory, as the house's arrows say (docs/ARCHITECTURE.md).
 
+pub mod analyze;
 pub mod apps;
 pub mod campaign;
 pub mod cleanup;

@@ -2,24 +2,27 @@
 //! --shard I/N --out dirI`, one per slice) joined into one, as a straight run
 //! would have written it.
 //!
-//! Every slice must hold the same `experiment.toml` (the resolved experiment,
+//! The rows are joined by the campaign engine's merge ([`engine::merge`]):
+//! every slice must hold the same `experiment.toml` (the resolved experiment,
 //! after `--set` and `--quick`); the run matrix comes from it, so the merged
 //! rows carry the same ids, levels, replicates and seeds as an unsharded run. A
 //! run found in two slices keeps its `ok` row; two `ok` rows for one run are
-//! refused (the slices overlap). `samples/` and `logs/` are copied, file by
-//! file; `machine.json` is the first slice's, and `merge.json` lists the slices
-//! with their machines and runs. The report is written last.
+//! refused (the slices overlap). Runs no slice holds are listed in the
+//! summary. `samples/` and `logs/` are copied, file by file; `machine.json` is
+//! the first slice's, and `merge.json` lists the slices with their machines
+//! and runs. The report is written last.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::design::{self, RunSpec};
+use crate::campaign::engine;
+use crate::campaign::store::Results;
+use crate::design;
 use crate::experiment;
-use crate::results::{self, RunRow};
+use crate::results;
 
 /// What a merge did.
 #[derive(Debug, Clone, Serialize)]
@@ -40,83 +43,24 @@ pub struct MergeSummary {
 }
 
 /// Merges the campaign directories `dirs` into `out` (which must not hold
-/// results already).
+/// results already), through the engine's merge ([`engine::merge`]).
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<MergeSummary> {
-    if dirs.is_empty() {
+    let Some(first) = dirs.first() else {
         bail!("name at least one directory to merge");
-    }
-    if out.join("results.csv").exists() {
-        bail!(
-            "{} already holds results; merge into a new or empty directory",
-            out.display()
-        );
-    }
-    // One experiment for every slice.
-    let first = dirs[0].join("experiment.toml");
-    let text = std::fs::read_to_string(&first)
-        .with_context(|| format!("{}: not a campaign directory", dirs[0].display()))?;
-    for d in &dirs[1..] {
-        let path = d.join("experiment.toml");
-        let other = std::fs::read_to_string(&path)
-            .with_context(|| format!("{}: not a campaign directory", d.display()))?;
-        if other != text {
-            bail!(
-                "{} and {} hold different experiments; only slices of one campaign (same file, --set and --quick) can be merged",
-                first.display(),
-                path.display()
-            );
-        }
-    }
-    let (_, exp) = experiment::parse(&text, &first.display().to_string())?;
+    };
+    // The design comes from the first slice's experiment; the engine checks
+    // that every slice holds the same.
+    let path = first.join("experiment.toml");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{}: not a campaign directory", first.display()))?;
+    let (_, exp) = experiment::parse(&text, &path.display().to_string())?;
     let factors: Vec<String> = exp.factors.keys().cloned().collect();
     let runs = design::runs(&exp).map_err(anyhow::Error::msg)?;
-    let by_id: BTreeMap<usize, &RunSpec> = runs.iter().map(|r| (r.id, r)).collect();
-
-    // Rows by run id, ok over failed.
-    let mut rows: BTreeMap<usize, (RunRow, usize)> = BTreeMap::new();
-    let mut slices = Vec::new();
-    for (k, d) in dirs.iter().enumerate() {
-        let found = results::read(d, &factors)
-            .with_context(|| format!("{}: reading results.csv", d.display()))?;
-        if found.is_empty() && !d.join("results.csv").exists() {
-            bail!("{}: no results.csv", d.display());
-        }
-        for (id, (status, metrics)) in found {
-            let spec = by_id.get(&id).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{}: run {id} is not a run of the experiment ({} runs)",
-                    d.display(),
-                    runs.len()
-                )
-            })?;
-            let row = RunRow {
-                spec: (*spec).clone(),
-                status,
-                metrics,
-            };
-            match rows.get(&id) {
-                Some((prev, from)) if prev.status == "ok" && row.status == "ok" => bail!(
-                    "run {id} finished in both {} and {}; the slices overlap",
-                    dirs[*from].display(),
-                    d.display()
-                ),
-                Some((prev, _)) if prev.status == "ok" => continue,
-                _ => {
-                    rows.insert(id, (row, k));
-                }
-            }
-        }
-        slices.push((d.clone(), 0));
-    }
-    // Rows each slice gave (a failed row replaced by another slice's ok one
-    // counts for the latter).
-    for (k, count) in slices.iter_mut().enumerate() {
-        count.1 = rows.values().filter(|(_, from)| *from == k).count();
-    }
-
+    let expected = runs.len();
+    let store = Results::new(text, &factors, runs);
+    let merged = engine::merge(&store, dirs, out, false)?;
     std::fs::create_dir_all(out.join("logs"))
         .with_context(|| format!("creating {}", out.display()))?;
-    std::fs::write(out.join("experiment.toml"), &text)?;
     let mut machines = Vec::new();
     for d in dirs {
         let m = std::fs::read_to_string(d.join("machine.json"))
@@ -138,24 +82,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<MergeSummary> {
             copy_tree(&d.join(sub), &out.join(sub))?;
         }
     }
-    let merged: Vec<RunRow> = rows.into_values().map(|(r, _)| r).collect();
-    results::write(out, &factors, &merged)?;
     std::fs::write(
         out.join("merge.json"),
         serde_json::to_string_pretty(&json!({
-            "slices": slices.iter().zip(&machines).map(|((d, n), m)| json!({
+            "slices": merged.slices.iter().zip(&machines).map(|((d, n), m)| json!({
                 "dir": d,
                 "runs": n,
                 "machine": m,
             })).collect::<Vec<_>>(),
         }))? + "\n",
     )?;
-    let missing: Vec<usize> = runs
-        .iter()
-        .map(|r| r.id)
-        .filter(|id| !merged.iter().any(|r| r.spec.id == *id))
-        .collect();
-    let report = if merged.iter().any(|r| r.status == "ok") {
+    let rows = &merged.rows;
+    let report = if rows.iter().any(|r| r.status == "ok") {
         Some(ndnlab_report::write_report(
             out,
             &ndnlab_report::ReportOptions {
@@ -166,16 +104,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<MergeSummary> {
     } else {
         None
     };
-    let mut missing_sorted = missing;
-    missing_sorted.sort_unstable();
     Ok(MergeSummary {
         out: out.to_path_buf(),
-        expected: runs.len(),
-        merged: merged.len(),
-        failed: merged.iter().filter(|r| r.status == "failed").count(),
-        skipped: merged.iter().filter(|r| r.status == "skipped").count(),
-        missing: missing_sorted,
-        slices,
+        expected,
+        merged: rows.len(),
+        failed: rows.iter().filter(|r| r.status == "failed").count(),
+        skipped: rows.iter().filter(|r| r.status == "skipped").count(),
+        missing: merged.missing,
+        slices: merged.slices,
         report,
     })
 }

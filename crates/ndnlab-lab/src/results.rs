@@ -15,6 +15,7 @@ use std::path::Path;
 
 use serde_json::json;
 
+use crate::campaign::engine::write_atomic;
 use crate::design::{show, RunSpec};
 use crate::runner::Metrics;
 
@@ -50,13 +51,14 @@ pub fn machine() -> serde_json::Value {
     })
 }
 
-/// Writes `results.csv` and `results.json`: rows by run id, metric columns the
-/// union of every run's (empty where a run has none).
+/// Writes `results.csv` and `results.json` (each whole, through
+/// [`write_atomic`]): rows by run id, metric columns the union of every run's
+/// (empty where a run has none).
 pub fn write(dir: &Path, factors: &[String], rows: &[RunRow]) -> anyhow::Result<()> {
     let mut rows: Vec<&RunRow> = rows.iter().collect();
     rows.sort_by_key(|r| r.spec.id);
     let metrics: BTreeSet<&String> = rows.iter().flat_map(|r| r.metrics.keys()).collect();
-    let mut w = csv::Writer::from_path(dir.join("results.csv"))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["run_id".to_string()];
     header.extend(factors.iter().cloned());
     header.extend(["replicate", "seed", "status"].map(String::from));
@@ -95,12 +97,11 @@ pub fn write(dir: &Path, factors: &[String], rows: &[RunRow]) -> anyhow::Result<
         w.write_record(&rec)?;
         json_rows.push(serde_json::Value::Object(obj));
     }
-    w.flush()?;
-    std::fs::write(
-        dir.join("results.json"),
+    write_atomic(&dir.join("results.csv"), w.into_inner()?)?;
+    write_atomic(
+        &dir.join("results.json"),
         serde_json::to_string_pretty(&json_rows)? + "\n",
-    )?;
-    Ok(())
+    )
 }
 
 fn level_json(spec: &RunSpec, factor: &str) -> serde_json::Value {

@@ -19,7 +19,10 @@
 //! metrics whose error is outside the [`Tolerance`] ([`verdict`]). Both are
 //! pure functions of the two rows; [`compare`] runs the model beside a table
 //! of measurements, however they were obtained, and [`validate`] measures
-//! that table with the laboratory first.
+//! that table with the laboratory first. Both halves run on the campaign
+//! engine (`crate::campaign::engine`): the lab's runs as an `ndnlab run`
+//! campaign into `measured/`, the model's configurations as jobs of the
+//! engine's pool.
 
 mod table;
 
@@ -33,6 +36,7 @@ use ndnlab_report::figure::render;
 use ndnlab_report::plots::{Legend, Lines};
 use serde::Serialize;
 
+use crate::campaign::engine::{self, Job, Msg};
 use crate::campaign::{self, Campaign, Progress};
 use crate::design::{show, Point};
 use crate::LabError;
@@ -443,7 +447,8 @@ pub fn check(model: &ModelSpec, c: &Campaign) -> anyhow::Result<()> {
 /// for its levels, its sent rate and the window (`warmup_s`, `duration_s`),
 /// `opts.model_runs` runs seeded from `opts.seed` and the run id, then the
 /// errors and the verdict against `opts.tolerance`. Deterministic given the
-/// seed.
+/// seed. Each configuration is a job of the campaign engine, run one at a
+/// time (its model runs take `opts.threads`), rows in the measurements' order.
 pub fn compare(
     model: &ModelSpec,
     lab: &[Measurement],
@@ -452,10 +457,56 @@ pub fn compare(
     opts: &Options,
     progress: &mut dyn FnMut(Step),
 ) -> anyhow::Result<Vec<Row>> {
+    let jobs: Vec<ModelJob> = lab
+        .iter()
+        .map(|m| ModelJob {
+            model,
+            m,
+            warmup_s,
+            duration_s,
+            opts,
+        })
+        .collect();
+    let jobs: Vec<&ModelJob> = jobs.iter().collect();
     let mut rows = Vec::new();
-    for (i, m) in lab.iter().enumerate() {
-        let (spec, params) =
-            configure(model, &m.levels, m.measured.sent_rate, warmup_s, duration_s)?;
+    engine::execute(&jobs, 1, &mut |msg| {
+        if let Msg::Done(_, row) = msg {
+            rows.push(row);
+            progress(Step::Model {
+                done: rows.len(),
+                total: lab.len(),
+            });
+        }
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// The model beside one measured configuration ([`compare`]).
+struct ModelJob<'a> {
+    model: &'a ModelSpec,
+    m: &'a Measurement,
+    warmup_s: f64,
+    duration_s: f64,
+    opts: &'a Options,
+}
+
+impl Job for ModelJob<'_> {
+    type Row = Row;
+
+    fn id(&self) -> usize {
+        self.m.run_id
+    }
+
+    fn run(&self) -> anyhow::Result<Row> {
+        let (m, opts) = (self.m, self.opts);
+        let (spec, params) = configure(
+            self.model,
+            &m.levels,
+            m.measured.sent_rate,
+            self.warmup_s,
+            self.duration_s,
+        )?;
         let resolved = spec.resolve()?;
         let seed = run_seed(opts.seed, m.run_id as u64);
         let obs = runs(&resolved, seed, opts.model_runs, opts.threads, &|_| {});
@@ -479,7 +530,7 @@ pub fn compare(
             utilization: stat("utilization").mean,
         };
         let errors = errors(&m.measured, &predicted);
-        rows.push(Row {
+        Ok(Row {
             run_id: m.run_id,
             levels: m.levels.iter().map(|(k, v)| (k.clone(), show(v))).collect(),
             point: m.levels.clone(),
@@ -488,13 +539,8 @@ pub fn compare(
             errors,
             measured: m.measured.clone(),
             model: predicted,
-        });
-        progress(Step::Model {
-            done: i + 1,
-            total: lab.len(),
-        });
+        })
     }
-    Ok(rows)
 }
 
 /// Runs the validation: the lab's campaign into `out/measured`, then the

@@ -4,9 +4,12 @@
 //! NUMA placements. docs/EXPLORE.md is the user's guide.
 //!
 //! - [`grid`]: `--grid key=a,b,c` / `key=1..8`, the points in a stable order;
-//! - [`run`]: every point checked (`ndnlab_smc`), in parallel, resumable and
-//!   shardable, each finished point appended to `points.csv` ([`points`]);
-//! - [`merge`]: the shards' directories joined, every point exactly once;
+//! - [`run`]: every point checked (`ndnlab_smc`), a job of the campaign
+//!   engine (`crate::campaign::engine`): in parallel, resumable and
+//!   shardable, each finished point appended to `points.csv` ([`points`],
+//!   the engine's store);
+//! - [`merge`]: the shards' directories joined by the engine's merge, every
+//!   point exactly once;
 //! - [`recommend`]: the cheapest configuration meeting the requirement;
 //! - [`plot`]: the figures; [`report`]: figures and `recommended.csv` written.
 //!
@@ -15,6 +18,7 @@
 //! two directories slices of one exploration), `points.csv`, and once every
 //! point is there, the figures and `recommended.csv`.
 
+pub mod command;
 pub mod grid;
 pub mod merge;
 pub mod plot;
@@ -111,13 +115,18 @@ impl Manifest {
             path: path.clone(),
             message: format!("{e} (not an exploration directory?)"),
         })?;
-        let mut m: Manifest = toml::from_str(&text).map_err(|e| Error::File {
-            path: path.clone(),
+        Manifest::parse(&text, &path)
+    }
+
+    /// A manifest's text, read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest> {
+        let mut m: Manifest = toml::from_str(text).map_err(|e| Error::File {
+            path: path.to_path_buf(),
             message: e.to_string(),
         })?;
         if m.format != FORMAT {
             return Err(Error::File {
-                path,
+                path: path.to_path_buf(),
                 message: format!("format is {:?}; this version reads {FORMAT:?}", m.format),
             });
         }

@@ -11,11 +11,13 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use serde::Serialize;
 
 use super::grid::Grid;
+use super::{Manifest, MANIFEST};
+use crate::campaign::engine::{write_atomic, Store};
 use ndnlab_model::dataplane::{Error, Result};
 
 /// The observables whose mean over a point's runs each row keeps.
@@ -242,9 +244,90 @@ pub fn write_sorted(path: &Path, grid: &Grid, rows: &[Row]) -> Result<()> {
     for r in sorted {
         text.push_str(&line(&r.record()));
     }
-    let tmp = path.with_extension("csv.tmp");
-    std::fs::write(&tmp, text).map_err(|e| file_error(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| file_error(path, e))
+    write_atomic(path, text).map_err(|e| file_error(path, format!("{e:#}")))
+}
+
+/// An exploration's rows, the campaign engine's [`Store`]: the manifest is
+/// `explore.toml` ([`Manifest`], compared by [`Manifest::difference`]), the
+/// rows `points.csv`, a line appended as each point finishes. Every row is
+/// final; a directory that holds rows needs `--resume`.
+pub struct Points<'a> {
+    pub manifest: &'a Manifest,
+    appender: OnceLock<Appender>,
+}
+
+impl<'a> Points<'a> {
+    pub fn new(manifest: &'a Manifest) -> Points<'a> {
+        Points {
+            manifest,
+            appender: OnceLock::new(),
+        }
+    }
+}
+
+impl Store for Points<'_> {
+    type Row = Row;
+
+    fn manifest_file(&self) -> &'static str {
+        MANIFEST
+    }
+
+    fn rows_file(&self) -> &'static str {
+        FILE
+    }
+
+    fn manifest(&self) -> String {
+        self.manifest.to_toml()
+    }
+
+    fn differs(&self, text: &str, path: &Path) -> anyhow::Result<Option<String>> {
+        let old = Manifest::parse(text, path)?;
+        Ok(self
+            .manifest
+            .difference(&old)
+            .map(|what| format!("{what} differs")))
+    }
+
+    fn id(&self, row: &Row) -> usize {
+        row.point
+    }
+
+    fn ids(&self) -> Vec<usize> {
+        (0..self.manifest.grid.len()).collect()
+    }
+
+    fn label(&self, id: usize) -> String {
+        let grid = &self.manifest.grid;
+        grid.label(&grid.point(id).levels)
+    }
+
+    fn noun(&self) -> &'static str {
+        "point"
+    }
+
+    /// `points.csv` with its header, for the rows to come.
+    fn open(&self, dir: &Path) -> anyhow::Result<()> {
+        let a = Appender::open(&dir.join(FILE), &self.manifest.grid)?;
+        let _ = self.appender.set(a);
+        Ok(())
+    }
+
+    fn read(&self, dir: &Path) -> anyhow::Result<Option<Vec<Row>>> {
+        let path = dir.join(FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        Ok(Some(read(&path, &self.manifest.grid)?))
+    }
+
+    fn append(&self, _dir: &Path, row: &Row, _all: &[Row]) -> anyhow::Result<()> {
+        let a = self.appender.get().expect("opened before any row");
+        Ok(a.append(row)?)
+    }
+
+    fn write(&self, dir: &Path, rows: &[Row]) -> anyhow::Result<()> {
+        Ok(write_sorted(&dir.join(FILE), &self.manifest.grid, rows)?)
+    }
 }
 
 #[cfg(test)]

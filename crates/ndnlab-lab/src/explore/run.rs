@@ -2,12 +2,15 @@
 //! points whose index is I modulo N) checked with the same seed, so a point's
 //! row is what `ndnlab model check --set KEY=LEVEL... --seed S` prints.
 //!
-//! Points are independent: they are spread over the worker threads, each
-//! point's runs on `threads / points` threads when there are fewer points
-//! left than threads. A point's result depends only on its levels and the
-//! seed, never on the thread count or the order points finish; each finished
-//! point is appended to `points.csv` at once (a killed run loses only the
-//! points in progress), and the file is rewritten in point order at the end.
+//! Each point is a job of the campaign engine (`crate::campaign::engine`),
+//! its id the point's index in the grid. Points are independent: they are
+//! spread over the worker threads, each point's runs on `threads / points`
+//! threads when there are fewer points left than threads; the first point
+//! that fails stops the exploration. A point's result depends only on its
+//! levels and the seed, never on the thread count or the order points
+//! finish; each finished point is appended to `points.csv` at once (a killed
+//! run loses only the points in progress), and the file is rewritten in
+//! point order at the end.
 //! The observables' means ([`KEPT`]) come from the same runs as the check.
 
 use std::collections::BTreeMap;
@@ -17,10 +20,11 @@ use std::time::Instant;
 
 use ndnlab_model::smc::{check_property, Outcome, Property, Spec};
 
-use super::points::{self, Appender, Row, KEPT};
-use super::{Manifest, Point, MANIFEST};
+use super::points::{Points, Row, KEPT};
+use super::{Manifest, Point};
+use crate::campaign::engine::{in_shard, Event, Job, Session};
 use ndnlab_model::dataplane::check::parse_property;
-use ndnlab_model::dataplane::runs::{par_map, run_seed};
+use ndnlab_model::dataplane::runs::run_seed;
 use ndnlab_model::dataplane::simulate;
 use ndnlab_model::dataplane::Resolved;
 use ndnlab_model::dataplane::NAMES;
@@ -132,44 +136,41 @@ pub fn check_point(
     })
 }
 
-/// Prepares the directory: writes the manifest, or checks it against the
-/// one there; returns the rows already done (under `resume`).
-fn prepare(dir: &Path, m: &Manifest, resume: bool) -> Result<Vec<Row>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::File {
-        path: dir.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let csv = dir.join(points::FILE);
-    let manifest = dir.join(MANIFEST);
-    if csv.exists() && !resume {
-        return Err(Error::Usage(format!(
-            "{} exists: add --resume to carry on with it, or give a new --out",
-            csv.display()
-        )));
+/// One point of the grid, a job of the campaign engine.
+struct PointJob<'a> {
+    m: &'a Manifest,
+    point: &'a Point,
+    resolved: Resolved,
+    property: &'a Property,
+    spec: &'a Spec,
+    /// Threads for the point's runs.
+    inner: usize,
+}
+
+impl Job for PointJob<'_> {
+    type Row = Row;
+
+    fn id(&self) -> usize {
+        self.point.index
     }
-    if manifest.exists() && (resume || csv.exists()) {
-        let old = Manifest::load(dir)?;
-        if let Some(what) = m.difference(&old) {
-            return Err(Error::Usage(format!(
-                "{}: {what} differs from the exploration this directory holds; \
-                 resume with the same options, or give a new --out",
-                manifest.display()
-            )));
-        }
-    } else {
-        std::fs::write(&manifest, m.to_toml()).map_err(|e| Error::File {
-            path: manifest.clone(),
-            message: e.to_string(),
-        })?;
-    }
-    if csv.exists() {
-        points::read(&csv, &m.grid)
-    } else {
-        Ok(Vec::new())
+
+    fn run(&self) -> anyhow::Result<Row> {
+        let (m, p) = (self.m, self.point);
+        let row = check_point(
+            &self.resolved,
+            self.property,
+            self.spec,
+            m.seed,
+            self.inner,
+            p,
+        )
+        .map_err(|e| Error::Usage(format!("{}: {e}", m.grid.label(&p.levels))))?;
+        Ok(row)
     }
 }
 
-/// Runs the exploration `m`. `progress(done, total)` counts this shard's
+/// Runs the exploration `m` on the campaign engine ([`Session`], with
+/// [`Points`] as its store). `progress(done, total)` counts this shard's
 /// points, those found done included.
 pub fn explore(m: &Manifest, opts: &Options, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Ran> {
     let t0 = Instant::now();
@@ -180,68 +181,63 @@ pub fn explore(m: &Manifest, opts: &Options, progress: &(dyn Fn(u64, u64) + Sync
         .grid
         .points()
         .into_iter()
-        .filter(|p| opts.shard.map_or(true, |(i, n)| p.index % n == i))
+        .filter(|p| in_shard(p.index, opts.shard))
         .collect();
-    let done = match opts.out {
-        Some(dir) => prepare(dir, m, opts.resume)?,
-        None => Vec::new(),
-    };
-    let todo: Vec<&Point> = mine
-        .iter()
-        .filter(|p| !done.iter().any(|r| r.point == p.index))
-        .collect();
-    // Resolve every point first: a bad level fails now, not hours in.
-    let resolved = todo
-        .iter()
-        .map(|p| {
-            m.grid
-                .apply(&m.model, p)
-                .and_then(|s| s.resolve())
-                .map_err(|e| Error::Usage(format!("{}: {e}", m.grid.label(&p.levels))))
-        })
-        .collect::<Result<Vec<Resolved>>>()?;
-    let appender = match opts.out {
-        Some(dir) => Some(Appender::open(&dir.join(points::FILE), &m.grid)?),
-        None => None,
-    };
+    let store = Points::new(m);
+    let ids: Vec<usize> = mine.iter().map(|p| p.index).collect();
+    let session = Session::open(&store, opts.out, opts.resume, &ids).map_err(usage)?;
+    let todo: Vec<&Point> = mine.iter().filter(|p| !session.is_done(p.index)).collect();
     let threads = opts.threads.max(1);
     let workers = threads.min(todo.len().max(1));
     let inner = (threads / workers).max(1);
-    let skipped = mine.len() - todo.len();
+    // Resolve every point first: a bad level fails now, not hours in.
+    let jobs = todo
+        .iter()
+        .map(|p| {
+            let resolved = m
+                .grid
+                .apply(&m.model, p)
+                .and_then(|s| s.resolve())
+                .map_err(|e| Error::Usage(format!("{}: {e}", m.grid.label(&p.levels))))?;
+            Ok(PointJob {
+                m,
+                point: p,
+                resolved,
+                property: &property,
+                spec: &spec,
+                inner,
+            })
+        })
+        .collect::<Result<Vec<PointJob>>>()?;
+    let jobs: Vec<&PointJob> = jobs.iter().collect();
+    let skipped = session.resumed();
     let total = mine.len() as u64;
     progress(skipped as u64, total);
-    let results = par_map(
-        todo.len() as u64,
-        workers,
-        |k| {
-            let k = k as usize;
-            let row = check_point(&resolved[k], &property, &spec, m.seed, inner, todo[k])
-                .map_err(|e| Error::Usage(format!("{}: {e}", m.grid.label(&todo[k].levels))))?;
-            if let Some(a) = &appender {
-                a.append(&row)?;
-            }
-            Ok(row)
-        },
-        &|d| progress(skipped as u64 + d, total),
-    );
-    let mut rows = done;
     let mut runs = 0;
-    for r in results {
-        let r: Row = r?;
-        runs += r.runs;
-        rows.push(r);
-    }
-    rows.sort_by_key(|r| r.point);
-    if let Some(dir) = opts.out {
-        points::write_sorted(&dir.join(points::FILE), &m.grid, &rows)?;
-    }
+    let ran = session
+        .run(&jobs, workers, &mut |e| {
+            if let Event::Done { row, done, .. } = e {
+                runs += row.runs;
+                progress(done as u64, total);
+            }
+            Ok(())
+        })
+        .map_err(usage)?;
     Ok(Ran {
-        complete: rows.len() == m.grid.len(),
+        complete: ran.rows.len() == m.grid.len(),
         points: mine.len(),
-        checked: todo.len(),
+        checked: ran.ran,
         skipped,
         runs,
         wall_s: t0.elapsed().as_secs_f64(),
-        rows,
+        rows: ran.rows,
     })
+}
+
+/// An engine error as the model's: its message, whole.
+pub(super) fn usage(e: anyhow::Error) -> Error {
+    match e.downcast::<Error>() {
+        Ok(e) => e,
+        Err(e) => Error::Usage(format!("{e:#}")),
+    }
 }

@@ -1,13 +1,11 @@
 //! `ndnlab analyze`: factorial analysis, ANOVA and summaries of any CSV table.
-//! The statistics live in `ndnlab-analysis`, the tables in `ndnlab-report`.
+//! The files are read and analysed by `ndnlab_lab::analyze` (the statistics
+//! of `ndnlab-analysis`), the tables are `ndnlab-report`'s.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
-use ndnlab_lab::analysis::{
-    analyze_anova, analyze_two_level, group_summaries, Dataset, Table, Transform,
-};
+use ndnlab_lab::analyze;
 use ndnlab_lab::report::text;
 
 #[derive(Subcommand, Debug)]
@@ -113,20 +111,6 @@ pub struct SummaryArgs {
     json: bool,
 }
 
-fn load(path: &Path) -> anyhow::Result<Table> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Table::from_csv_str(&text).with_context(|| path.display().to_string())
-}
-
-fn transform(log: bool) -> Transform {
-    if log {
-        Transform::Log10
-    } else {
-        Transform::None
-    }
-}
-
 pub fn run(cmd: AnalyzeCmd) -> anyhow::Result<()> {
     match cmd {
         AnalyzeCmd::Factorial(a) => factorial(a),
@@ -137,31 +121,14 @@ pub fn run(cmd: AnalyzeCmd) -> anyhow::Result<()> {
 }
 
 fn factorial(a: FactorialArgs) -> anyhow::Result<()> {
-    let file = a.file.display().to_string();
-    let t = load(&a.file)?;
-    t.column_index(&a.response).with_context(|| file.clone())?;
-    let factors = match a.factors {
-        Some(f) => f,
-        None => {
-            let mut exclude = vec![a.response.as_str()];
-            if let Some(r) = &a.replicates {
-                exclude.push(r);
-            }
-            let f = t.columns_with_levels(2, &exclude);
-            if f.is_empty() {
-                anyhow::bail!("{file}: no column with exactly two levels to use as a factor; name them with --factors");
-            }
-            f
-        }
-    };
-    let fs: Vec<&str> = factors.iter().map(String::as_str).collect();
-    let ds = Dataset::from_table(&t, &fs, &a.response, transform(a.log))
-        .with_context(|| file.clone())?;
-    if let Some(r) = &a.replicates {
-        ds.check_replicate_ids(&t, r)
-            .with_context(|| file.clone())?;
-    }
-    let analysis = analyze_two_level(&ds, a.alpha).with_context(|| file.clone())?;
+    let analysis = analyze::factorial(
+        &a.file,
+        &a.response,
+        a.factors,
+        a.replicates.as_deref(),
+        a.log,
+        a.alpha,
+    )?;
     if a.json {
         let top: Vec<&str> = analysis.ranked().iter().map(|e| e.term.as_str()).collect();
         let v = serde_json::json!({ "analysis": analysis, "ranking": top });
@@ -173,12 +140,7 @@ fn factorial(a: FactorialArgs) -> anyhow::Result<()> {
 }
 
 fn anova(a: AnovaArgs) -> anyhow::Result<()> {
-    let file = a.file.display().to_string();
-    let t = load(&a.file)?;
-    let fs: Vec<&str> = a.factors.iter().map(String::as_str).collect();
-    let ds = Dataset::from_table(&t, &fs, &a.response, transform(a.log))
-        .with_context(|| file.clone())?;
-    let analysis = analyze_anova(&ds, a.alpha).with_context(|| file.clone())?;
+    let analysis = analyze::anova(&a.file, &a.response, &a.factors, a.log, a.alpha)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&analysis)?);
     } else {
@@ -188,23 +150,7 @@ fn anova(a: AnovaArgs) -> anyhow::Result<()> {
 }
 
 fn summary(a: SummaryArgs) -> anyhow::Result<()> {
-    let file = a.file.display().to_string();
-    let t = load(&a.file)?;
-    let metrics = match a.metrics {
-        Some(m) => m,
-        None => t
-            .headers()
-            .iter()
-            .filter(|h| !a.by.contains(h) && t.is_numeric(h))
-            .cloned()
-            .collect(),
-    };
-    if metrics.is_empty() {
-        anyhow::bail!("{file}: no numeric column to summarise; name them with --metrics");
-    }
-    let by: Vec<&str> = a.by.iter().map(String::as_str).collect();
-    let ms: Vec<&str> = metrics.iter().map(String::as_str).collect();
-    let groups = group_summaries(&t, &by, &ms, a.alpha).with_context(|| file.clone())?;
+    let groups = analyze::summary(&a.file, &a.by, a.metrics, a.alpha)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&groups)?);
     } else {
@@ -214,16 +160,6 @@ fn summary(a: SummaryArgs) -> anyhow::Result<()> {
 }
 
 fn plot(a: PlotArgs) -> anyhow::Result<()> {
-    let t = load(&a.file)?;
-    let id = a
-        .out
-        .file_name()
-        .and_then(|n| n.to_str())
-        .with_context(|| format!("--out {}: no file name", a.out.display()))?;
-    let dir = match a.out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
     let spec = ndnlab_lab::report::csvplot::LinePlot {
         x: a.x,
         ys: a.y,
@@ -232,9 +168,7 @@ fn plot(a: PlotArgs) -> anyhow::Result<()> {
         x_label: a.x_label,
         y_label: a.y_label,
     };
-    let fig = ndnlab_lab::report::csvplot::line_figure(&t, &a.file, &spec, id)?;
-    let svg = fig.save(dir)?;
-    let png = svg.with_extension("png");
+    let (svg, png) = analyze::plot(&a.file, &spec, &a.out)?;
     if a.json {
         println!("{}", serde_json::json!({ "svg": svg, "png": png }));
     } else {

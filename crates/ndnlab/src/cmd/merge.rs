@@ -23,28 +23,8 @@ pub fn run(a: MergeArgs) -> anyhow::Result<()> {
     let s = ndnlab_lab::merge::merge(&a.dirs, &a.out)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
-        return Ok(());
-    }
-    for (dir, n) in &s.slices {
-        println!("{}: {n} runs", dir.display());
-    }
-    println!(
-        "{} of {} runs merged ({} failed, {} skipped) into {}",
-        s.merged,
-        s.expected,
-        s.failed,
-        s.skipped,
-        s.out.display()
-    );
-    if !s.missing.is_empty() {
-        let ids: Vec<String> = s.missing.iter().map(|i| i.to_string()).collect();
-        println!(
-            "missing runs (no slice holds them): {}; run their shard again and merge",
-            ids.join(", ")
-        );
-    }
-    if let Some(r) = &s.report {
-        println!("report: {}", r.display());
+    } else {
+        print!("{}", s.text());
     }
     Ok(())
 }

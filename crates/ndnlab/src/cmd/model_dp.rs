@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use ndnlab_lab::campaign::engine::bar;
 use ndnlab_lab::model::dataplane::runs::{default_threads, run_seed, runs, summarize, timed};
 use ndnlab_lab::model::dataplane::{parse_duration_ns, simulate, ModelSpec};
 use ndnlab_lab::model::smc;
@@ -43,20 +43,6 @@ impl ModelArgs {
     }
 }
 
-/// A progress bar of `n` runs, hidden under `--json`.
-pub fn bar(n: u64, json: bool, what: &str) -> ProgressBar {
-    let b = if json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(n)
-    };
-    b.set_style(
-        ProgressStyle::with_template(&format!("{{bar:30}} {what} {{pos}}/{{len}} eta {{eta}}"))
-            .expect("valid template"),
-    );
-    b
-}
-
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
     #[command(flatten)]
@@ -77,7 +63,7 @@ pub fn simulate_cmd(a: SimulateArgs) -> anyhow::Result<()> {
     let m = a.m.load()?;
     let r = m.resolve()?;
     let threads = a.m.threads();
-    let b = bar(a.runs, a.m.json, "run");
+    let b = bar(Some(a.runs), a.m.json, "run");
     let (obs, speed) = timed(threads, || {
         runs(&r, a.m.seed, a.runs, threads, &|d| b.set_position(d))
     });
@@ -233,10 +219,7 @@ pub fn check_cmd(a: CheckArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let property = parse_property(&a.smc.property)?;
-    let b = bar(spec.runs.unwrap_or(0), a.m.json, "run");
-    if spec.runs.is_none() {
-        b.set_style(ProgressStyle::with_template("{spinner} run {pos} {elapsed}").expect("valid"));
-    }
+    let b = bar(spec.runs, a.m.json, "run");
     let o = check(&r, &property, &spec, a.m.seed, threads, &mut |d| {
         b.set_position(d)
     })?;

@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use ndnlab_lab::explore::merge::merge;
-use ndnlab_lab::explore::report::{write, ReportOptions};
-use ndnlab_lab::explore::run::{explore, Options};
-use ndnlab_lab::explore::{text, Grid, Manifest, Requirement};
+use ndnlab_lab::campaign::engine::{bar, parse_shard};
+use ndnlab_lab::explore::report::ReportOptions;
+use ndnlab_lab::explore::run::Options;
+use ndnlab_lab::explore::{command, Grid, Manifest, Requirement};
 
-use super::model_dp::{bar, ModelArgs, SmcArgs};
+use super::model_dp::{ModelArgs, SmcArgs};
 
 /// How the results are presented: the figures' axes and the recommendation.
 #[derive(Args, Debug, Clone)]
@@ -77,80 +77,28 @@ pub fn explore_cmd(a: ExploreArgs) -> anyhow::Result<()> {
     let spec = a.smc.spec()?;
     let manifest = Manifest::new(&a.m.model, &model, grid, &a.smc.property, &spec, a.m.seed);
     let present = a.present.options()?;
-    present.check(&manifest)?;
-    let shard = a
-        .shard
-        .as_deref()
-        .map(ndnlab_lab::analysis::shard::parse)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
-    if a.resume && a.out.is_none() {
-        anyhow::bail!("--resume carries on with --out DIR's points.csv: give --out");
-    }
-    let threads = a.m.threads();
-    let b = bar(0, a.m.json, "point");
     let opts = Options {
-        threads,
-        shard,
+        threads: a.m.threads(),
+        shard: a
+            .shard
+            .as_deref()
+            .map(parse_shard)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
         out: a.out.as_deref(),
         resume: a.resume,
     };
-    let ran = explore(&manifest, &opts, &|done, total| {
+    let b = bar(Some(0), a.m.json, "point");
+    let explored = command::run(&manifest, &opts, &present, &|done, total| {
         b.set_length(total);
         b.set_position(done);
     })?;
     b.finish_and_clear();
-    let written = match (&a.out, ran.complete) {
-        (Some(dir), true) => Some(write(dir, &manifest, &ran.rows, &present)?),
-        _ => None,
-    };
-    let recs = match &written {
-        Some(w) => w.recommendations.clone(),
-        None if ran.complete => ndnlab_lab::explore::recommend::recommend(
-            &manifest.grid,
-            &ran.rows,
-            &present.minimise,
-            present.require,
-        ),
-        None => Vec::new(),
-    };
     if a.m.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "model": a.m.model, "property": manifest.property, "smc": manifest.smc,
-                "seed": manifest.seed, "grid": manifest.grid, "shard": shard,
-                "points": ran.points, "checked": ran.checked, "skipped": ran.skipped,
-                "runs": ran.runs, "wall_s": ran.wall_s, "threads": threads,
-                "rows": ran.rows, "recommendations": recs,
-                "figures": written.as_ref().map(|w| &w.figures),
-            }))?
-        );
-        return Ok(());
+        println!("{}", serde_json::to_string_pretty(&explored.json())?);
+    } else {
+        print!("{}", explored.text(&present));
     }
-    println!(
-        "{} ({}): P[{}] by {} over {} points{}",
-        a.m.model.display(),
-        model.name,
-        manifest.property,
-        manifest.smc.method,
-        manifest.grid.len(),
-        match shard {
-            Some((i, n)) => format!(", shard {i}/{n}: {} points", ran.points),
-            None => String::new(),
-        }
-    );
-    print!("{}", text::rows(&manifest.grid, &ran.rows));
-    println!(
-        "{} points checked ({} runs) in {:.1} s on {threads} threads; {} found done",
-        ran.checked, ran.runs, ran.wall_s, ran.skipped
-    );
-    if ran.complete {
-        print!("{}", text::recommendations(&manifest, &recs, &present));
-    } else if shard.is_some() {
-        println!("a shard: join the slices with `ndnlab model merge DIR... --out DIR` for the figures and recommendations");
-    }
-    print!("{}", text::written(a.out.as_deref(), written.as_ref()));
     Ok(())
 }
 
@@ -172,32 +120,12 @@ pub struct MergeArgs {
 
 pub fn merge_cmd(a: MergeArgs) -> anyhow::Result<()> {
     let present = a.present.options()?;
-    let merged = merge(&a.dirs, &a.out)?;
-    let w = write(&a.out, &merged.manifest, &merged.rows, &present)?;
+    let (merged, w) = command::merge_and_report(&a.dirs, &a.out, &present)?;
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "out": merged.out, "slices": merged.slices, "manifest": merged.manifest,
-                "rows": merged.rows, "recommendations": w.recommendations, "figures": w.figures,
-            }))?
-        );
-        return Ok(());
+        let v = command::merged_json(&merged, &w);
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", command::merged_text(&merged, &w, &present));
     }
-    for (dir, n) in &merged.slices {
-        println!("{}: {n} points", dir.display());
-    }
-    println!(
-        "{} points of P[{}] merged into {}",
-        merged.rows.len(),
-        merged.manifest.property,
-        merged.out.display()
-    );
-    print!("{}", text::rows(&merged.manifest.grid, &merged.rows));
-    print!(
-        "{}",
-        text::recommendations(&merged.manifest, &w.recommendations, &present)
-    );
-    print!("{}", text::written(Some(&a.out), Some(&w)));
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use ndnlab_lab::campaign::engine;
 use ndnlab_lab::design;
 use ndnlab_lab::model::dataplane::runs::default_threads;
 use ndnlab_lab::validate::{self, Step};
@@ -55,15 +55,7 @@ pub fn validate_cmd(a: ValidateArgs) -> anyhow::Result<()> {
         threads: default_threads(),
         tolerance: validate::Tolerance::default(),
     };
-    let bar = if a.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {msg} {pos}/{len} eta {eta}")
-            .expect("valid template"),
-    );
+    let bar = engine::bar(Some(0), a.json, "");
     let report = validate::validate(&a.model, &opts, &mut |s| match s {
         Step::Lab { done, total } => {
             bar.set_message("forwarder runs");

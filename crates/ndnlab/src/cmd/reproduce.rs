@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use ndnlab_lab::report::reproduction::Outcome;
 use ndnlab_lab::report::text::TextTable;
 use ndnlab_lab::reproduce::{reproduce, Options, Progress};
@@ -45,15 +44,7 @@ pub fn run(a: ReproduceArgs) -> anyhow::Result<()> {
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
     ndnlab_lab::cleanup::install();
-    let bar = if a.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} eta {eta} {msg}")
-            .expect("valid template"),
-    );
+    let bar = ndnlab_lab::campaign::engine::bar(Some(0), a.json, "");
     let (r, index) = reproduce(&opts, &mut |p| match p {
         Progress::File { seed, file, steps } => {
             bar.set_length(steps);

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use ndnlab_lab::campaign::{point_means, Campaign, Options, Progress};
+use ndnlab_lab::campaign::{engine, text, Campaign, Options};
 use ndnlab_lab::design;
 
 /// Run an experiment (the built-in default without a file).
@@ -54,7 +53,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         shard: a
             .shard
             .as_deref()
-            .map(ndnlab_lab::analysis::shard::parse)
+            .map(engine::parse_shard)
             .transpose()
             .map_err(anyhow::Error::msg)?,
         sets: a
@@ -74,99 +73,22 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         if a.json {
             println!("{}", serde_json::to_string_pretty(&campaign.runs)?);
         } else {
-            println!("run\treplicate\tseed\tlevels");
-            for r in &campaign.runs {
-                println!(
-                    "{}\t{}\t{}\t{}",
-                    r.id,
-                    r.replicate,
-                    r.seed,
-                    design::describe(&r.levels)
-                );
-            }
-            println!("{} runs ({})", campaign.runs.len(), campaign.file);
+            print!("{}", campaign.matrix());
         }
         return Ok(());
     }
     // Ctrl-C kills what the runners started before exiting.
     ndnlab_lab::cleanup::install();
-    let bar = if a.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(campaign.runs.len() as u64)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} run {pos}/{len} eta {eta} {msg}")
-            .expect("valid template"),
-    );
-    let summary = campaign.run(&opts, &mut |p| match p {
-        Progress::Start { run, done, .. } => {
-            bar.set_position(done as u64);
-            bar.set_message(design::describe(&run.levels));
-        }
-        Progress::Done { ok, skipped, .. } => {
-            bar.inc(1);
-            if skipped {
-                bar.println("a run was skipped: the runner cannot carry out its point (see logs/)");
-            } else if !ok {
-                bar.println("a run failed (see logs/)");
-            }
-        }
-    })?;
+    let bar = engine::bar(Some(campaign.runs.len() as u64), a.json, "run");
+    let summary = campaign.run(&opts, &mut text::on_bar(&bar))?;
     bar.finish_and_clear();
-    let means = point_means(&summary.rows);
     if a.json {
-        let v = serde_json::json!({
-            "out": opts.out,
-            "runs": summary.rows.len(),
-            "skipped": summary.skipped,
-            "failed": summary.failed,
-            "not_applicable": summary.not_applicable,
-            "report": summary.report,
-            "points": means.iter().map(|(levels, ok, m)| serde_json::json!({
-                "levels": levels, "ok": ok, "means": m,
-            })).collect::<Vec<_>>(),
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
-    }
-    let cols = [
-        "data_per_sec",
-        "throughput_mbps",
-        "satisfaction",
-        "delay_p50_us",
-        "delay_p99_us",
-        "cs_hit_ratio",
-    ];
-    let width = means
-        .iter()
-        .map(|(l, _, _)| l.len())
-        .max()
-        .unwrap_or(0)
-        .max(5);
-    let head: String = cols.iter().map(|c| format!(" {c:>16}")).collect();
-    println!("{:<width$} {:>4}{head}", "point", "ok");
-    for (levels, ok, m) in &means {
-        let label = if levels.is_empty() { "(all)" } else { levels };
-        let vals: String = cols
-            .iter()
-            .map(|c| {
-                m.get(*c)
-                    .map_or(format!(" {:>16}", "-"), |v| format!(" {v:>16.2}"))
-            })
-            .collect();
-        println!("{label:<width$} {ok:>4}{vals}");
-    }
-    println!(
-        "{} runs, {} failed, {} skipped (not applicable), {} resumed; results in {}",
-        summary.rows.len(),
-        summary.failed,
-        summary.not_applicable,
-        summary.skipped,
-        opts.out.display()
-    );
-    if let Some(r) = summary.report {
-        println!("report: {}", r.display());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary.json(&opts.out))?
+        );
+    } else {
+        print!("{}", summary.table(&opts.out));
     }
     Ok(())
 }

@@ -1,20 +1,29 @@
 //! A campaign: every run of an experiment's design, on its runner, into one output
 //! directory, resumable and shardable; then the report.
+//!
+//! [`engine`] is the campaign engine every campaign runs on (`ndnlab run`,
+//! `ndnlab model explore`, `ndnlab model validate`): jobs with stable ids,
+//! shards, the worker pool, resume and merge. Here the jobs are the runs of
+//! the design and [`store::Results`] keeps their rows in `results.csv`.
+
+pub mod engine;
+pub mod store;
+pub mod text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 use crate::design::{self, RunSpec};
 use crate::experiment::{self, Experiment};
-use crate::results::{self, RunRow};
+use crate::results::RunRow;
 use crate::runner::{self, RunPlan, Runner};
 use crate::LabError;
+use engine::{Event, Job, Session};
+use store::Results;
 
 /// The experiment `ndnlab run` runs without a file: one consumer, one forwarder
 /// and one producer, a 2^2 design with replications, well under a minute.
-pub const DEFAULT_EXPERIMENT: &str = include_str!("default.toml");
+pub const DEFAULT_EXPERIMENT: &str = include_str!("../default.toml");
 
 /// The key that makes the runner a factor: each design point runs on the
 /// runner it names.
@@ -161,9 +170,7 @@ impl Campaign {
                     .map_err(|m| invalid(format!("with {}: {m}", design::describe(&r.levels))))?;
             }
         }
-        if let Some((i, n)) = opts.shard {
-            runs.retain(|r| r.id % n == i);
-        }
+        runs.retain(|r| engine::in_shard(r.id, opts.shard));
         Ok(Campaign {
             file,
             factors: exp.factors.keys().cloned().collect(),
@@ -205,96 +212,55 @@ impl Campaign {
     ) -> anyhow::Result<Summary> {
         let out = &opts.out;
         std::fs::create_dir_all(out.join("logs"))?;
-        let resolved = toml::to_string_pretty(&self.doc)?;
-        let exp_path = out.join("experiment.toml");
-        if opts.resume && exp_path.exists() {
-            let before = std::fs::read_to_string(&exp_path)?;
-            if before != resolved {
-                anyhow::bail!(
-                    "{}: --resume needs the same experiment as the one there (it differs)",
-                    exp_path.display()
-                );
-            }
-        }
-        std::fs::write(&exp_path, &resolved)?;
-        std::fs::write(
-            out.join("machine.json"),
-            serde_json::to_string_pretty(&results::machine())? + "\n",
-        )?;
-        let earlier = if opts.resume {
-            results::read(out, &self.factors)?
-        } else {
-            BTreeMap::new()
-        };
-        let by_id: BTreeMap<usize, &RunSpec> = self.runs.iter().map(|r| (r.id, r)).collect();
-        let mut rows: Vec<RunRow> = earlier
-            .iter()
-            .filter(|(id, (status, _))| status == "ok" && by_id.contains_key(id))
-            .map(|(id, (status, m))| RunRow {
-                spec: by_id[id].clone(),
-                status: status.clone(),
-                metrics: m.clone(),
-            })
-            .collect();
-        let skipped = rows.len();
-        let mut failed = 0;
-        let mut not_applicable = 0;
-        let total = self.runs.len();
-        let pending: Vec<&RunSpec> = self
+        let design = design::runs(&self.exp).map_err(anyhow::Error::msg)?;
+        let store = Results::new(toml::to_string_pretty(&self.doc)?, &self.factors, design);
+        let ids: Vec<usize> = self.runs.iter().map(|r| r.id).collect();
+        let session = Session::open(&store, Some(out), opts.resume, &ids)?;
+        let jobs: Vec<RunJob> = self
             .runs
             .iter()
-            .filter(|run| !rows.iter().any(|r| r.spec.id == run.id))
+            .map(|run| RunJob {
+                campaign: self,
+                runner,
+                run,
+                out,
+            })
             .collect();
-        let jobs = if runner.parallel_safe() {
+        let jobs: Vec<&RunJob> = jobs.iter().collect();
+        let workers = if runner.parallel_safe() {
             opts.jobs.unwrap_or_else(default_jobs).max(1)
         } else {
             1
         };
-        // Every start and finish, on this thread: a finished run goes into the
-        // rows and results.csv is rewritten (in run id order, whatever order
-        // runs finish in), then the progress.
-        let mut on = |msg: Msg, rows: &mut Vec<RunRow>| -> anyhow::Result<()> {
-            let row = match msg {
-                Msg::Start(i) => {
-                    progress(Progress::Start {
-                        run: pending[i],
-                        done: rows.len(),
-                        total,
-                    });
-                    return Ok(());
+        let ran = session.run(&jobs, workers, &mut |e| match e {
+            Event::Start { job, done, total } => {
+                progress(Progress::Start {
+                    run: job.run,
+                    done,
+                    total,
+                });
+                Ok(())
+            }
+            Event::Done { row, .. } => {
+                let (ok, skipped) = (row.status == "ok", row.status == "skipped");
+                progress(Progress::Done {
+                    run: &row.spec,
+                    ok,
+                    skipped,
+                });
+                if !ok && !skipped && opts.fail_fast {
+                    anyhow::bail!(
+                        "run {} failed (see {}); stopping (--fail-fast)",
+                        row.spec.id,
+                        out.join("logs")
+                            .join(format!("{}.log", row.spec.id))
+                            .display()
+                    );
                 }
-                Msg::Done(row) => *row,
-            };
-            let ok = row.status == "ok";
-            let skipped = row.status == "skipped";
-            if skipped {
-                not_applicable += 1;
-            } else if !ok {
-                failed += 1;
+                Ok(())
             }
-            let run = by_id[&row.spec.id];
-            rows.push(row);
-            results::write(out, &self.factors, rows)?;
-            progress(Progress::Done { run, ok, skipped });
-            if !ok && !skipped && opts.fail_fast {
-                anyhow::bail!(
-                    "run {} failed (see {}); stopping (--fail-fast)",
-                    run.id,
-                    out.join("logs").join(format!("{}.log", run.id)).display()
-                );
-            }
-            Ok(())
-        };
-        if jobs <= 1 || pending.len() <= 1 {
-            for (i, run) in pending.iter().enumerate() {
-                on(Msg::Start(i), &mut rows)?;
-                let row = self.execute(runner, run, out)?;
-                on(Msg::Done(Box::new(row)), &mut rows)?;
-            }
-        } else {
-            self.run_parallel(runner, &pending, jobs, out, &mut rows, on)?;
-        }
-        results::write(out, &self.factors, &rows)?;
+        })?;
+        let rows = ran.rows;
         let report = if rows.iter().any(|r| r.status == "ok") {
             Some(ndnlab_report::write_report(
                 out,
@@ -306,26 +272,42 @@ impl Campaign {
         } else {
             None
         };
+        let count = |status: &str| rows.iter().filter(|r| r.status == status).count();
         Ok(Summary {
+            skipped: ran.resumed,
+            failed: count("failed"),
+            not_applicable: count("skipped"),
             rows,
-            skipped,
-            failed,
-            not_applicable,
             report,
         })
     }
 }
 
-impl Campaign {
-    /// Runs one run: its row, `ok`, `skipped` (a [`NotApplicable`] error) or
+/// One run of a campaign, a job of the engine.
+struct RunJob<'a> {
+    campaign: &'a Campaign,
+    runner: &'a dyn Runner,
+    run: &'a RunSpec,
+    out: &'a Path,
+}
+
+impl Job for RunJob<'_> {
+    type Row = RunRow;
+
+    fn id(&self) -> usize {
+        self.run.id
+    }
+
+    /// The run's row: `ok`, `skipped` (a [`NotApplicable`] error) or
     /// `failed` (with the reason in `logs/<id>.log`).
-    fn execute(&self, runner: &dyn Runner, run: &RunSpec, out: &Path) -> anyhow::Result<RunRow> {
-        let outcome = self
+    fn run(&self) -> anyhow::Result<RunRow> {
+        let (c, run, out) = (self.campaign, self.run, self.out);
+        let outcome = c
             .point(&run.levels)
             .and_then(|e| RunPlan::new(run.id, run.seed, e))
             .map_err(anyhow::Error::msg)
-            .and_then(|plan| runner.run(&plan, out))
-            .map(|m| runner::select(m, &self.exp.experiment.metrics));
+            .and_then(|plan| self.runner.run(&plan, out))
+            .map(|m| runner::select(m, &c.exp.experiment.metrics));
         // Ctrl-C: the run was interrupted, not failed; the teardown ends the process.
         crate::cleanup::halt_if_stopping();
         Ok(match outcome {
@@ -352,63 +334,6 @@ impl Campaign {
             }
         })
     }
-
-    /// Runs `pending` on `jobs` worker threads, each taking the next run in
-    /// order; `on` sees every start and finish on this thread. After `on`
-    /// fails (`--fail-fast`), no further run starts and the error is returned
-    /// once the runs in progress are done.
-    fn run_parallel(
-        &self,
-        runner: &dyn Runner,
-        pending: &[&RunSpec],
-        jobs: usize,
-        out: &Path,
-        rows: &mut Vec<RunRow>,
-        mut on: impl FnMut(Msg, &mut Vec<RunRow>) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        let (tx, rx) = mpsc::channel::<anyhow::Result<Msg>>();
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.min(pending.len()) {
-                let tx = tx.clone();
-                let (next, stop) = (&next, &stop);
-                scope.spawn(move || loop {
-                    if stop.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(run) = pending.get(i) else { return };
-                    if tx.send(Ok(Msg::Start(i))).is_err() {
-                        return;
-                    }
-                    let msg = self
-                        .execute(runner, run, out)
-                        .map(|r| Msg::Done(Box::new(r)));
-                    if tx.send(msg).is_err() {
-                        return;
-                    }
-                });
-            }
-            drop(tx);
-            let mut first_err = None;
-            for msg in rx {
-                let r = msg.and_then(|m| on(m, rows));
-                if let Err(e) = r {
-                    stop.store(true, Ordering::SeqCst);
-                    first_err.get_or_insert(e);
-                }
-            }
-            first_err.map_or(Ok(()), Err)
-        })
-    }
-}
-
-/// What a worker tells the campaign.
-enum Msg {
-    /// The run at this index of the pending list starts.
-    Start(usize),
-    Done(Box<RunRow>),
 }
 
 /// Worker threads by default: the machine's cores.
