@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::LabError;
 
 mod link;
+mod slurm;
 pub use link::{LinkEntry, LinkSpec};
+pub use slurm::{HostRef, PlacementSpec, SlurmSpec};
 
 /// A whole experiment (one run's view once factor levels are applied).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -51,6 +53,12 @@ pub struct Experiment {
     /// The paper's numbers this experiment reproduces (`[reference]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<ndnlab_report::reference::Reference>,
+    /// Where the `slurm` runner puts each node (`[placement]`).
+    #[serde(default, skip_serializing_if = "PlacementSpec::is_default")]
+    pub placement: PlacementSpec,
+    /// The `slurm` runner's allocation (`[slurm]`).
+    #[serde(default, skip_serializing_if = "SlurmSpec::is_default")]
+    pub slurm: SlurmSpec,
 }
 
 /// `[experiment]`: the campaign's name, runner and timing.
@@ -563,9 +571,9 @@ impl Experiment {
     /// Checks every value; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
         let m = &self.experiment;
-        if !["inproc", "processes", "netns", "sim"].contains(&m.runner.as_str()) {
+        if !["inproc", "processes", "netns", "slurm", "sim"].contains(&m.runner.as_str()) {
             return Err(format!(
-                "experiment.runner: '{}' is not a runner (inproc, processes, netns, sim)",
+                "experiment.runner: '{}' is not a runner (inproc, processes, netns, slurm, sim)",
                 m.runner
             ));
         }
@@ -691,6 +699,8 @@ impl Experiment {
         if let Some(r) = &self.reference {
             check_reference(self, r)?;
         }
+        self.placement.validate()?;
+        self.slurm.validate()?;
         let points = crate::design::count_points(self).unwrap_or(u64::MAX);
         let runs = points.saturating_mul(u64::from(m.repetitions));
         if runs > crate::design::MAX_RUNS {

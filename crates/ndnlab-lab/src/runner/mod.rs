@@ -5,7 +5,8 @@
 //! returns the run's metrics. Raw samples go to files in that directory. The
 //! runners are `inproc` (this process), `processes` (one `ndnlab fwd` process per
 //! node) and `netns` (those processes in network namespaces of their own, joined
-//! by veth pairs); the last two share [`daemons`]; and `sim` ([`sim`]): the
+//! by veth pairs) and `slurm` (those processes on the hosts of a Slurm
+//! allocation, [`slurm`]); the last three share [`daemons`]; and `sim` ([`sim`]): the
 //! same forwarder code, links and applications in virtual time. A campaign
 //! whose runner is a factor runs each point on its own ([`per_point`]).
 
@@ -16,6 +17,7 @@ pub mod netns;
 pub mod per_point;
 pub mod processes;
 pub mod sim;
+pub mod slurm;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -249,7 +251,12 @@ pub const METRICS: &[(&str, &str)] = &[
     ),
     (
         "bringup_s",
-        "seconds to bring the topology up (processes, netns)",
+        "seconds to bring the topology up (processes, netns, slurm)",
+    ),
+    ("hosts", "slurm: hosts of the allocation the topology ran on"),
+    (
+        "cut_links",
+        "slurm: links between nodes on different hosts (placement.json lists them)",
     ),
     (
         "link_frames",
@@ -343,8 +350,9 @@ pub fn by_name(name: &str) -> anyhow::Result<Box<dyn Runner>> {
         "inproc" => Ok(Box::new(inproc::InProc)),
         "processes" => Ok(Box::new(processes::Processes::new()?)),
         "netns" => Ok(Box::new(netns::Netns::new()?)),
+        "slurm" => Ok(Box::new(slurm::Slurm::new()?)),
         "sim" => Ok(Box::new(sim::Sim)),
-        other => anyhow::bail!("no runner '{other}' (inproc, processes, netns, sim)"),
+        other => anyhow::bail!("no runner '{other}' (inproc, processes, netns, slurm, sim)"),
     }
 }
 

@@ -277,6 +277,7 @@ fn build(plan: &RunPlan) -> anyhow::Result<Fabric> {
         nodes,
         faces,
         daemon_rate: false,
+        programs_are_children: true,
         keep,
         description,
     })

@@ -79,6 +79,7 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
         nodes,
         faces,
         daemon_rate: true,
+        programs_are_children: true,
         keep: Vec::new(),
         description: String::new(),
     })
@@ -90,7 +91,7 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
 /// Such a link would be emulated one way only, so a TCP link with a delay,
 /// jitter, loss or rate is a point this runner cannot carry out (the netns
 /// runner matches by address, both ways).
-fn check_tcp_emulation(plan: &RunPlan) -> anyhow::Result<()> {
+pub(super) fn check_tcp_emulation(plan: &RunPlan, runner: &str) -> anyhow::Result<()> {
     for l in &plan.topology.links {
         let s = &l.spec;
         let emulated = s.emu.delay_ms > 0.0
@@ -99,7 +100,7 @@ fn check_tcp_emulation(plan: &RunPlan) -> anyhow::Result<()> {
             || s.bandwidth_mbps() > 0.0;
         if s.face == "tcp" && emulated {
             return Err(crate::campaign::not_applicable(format!(
-                "link {}-{}: face 'tcp' with a delay, jitter, loss or rate: the processes runner emulates a TCP link in one direction only (loopback neighbours differ by port, and the Data return on the neighbour's connection); use face = \"udp\", or the netns runner",
+                "link {}-{}: face 'tcp' with a delay, jitter, loss or rate: the {runner} runner emulates a TCP link in one direction only (neighbours on one address differ by port, and the Data return on the neighbour's connection); use face = \"udp\", or the netns runner",
                 l.a, l.b
             )));
         }
@@ -114,7 +115,7 @@ impl Runner for Processes {
 
     fn run(&self, plan: &RunPlan, dir: &Path) -> anyhow::Result<Metrics> {
         daemons::check(plan, "processes", &["memory", "udp", "tcp"])?;
-        check_tcp_emulation(plan)?;
+        check_tcp_emulation(plan, "processes")?;
         let started = Instant::now();
         let fabric = loopback(plan)?;
         daemons::run(&self.binary, plan, dir, fabric, started)
@@ -140,12 +141,12 @@ mod tests {
             "face = \"tcp\"\nloss_pct = 1.0",
             "face = \"tcp\"\nbandwidth_mbps = 100.0",
         ] {
-            let e = check_tcp_emulation(&plan(link)).expect_err(link);
+            let e = check_tcp_emulation(&plan(link), "processes").expect_err(link);
             assert!(e.is::<crate::campaign::NotApplicable>(), "{link}: {e:#}");
             assert!(format!("{e}").contains("r0-r1"), "{e}");
         }
         for link in ["face = \"tcp\"", "face = \"udp\"\ndelay_ms = 10.0"] {
-            check_tcp_emulation(&plan(link)).unwrap();
+            check_tcp_emulation(&plan(link), "processes").unwrap();
         }
     }
 }

@@ -11,7 +11,7 @@ use ndnlab_lab::design;
 pub struct RunArgs {
     /// The experiment file (TOML); absent: the built-in default experiment.
     experiment: Option<PathBuf>,
-    /// inproc, processes, netns or sim (overrides experiment.runner).
+    /// inproc, processes, netns, slurm or sim (overrides experiment.runner).
     #[arg(long)]
     runner: Option<String>,
     /// Output directory (default: results/<experiment name>).

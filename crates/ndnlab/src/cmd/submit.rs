@@ -49,7 +49,7 @@ pub struct SlurmArgs {
     /// The experiment's scaled-down values ([experiment.quick]).
     #[arg(long)]
     quick: bool,
-    /// inproc, processes, netns or sim (overrides experiment.runner).
+    /// inproc, processes, netns, slurm or sim (overrides experiment.runner).
     #[arg(long)]
     runner: Option<String>,
     /// Set any key of the experiment: --set topology.n=4 (repeatable).

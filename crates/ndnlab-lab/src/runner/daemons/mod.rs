@@ -71,6 +71,10 @@ pub struct Fabric {
     /// Whether the daemons emulate the links' rate and queue (false: the fabric
     /// shapes them itself, with `tc`).
     pub daemon_rate: bool,
+    /// Whether each child is the program itself (`ip netns exec` execs it), so
+    /// that its CPU time can be read from `/proc`; false when the child is a
+    /// launcher (srun) and the program runs elsewhere: no CPU metrics.
+    pub programs_are_children: bool,
     /// What holds the fabric up (namespaces), dropped after the daemons.
     pub keep: Vec<Box<dyn std::any::Any>>,
     /// What the fabric set up outside the daemons (namespaces, links, shapers),
@@ -393,6 +397,13 @@ pub fn run(
         spawn_consumers(true)?;
     }
     warm.or_else(|e| children.explain(e, &consumers, &log_dir))?;
+    let cpu_of = |c: &Children| {
+        if fabric.programs_are_children {
+            cpu_of(c)
+        } else {
+            BTreeMap::new()
+        }
+    };
     let cpu0 = cpu_of(&children);
     let before = counters(&clients).or_else(|e| children.explain(e, &consumers, &log_dir))?;
     let t0 = Instant::now();
