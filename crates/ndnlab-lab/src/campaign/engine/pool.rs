@@ -58,7 +58,7 @@ pub fn execute<J: Job + ?Sized>(
         drop(tx);
         let mut first_err = None;
         for msg in rx {
-            if let Err(e) = msg.and_then(|m| on(m)) {
+            if let Err(e) = msg.and_then(&mut *on) {
                 stop.store(true, Ordering::SeqCst);
                 first_err.get_or_insert(e);
             }

@@ -62,12 +62,12 @@ pub fn partition(p: &Problem) -> Parts {
         part[v] = Some(h);
         weight[h] += p.weights[v];
     }
-    for h in 0..hosts.saturating_sub(1) {
-        grow(&g, p.weights, &mut part, &mut weight, h, target[h]);
+    for (h, &t) in target.iter().enumerate().take(hosts.saturating_sub(1)) {
+        grow(&g, p.weights, &mut part, &mut weight, h, t);
     }
-    for v in 0..n {
-        if part[v].is_none() {
-            part[v] = Some(hosts - 1);
+    for (v, slot) in part.iter_mut().enumerate() {
+        if slot.is_none() {
+            *slot = Some(hosts - 1);
             weight[hosts - 1] += p.weights[v];
         }
     }
@@ -185,7 +185,7 @@ fn refine(g: &UnGraph<(), ()>, p: &Problem, target: &[f64], parts: &mut Parts) {
         // (gain, move v to h) or (gain, swap u and v)
         let mut best: Option<(i64, usize, usize, bool)> = None;
         let mut consider = |gain: i64, a: usize, b: usize, swap: bool| {
-            if gain > 0 && best.is_none_or(|(g0, ..)| gain > g0) {
+            if gain > 0 && best.map_or(true, |(g0, ..)| gain > g0) {
                 best = Some((gain, a, b, swap));
             }
         };
