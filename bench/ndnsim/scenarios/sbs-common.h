@@ -13,14 +13,15 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/ndnSIM-module.h"
+#include "ns3/ndnSIM/apps/ndn-app.hpp"
+#include "ns3/ndnSIM/model/ndn-net-device-transport.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
+namespace ns3 {
 namespace sbs {
-
-using namespace ns3;
 
 // What the consumers saw: Interests sent (first transmissions), Data
 // received for them and the sum of their delivery times.
@@ -127,5 +128,6 @@ runAndReport(const std::string& scenario, double end)
 }
 
 } // namespace sbs
+} // namespace ns3
 
 #endif // SBS_COMMON_H

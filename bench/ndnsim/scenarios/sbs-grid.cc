@@ -9,10 +9,10 @@
 #include "sbs-common.h"
 #include "ns3/point-to-point-layout-module.h"
 
-using namespace ns3;
+namespace ns3 {
 
 int
-main(int argc, char* argv[])
+run(int argc, char* argv[])
 {
   uint32_t n = 3;
   double rate = 1000;
@@ -67,4 +67,12 @@ main(int argc, char* argv[])
 
   sbs::runAndReport("grid" + std::to_string(n), duration + lifetime + 1);
   return 0;
+}
+
+} // namespace ns3
+
+int
+main(int argc, char* argv[])
+{
+  return ns3::run(argc, argv);
 }

@@ -11,6 +11,7 @@
 
 #include <map>
 
+namespace ns3 {
 namespace sbs {
 
 // The requester: exponential gaps of mean 1/Rate, a repository drawn
@@ -102,10 +103,8 @@ NS_OBJECT_ENSURE_REGISTERED(PoissonRequester);
 
 } // namespace sbs
 
-using namespace ns3;
-
 int
-main(int argc, char* argv[])
+run(int argc, char* argv[])
 {
   uint32_t n = 10;
   double rate = 6;
@@ -160,4 +159,12 @@ main(int argc, char* argv[])
 
   sbs::runAndReport("line" + std::to_string(n), duration + lifetime + 1);
   return 0;
+}
+
+} // namespace ns3
+
+int
+main(int argc, char* argv[])
+{
+  return ns3::run(argc, argv);
 }

@@ -10,10 +10,10 @@
 //   sbs-rocketfuel --topology=7018.r0.txt --producer=bb-12832 --rate=100 --duration=5
 #include "sbs-common.h"
 
-using namespace ns3;
+namespace ns3 {
 
 int
-main(int argc, char* argv[])
+run(int argc, char* argv[])
 {
   std::string topology;
   std::string producerName;
@@ -81,4 +81,12 @@ main(int argc, char* argv[])
 
   sbs::runAndReport("rocketfuel", duration + lifetime + 1);
   return 0;
+}
+
+} // namespace ns3
+
+int
+main(int argc, char* argv[])
+{
+  return ns3::run(argc, argv);
 }

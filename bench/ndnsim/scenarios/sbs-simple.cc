@@ -5,10 +5,10 @@
 //   sbs-simple --rate=10 --duration=10
 #include "sbs-common.h"
 
-using namespace ns3;
+namespace ns3 {
 
 int
-main(int argc, char* argv[])
+run(int argc, char* argv[])
 {
   double rate = 10;
   double duration = 10;
@@ -59,4 +59,12 @@ main(int argc, char* argv[])
 
   sbs::runAndReport("simple", duration + lifetime + 1);
   return 0;
+}
+
+} // namespace ns3
+
+int
+main(int argc, char* argv[])
+{
+  return ns3::run(argc, argv);
 }
