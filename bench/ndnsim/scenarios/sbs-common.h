@@ -64,13 +64,18 @@ watchConsumers(const ApplicationContainer& apps)
 }
 
 // Links as ndnlab's emulated links are in these scenarios: a frame of any NDN
-// packet size passes whole (no NDNLPv2 fragmentation on either side) and the
-// transmit queue does not overflow.
+// packet size passes whole (no NDNLPv2 fragmentation on either side).
 inline void
 linkDefaults()
 {
   Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(9000));
-  Config::SetDefault("ns3::DropTailQueue<Packet>::MaxSize", StringValue("1000000p"));
+}
+
+// A transmit queue that does not overflow, as ndnlab's `queue = 0`.
+inline void
+unboundedQueue(PointToPointHelper& p2p)
+{
+  p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1000000p"));
 }
 
 // The NDN stack on every node: an LRU Content Store of `cs` packets, best-route

@@ -38,6 +38,7 @@ run(int argc, char* argv[])
   PointToPointHelper p2p;
   p2p.SetDeviceAttribute("DataRate", StringValue(bandwidth));
   p2p.SetChannelAttribute("Delay", StringValue(delay));
+  sbs::unboundedQueue(p2p);
   PointToPointGridHelper grid(n, n, p2p);
 
   sbs::installStack(cs);

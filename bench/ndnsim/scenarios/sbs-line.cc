@@ -132,6 +132,7 @@ run(int argc, char* argv[])
   PointToPointHelper p2p;
   p2p.SetDeviceAttribute("DataRate", StringValue(bandwidth));
   p2p.SetChannelAttribute("Delay", StringValue(delay));
+  sbs::unboundedQueue(p2p);
   for (uint32_t i = 1; i < n; ++i)
     p2p.Install(nodes.Get(i - 1), nodes.Get(i));
 
