@@ -60,11 +60,28 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
             },
         );
     }
+    Ok(Fabric {
+        nodes,
+        faces: ip_faces(plan, &port, |_, _| "127.0.0.1"),
+        daemon_rate: true,
+        programs_are_children: true,
+        keep: Vec::new(),
+        description: String::new(),
+    })
+}
+
+/// The UDP (or TCP, per the link's `face`) face of each end of every link toward
+/// the neighbour's listening port, at the address `addr(me, peer)` gives for it.
+pub(super) fn ip_faces<'a>(
+    plan: &'a RunPlan,
+    port: &BTreeMap<String, u16>,
+    addr: impl Fn(&'a str, &'a str) -> &'a str,
+) -> BTreeMap<(String, String), Endpoint> {
     let mut faces = BTreeMap::new();
     for l in &plan.topology.links {
         let scheme = if l.spec.face == "tcp" { "tcp4" } else { "udp4" };
         for (me, peer) in [(&l.a, &l.b), (&l.b, &l.a)] {
-            let uri = format!("{scheme}://127.0.0.1:{}", port[peer]);
+            let uri = format!("{scheme}://{}:{}", addr(me, peer), port[peer]);
             faces.insert(
                 (me.clone(), peer.clone()),
                 Endpoint {
@@ -75,14 +92,7 @@ fn loopback(plan: &RunPlan) -> anyhow::Result<Fabric> {
             );
         }
     }
-    Ok(Fabric {
-        nodes,
-        faces,
-        daemon_rate: true,
-        programs_are_children: true,
-        keep: Vec::new(),
-        description: String::new(),
-    })
+    faces
 }
 
 /// On loopback every node shares 127.0.0.1, so an emulation rule can name a

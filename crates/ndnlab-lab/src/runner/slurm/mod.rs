@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::daemons::{self, Endpoint, Fabric, Place};
+use super::daemons::{self, Fabric, Place};
 use super::{Metrics, RunPlan, Runner};
 use crate::experiment::HostRef;
 use allocation::{Allocation, Host};
@@ -243,26 +243,13 @@ fn fabric(plan: &RunPlan, alloc: &Arc<Allocation>, parts: &[usize]) -> anyhow::R
             .expect("a node");
         parts[v]
     };
-    let mut faces = BTreeMap::new();
-    for l in &plan.topology.links {
-        let scheme = if l.spec.face == "tcp" { "tcp4" } else { "udp4" };
-        for (me, peer) in [(&l.a, &l.b), (&l.b, &l.a)] {
-            let addr = if host_of(me) == host_of(peer) {
-                "127.0.0.1".to_string()
-            } else {
-                alloc.hosts[host_of(peer)].address.clone()
-            };
-            let uri = format!("{scheme}://{addr}:{}", port[peer]);
-            faces.insert(
-                (me.clone(), peer.clone()),
-                Endpoint {
-                    rule: format!("remote = \"{uri}\""),
-                    uri,
-                    local: None,
-                },
-            );
+    let faces = super::processes::ip_faces(plan, &port, |me, peer| {
+        if host_of(me) == host_of(peer) {
+            "127.0.0.1"
+        } else {
+            &alloc.hosts[host_of(peer)].address
         }
-    }
+    });
     Ok(Fabric {
         nodes,
         faces,
